@@ -1,0 +1,174 @@
+/*
+ * gguf-fs: mounts a GGUF model file as a read-only directory tree.
+ *
+ *   gguf-fs [FUSE options] MODEL.gguf MOUNTPOINT
+ *
+ * The model is opened and validated before anything is mounted; a bad file
+ * is one line on stderr and exit status 1. Once this command returns 0 the
+ * mount answers requests (it daemonizes only after mounting).
+ */
+#include <errno.h>
+#include <fuse_lowlevel.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ops.h"
+#include "tree.h"
+
+#define GGFS_VERSION "0.1.0"
+
+typedef struct options {
+    const char *model;
+    int show_help;
+    int show_version;
+} options;
+
+static const struct fuse_opt option_spec[] = {
+    {"-h", offsetof(options, show_help), 1},
+    {"--help", offsetof(options, show_help), 1},
+    {"-V", offsetof(options, show_version), 1},
+    {"--version", offsetof(options, show_version), 1},
+    FUSE_OPT_END,
+};
+
+/* Takes the first non-option argument as the model; the next one is the
+ * mount point, left for fuse_parse_cmdline. */
+static int take_model(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+    (void)outargs;
+    options *o = data;
+    if (key == FUSE_OPT_KEY_NONOPT && o->model == NULL) {
+        o->model = arg;
+        return 0;
+    }
+    return 1;
+}
+
+static void usage(const char *prog)
+{
+    printf("usage: %s [options] MODEL.gguf MOUNTPOINT\n\n"
+           "Mounts a GGUF model file as a read-only directory tree:\n"
+           "  header, metadata/KEY, tensors/NAME/{info,raw,f32}\n\n"
+           "    -h   --help            print help\n"
+           "    -V   --version         print version\n",
+           prog);
+    fuse_cmdline_help();
+    fuse_lowlevel_help();
+}
+
+/* fsname= takes the model path; FUSE option syntax needs ',' and '\'
+ * escaped. Returns a malloc'ed "-o..." argument. */
+static char *mount_options(const char *model)
+{
+    static const char prefix[] = "-oro,default_permissions,subtype=gguf,fsname=";
+    char *arg = malloc(sizeof prefix + 2 * strlen(model));
+    if (!arg)
+        return NULL;
+    char *o = arg + sprintf(arg, "%s", prefix);
+    for (const char *p = model; *p; p++) {
+        if (*p == ',' || *p == '\\')
+            *o++ = '\\';
+        *o++ = *p;
+    }
+    *o = '\0';
+    return arg;
+}
+
+static void report_open_error(const char *model, const ggp_error *err)
+{
+    if (err->code == GGP_ERR_IO || err->code == GGP_ERR_NOMEM)
+        fprintf(stderr, "gguf-fs: %s: %s\n", model, err->msg);
+    else
+        fprintf(stderr, "gguf-fs: %s: offset 0x%llx: %s\n", model,
+                (unsigned long long)err->offset, err->msg);
+}
+
+static int serve(ggfs_tree *tree, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
+{
+    int status = 1;
+    struct fuse_session *se = fuse_session_new(args, &ggfs_ops, sizeof ggfs_ops, tree);
+    if (!se)
+        return 1;
+    if (fuse_set_signal_handlers(se) != 0)
+        goto out_session;
+    if (fuse_session_mount(se, cmd->mountpoint) != 0)
+        goto out_signals;
+    fuse_daemonize(cmd->foreground);
+    if (cmd->singlethread) {
+        status = fuse_session_loop(se);
+    } else {
+        struct fuse_loop_config *loop = fuse_loop_cfg_create();
+        fuse_loop_cfg_set_clone_fd(loop, cmd->clone_fd);
+        fuse_loop_cfg_set_max_threads(loop, cmd->max_threads);
+        status = fuse_session_loop_mt(se, loop);
+        fuse_loop_cfg_destroy(loop);
+    }
+    status = status == 0 ? 0 : 1;
+    fuse_session_unmount(se);
+out_signals:
+    fuse_remove_signal_handlers(se);
+out_session:
+    fuse_session_destroy(se);
+    return status;
+}
+
+int main(int argc, char *argv[])
+{
+    struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+    options opts = {0};
+    if (fuse_opt_parse(&args, &opts, option_spec, take_model) != 0)
+        return 1;
+    if (opts.show_help) {
+        usage(argv[0]);
+        fuse_opt_free_args(&args);
+        return 0;
+    }
+    if (opts.show_version) {
+        printf("gguf-fs version %s\n", GGFS_VERSION);
+        fuse_lowlevel_version();
+        fuse_opt_free_args(&args);
+        return 0;
+    }
+    struct fuse_cmdline_opts cmd;
+    if (fuse_parse_cmdline(&args, &cmd) != 0)
+        return 1;
+    if (!opts.model || !cmd.mountpoint) {
+        fprintf(stderr, "usage: %s [options] MODEL.gguf MOUNTPOINT (see --help)\n", argv[0]);
+        free(cmd.mountpoint);
+        fuse_opt_free_args(&args);
+        return 1;
+    }
+
+    int status = 1;
+    ggp_error err;
+    ggp_file *model = ggp_open(opts.model, &err);
+    if (!model) {
+        report_open_error(opts.model, &err);
+        goto out_args;
+    }
+    struct stat st;
+    if (fstat(ggp_file_fd(model), &st) != 0) {
+        fprintf(stderr, "gguf-fs: %s: %s\n", opts.model, strerror(errno));
+        goto out_model;
+    }
+    ggfs_tree tree;
+    char *mount_opts = mount_options(opts.model);
+    if (!mount_opts || fuse_opt_add_arg(&args, mount_opts) != 0 ||
+        !ggfs_tree_init(&tree, model, opts.model, &st)) {
+        fprintf(stderr, "gguf-fs: %s: out of memory\n", opts.model);
+        free(mount_opts);
+        goto out_model;
+    }
+    free(mount_opts);
+    status = serve(&tree, &args, &cmd);
+    ggfs_tree_destroy(&tree);
+out_model:
+    ggp_close(model);
+out_args:
+    free(cmd.mountpoint);
+    fuse_opt_free_args(&args);
+    return status;
+}

@@ -1,0 +1,470 @@
+/*
+ * One ggfs_op_<op>() per FUSE operation. The model never changes while it
+ * is mounted, so entries and attributes are cached for as long as the
+ * kernel will keep them and file pages are kept between opens. Text files
+ * are rendered once per open; raw is served from the model's file; f32 is
+ * dequantized per read from the blocks the read touches.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+#include "names.h"
+#include "ops.h"
+#include "text.h"
+#include "tree.h"
+
+#define CACHE_SECONDS (365.0 * 24 * 3600)
+
+static ggfs_tree *tree_of(fuse_req_t req)
+{
+    return fuse_req_userdata(req);
+}
+
+static bool is_dir(ggfs_kind k)
+{
+    return k == GGFS_ROOT || k == GGFS_METADATA_DIR || k == GGFS_TENSORS_DIR || k == GGFS_TENSOR_DIR;
+}
+
+static bool is_text(ggfs_kind k)
+{
+    return k == GGFS_HEADER || k == GGFS_KV || k == GGFS_TENSOR_INFO;
+}
+
+static void ggfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    ggfs_tree *tree = tree_of(req);
+    const ggfs_node node = ggfs_lookup(tree, ggfs_node_of(tree, parent), name);
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    if (!ggfs_stat(tree, node, &e.attr)) {
+        // A negative entry is cached as long as a positive one: the tree is fixed.
+        e.entry_timeout = CACHE_SECONDS;
+        fuse_reply_entry(req, &e);
+        return;
+    }
+    e.ino = e.attr.st_ino;
+    e.attr_timeout = CACHE_SECONDS;
+    e.entry_timeout = CACHE_SECONDS;
+    fuse_reply_entry(req, &e);
+}
+
+static void ggfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)fi;
+    ggfs_tree *tree = tree_of(req);
+    struct stat st;
+    if (!ggfs_stat(tree, ggfs_node_of(tree, ino), &st)) {
+        fuse_reply_err(req, ENOENT);
+        return;
+    }
+    fuse_reply_attr(req, &st, CACHE_SECONDS);
+}
+
+/* ==== Directories ==== */
+
+/* The name and node of entry i of directory dir (after "." and ".."). */
+static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, ggfs_node *node)
+{
+    static const char *const root_names[] = {"header", "metadata", "tensors"};
+    static const ggfs_kind root_kinds[] = {GGFS_HEADER, GGFS_METADATA_DIR, GGFS_TENSORS_DIR};
+    static const char *const tensor_files[] = {"info", "raw", "f32"};
+    static const ggfs_kind tensor_kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32};
+    switch (dir.kind) {
+    case GGFS_ROOT:
+        if (i >= 3)
+            return false;
+        strcpy(name, root_names[i]);
+        *node = (ggfs_node){root_kinds[i], 0};
+        return true;
+    case GGFS_METADATA_DIR: {
+        const ggp_kv *kv = ggp_kv_at(tree->model, i);
+        if (!kv)
+            return false;
+        ggfs_name_encode(kv->key.ptr, kv->key.len, name);
+        *node = (ggfs_node){GGFS_KV, i};
+        return true;
+    }
+    case GGFS_TENSORS_DIR: {
+        const ggp_tensor *t = ggp_tensor_at(tree->model, i);
+        if (!t)
+            return false;
+        ggfs_name_encode(t->name.ptr, t->name.len, name);
+        *node = (ggfs_node){GGFS_TENSOR_DIR, i};
+        return true;
+    }
+    case GGFS_TENSOR_DIR: {
+        // Entries that do not exist for this tensor (raw, f32) are skipped
+        // by the caller, which keeps offsets stable.
+        if (i >= 3)
+            return false;
+        strcpy(name, tensor_files[i]);
+        *node = (ggfs_node){tensor_kinds[i], dir.index};
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+static void ggfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                            struct fuse_file_info *fi)
+{
+    (void)fi;
+    ggfs_tree *tree = tree_of(req);
+    const ggfs_node dir = ggfs_node_of(tree, ino);
+    if (!is_dir(dir.kind)) {
+        fuse_reply_err(req, ENOTDIR);
+        return;
+    }
+    char *buf = malloc(size);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    size_t used = 0;
+    // Offsets: 1 is ".", 2 is "..", 3 + i is entry i.
+    for (uint64_t pos = (uint64_t)off;; pos++) {
+        char name[GGFS_NAME_MAX + 1];
+        struct stat st;
+        memset(&st, 0, sizeof st);
+        if (pos < 2) {
+            strcpy(name, pos == 0 ? "." : "..");
+            st.st_ino = pos == 0 ? ino : GGFS_INO_ROOT;
+            st.st_mode = S_IFDIR;
+        } else {
+            ggfs_node node;
+            if (!dir_entry(tree, dir, pos - 2, name, &node))
+                break;
+            if (!ggfs_stat(tree, node, &st))
+                continue;
+        }
+        const size_t need = fuse_add_direntry(req, buf + used, size - used, name, &st, (off_t)pos + 1);
+        if (need > size - used)
+            break;
+        used += need;
+    }
+    fuse_reply_buf(req, buf, used);
+    free(buf);
+}
+
+/* ==== Files ==== */
+
+static void ggfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    ggfs_tree *tree = tree_of(req);
+    const ggfs_node node = ggfs_node_of(tree, ino);
+    if (is_dir(node.kind)) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    fi->keep_cache = 1;
+    fi->fh = 0;
+    if (is_text(node.kind)) {
+        ggfs_buffer *b = malloc(sizeof *b);
+        if (!b) {
+            fuse_reply_err(req, ENOMEM);
+            return;
+        }
+        ggfs_buffer_init(b);
+        ggfs_text_render(tree, node, &b->sink);
+        if (b->failed) {
+            free(b->data);
+            free(b);
+            fuse_reply_err(req, ENOMEM);
+            return;
+        }
+        fi->fh = (uint64_t)(uintptr_t)b;
+    }
+    fuse_reply_open(req, fi);
+}
+
+static void ggfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    ggfs_buffer *b = (ggfs_buffer *)(uintptr_t)fi->fh;
+    if (b) {
+        free(b->data);
+        free(b);
+    }
+    fuse_reply_err(req, 0);
+}
+
+/* The part [off, off + size) of a file of `total` bytes; false when empty. */
+static bool clamp(uint64_t total, off_t off, size_t size, uint64_t *start, uint64_t *len)
+{
+    if (off < 0 || (uint64_t)off >= total)
+        return false;
+    *start = (uint64_t)off;
+    *len = total - *start < size ? total - *start : size;
+    return true;
+}
+
+static void read_raw(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint64_t start, uint64_t len)
+{
+    const int fd = ggp_file_fd(tree->model);
+    struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
+    if (fd >= 0) {
+        bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+        bv.buf[0].fd = fd;
+        bv.buf[0].pos = (off_t)(t->offset + start);
+    } else {
+        bv.buf[0].mem = (void *)(t->data + start);
+    }
+    fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
+}
+
+static void read_f32(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint64_t start, uint64_t len)
+{
+    const uint64_t first = start / sizeof(float);
+    const uint64_t end = (start + len + sizeof(float) - 1) / sizeof(float);
+    float *values = malloc((size_t)(end - first) * sizeof(float));
+    if (!values) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    if (ggp_tensor_read_f32(tree->model, t, first, end - first, values) != GGP_OK) {
+        free(values);
+        fuse_reply_err(req, EIO);
+        return;
+    }
+    fuse_reply_buf(req, (const char *)values + (start - first * sizeof(float)), (size_t)len);
+    free(values);
+}
+
+static void ggfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                         struct fuse_file_info *fi)
+{
+    ggfs_tree *tree = tree_of(req);
+    const ggfs_node node = ggfs_node_of(tree, ino);
+    const ggfs_buffer *text = (const ggfs_buffer *)(uintptr_t)fi->fh;
+    uint64_t start, len;
+    if (text) {
+        if (!clamp(text->len, off, size, &start, &len))
+            fuse_reply_buf(req, NULL, 0);
+        else
+            fuse_reply_buf(req, text->data + start, (size_t)len);
+        return;
+    }
+    if (!clamp(ggfs_size(tree, node), off, size, &start, &len)) {
+        fuse_reply_buf(req, NULL, 0);
+        return;
+    }
+    const ggp_tensor *t = ggp_tensor_at(tree->model, node.index);
+    if (node.kind == GGFS_TENSOR_RAW)
+        read_raw(req, tree, t, start, len);
+    else if (node.kind == GGFS_TENSOR_F32)
+        read_f32(req, tree, t, start, len);
+    else
+        fuse_reply_err(req, EIO);
+}
+
+/* ==== Extended attributes ==== */
+
+/* The value of attribute `name` on node into buf (at least 320 bytes);
+ * returns its length, or -1 when the node has no such attribute. */
+static long xattr_value(ggfs_tree *tree, ggfs_node node, const char *name, char *buf, const char **big)
+{
+    ggp_str full = {NULL, 0};
+    const ggp_tensor *t = NULL;
+    const ggp_kv *kv = NULL;
+    if (node.kind == GGFS_KV) {
+        kv = ggp_kv_at(tree->model, node.index);
+        full = kv->key;
+    } else if (node.kind >= GGFS_TENSOR_DIR) {
+        t = ggp_tensor_at(tree->model, node.index);
+        full = t->name;
+    }
+    if (!full.ptr)
+        return -1;
+    if (strcmp(name, "user.gguf.name") == 0) {
+        *big = full.ptr;
+        return (long)full.len;
+    }
+    if (strcmp(name, "user.gguf.type") == 0 && kv) {
+        const ggp_value *v = &kv->value;
+        if (v->type == GGP_V_ARRAY)
+            return sprintf(buf, "arr[%s]", ggp_vtype_name(v->elem_type));
+        return sprintf(buf, "%s", ggp_vtype_name(v->type));
+    }
+    if (node.kind != GGFS_TENSOR_DIR)
+        return -1;
+    if (strcmp(name, "user.gguf.type") == 0) {
+        if (t->type)
+            return sprintf(buf, "%s", t->type->name);
+        return sprintf(buf, "unknown(%u)", t->type_id);
+    }
+    if (strcmp(name, "user.gguf.shape") == 0) {
+        ggfs_shape_text(t, buf, 320);
+        return (long)strlen(buf);
+    }
+    return -1;
+}
+
+static void reply_xattr(fuse_req_t req, const char *value, size_t len, size_t size)
+{
+    if (size == 0)
+        fuse_reply_xattr(req, len);
+    else if (size < len)
+        fuse_reply_err(req, ERANGE);
+    else
+        fuse_reply_buf(req, value, len);
+}
+
+static void ggfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    ggfs_tree *tree = tree_of(req);
+    char buf[320];
+    const char *big = NULL;
+    const long len = xattr_value(tree, ggfs_node_of(tree, ino), name, buf, &big);
+    if (len < 0) {
+        fuse_reply_err(req, ENODATA);
+        return;
+    }
+    reply_xattr(req, big ? big : buf, (size_t)len, size);
+}
+
+static void ggfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+    static const char *const names[] = {"user.gguf.name", "user.gguf.type", "user.gguf.shape"};
+    ggfs_tree *tree = tree_of(req);
+    const ggfs_node node = ggfs_node_of(tree, ino);
+    char list[64];
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char buf[320];
+        const char *big = NULL;
+        if (xattr_value(tree, node, names[i], buf, &big) >= 0) {
+            memcpy(list + len, names[i], strlen(names[i]) + 1);
+            len += strlen(names[i]) + 1;
+        }
+    }
+    reply_xattr(req, list, len, size);
+}
+
+/* ==== The rest ==== */
+
+static void ggfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+    (void)ino;
+    ggfs_tree *tree = tree_of(req);
+    struct statvfs sv;
+    memset(&sv, 0, sizeof sv);
+    sv.f_bsize = 4096;
+    sv.f_frsize = 4096;
+    sv.f_blocks = (ggp_file_size(tree->model) + 4095) / 4096;
+    sv.f_files = GGFS_INO_FIRST_KV + ggp_kv_count(tree->model) + 4 * ggp_tensor_count(tree->model);
+    sv.f_namemax = GGFS_NAME_MAX;
+    sv.f_flag = ST_RDONLY;
+    fuse_reply_statfs(req, &sv);
+}
+
+static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
+{
+    (void)userdata;
+    if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+        conn->want |= FUSE_CAP_SPLICE_WRITE;
+}
+
+/* Every change is refused: the model is mounted read-only. */
+static void ggfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+                            struct fuse_file_info *fi)
+{
+    (void)ino, (void)attr, (void)to_set, (void)fi;
+    fuse_reply_err(req, EROFS);
+}
+
+static void ggfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+    (void)parent, (void)name, (void)mode, (void)rdev;
+    fuse_reply_err(req, EROFS);
+}
+
+static void ggfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+    (void)parent, (void)name, (void)mode;
+    fuse_reply_err(req, EROFS);
+}
+
+static void ggfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    (void)parent, (void)name;
+    fuse_reply_err(req, EROFS);
+}
+
+static void ggfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+    (void)link, (void)parent, (void)name;
+    fuse_reply_err(req, EROFS);
+}
+
+static void ggfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+                           const char *newname, unsigned int flags)
+{
+    (void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
+    fuse_reply_err(req, EROFS);
+}
+
+static void ggfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+    (void)ino, (void)newparent, (void)newname;
+    fuse_reply_err(req, EROFS);
+}
+
+static void ggfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+                          struct fuse_file_info *fi)
+{
+    (void)ino, (void)buf, (void)size, (void)off, (void)fi;
+    fuse_reply_err(req, EROFS);
+}
+
+static void ggfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+                           struct fuse_file_info *fi)
+{
+    (void)parent, (void)name, (void)mode, (void)fi;
+    fuse_reply_err(req, EROFS);
+}
+
+static void ggfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+                             size_t size, int flags)
+{
+    (void)ino, (void)name, (void)value, (void)size, (void)flags;
+    fuse_reply_err(req, EROFS);
+}
+
+static void ggfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+    (void)ino, (void)name;
+    fuse_reply_err(req, EROFS);
+}
+
+const struct fuse_lowlevel_ops ggfs_ops = {
+    .init = ggfs_op_init,
+    .lookup = ggfs_op_lookup,
+    .getattr = ggfs_op_getattr,
+    .readdir = ggfs_op_readdir,
+    .open = ggfs_op_open,
+    .read = ggfs_op_read,
+    .release = ggfs_op_release,
+    .getxattr = ggfs_op_getxattr,
+    .listxattr = ggfs_op_listxattr,
+    .statfs = ggfs_op_statfs,
+    .setattr = ggfs_op_setattr,
+    .mknod = ggfs_op_mknod,
+    .mkdir = ggfs_op_mkdir,
+    .unlink = ggfs_op_unlink,
+    .rmdir = ggfs_op_unlink,
+    .symlink = ggfs_op_symlink,
+    .rename = ggfs_op_rename,
+    .link = ggfs_op_link,
+    .write = ggfs_op_write,
+    .create = ggfs_op_create,
+    .setxattr = ggfs_op_setxattr,
+    .removexattr = ggfs_op_removexattr,
+};

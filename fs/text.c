@@ -1,0 +1,133 @@
+/*
+ * The synthesized text files. header and info are a few `key: value`
+ * lines; metadata/KEY is the parser's rendering of the value.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+static void put(ggp_sink *sink, const char *s)
+{
+    sink->write(sink, s, strlen(s));
+}
+
+static void putf(ggp_sink *sink, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void putf(ggp_sink *sink, const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        sink->write(sink, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+void ggfs_shape_text(const ggp_tensor *t, char *buf, size_t bufsize)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (uint32_t j = 0; j < t->n_dims && o < bufsize; j++)
+        o += (size_t)snprintf(buf + o, bufsize - o, j ? " %" PRId64 : "%" PRId64, t->ne[j]);
+}
+
+static void render_header(const ggp_file *f, ggp_sink *sink)
+{
+    putf(sink, "version: %" PRIu32 "\n", ggp_version(f));
+    putf(sink, "byte_order: %s\n", ggp_byte_order_of(f) == GGP_BIG ? "big" : "little");
+    putf(sink, "tensor_count: %" PRIu64 "\n", ggp_tensor_count(f));
+    putf(sink, "kv_count: %" PRIu64 "\n", ggp_kv_count(f));
+    putf(sink, "alignment: %" PRIu32 "\n", ggp_alignment(f));
+    putf(sink, "data_offset: %" PRIu64 "\n", ggp_data_offset(f));
+    putf(sink, "file_size: %" PRIu64 "\n", ggp_file_size(f));
+}
+
+static void render_info(const ggp_file *f, const ggp_tensor *t, ggp_sink *sink)
+{
+    put(sink, "name: ");
+    ggp_render_line_escaped(t->name, sink);
+    if (t->type)
+        putf(sink, "\ntype: %s\n", t->type->name);
+    else
+        putf(sink, "\ntype: unknown(%" PRIu32 ")\n", t->type_id);
+    char shape[96];
+    ggfs_shape_text(t, shape, sizeof shape);
+    putf(sink, "shape: %s\n", shape);
+    putf(sink, "elements: %" PRIu64 "\n", t->elements);
+    if (t->type)
+        putf(sink, "bytes: %" PRIu64 "\n", t->bytes);
+    else
+        put(sink, "bytes: unknown\n");
+    putf(sink, "offset: %" PRIu64 "\n", t->offset);
+    const char *why = ggp_tensor_f32_unavailable(f, t);
+    if (why)
+        putf(sink, "f32: none, %s\n", why);
+}
+
+void ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink)
+{
+    switch (node.kind) {
+    case GGFS_HEADER:
+        render_header(tree->model, sink);
+        break;
+    case GGFS_TENSOR_INFO:
+        render_info(tree->model, ggp_tensor_at(tree->model, node.index), sink);
+        break;
+    case GGFS_KV:
+        ggp_render(tree->model, &ggp_kv_at(tree->model, node.index)->value, sink);
+        break;
+    default:
+        break;
+    }
+}
+
+typedef struct counter {
+    ggp_sink sink;
+    uint64_t total;
+} counter;
+
+static void count(ggp_sink *sink, const char *bytes, size_t len)
+{
+    (void)bytes;
+    ((counter *)sink)->total += len;
+}
+
+uint64_t ggfs_text_size(const ggfs_tree *tree, ggfs_node node)
+{
+    if (node.kind == GGFS_KV)
+        return ggp_render_size(tree->model, &ggp_kv_at(tree->model, node.index)->value);
+    counter c = {{count}, 0};
+    ggfs_text_render(tree, node, &c.sink);
+    return c.total;
+}
+
+static void buffer_write(ggp_sink *sink, const char *bytes, size_t len)
+{
+    ggfs_buffer *b = (ggfs_buffer *)sink;
+    if (b->failed)
+        return;
+    if (len > b->cap - b->len) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap - b->len < len)
+            cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) {
+            b->failed = true;
+            return;
+        }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, bytes, len);
+    b->len += len;
+}
+
+void ggfs_buffer_init(ggfs_buffer *b)
+{
+    *b = (ggfs_buffer){{buffer_write}, NULL, 0, 0, false};
+}

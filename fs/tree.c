@@ -1,0 +1,277 @@
+/*
+ * Inode arithmetic, name lookup and attributes of the mounted tree.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+#include "text.h"
+#include "tree.h"
+
+#define TENSOR_INODES 4 // directory, info, raw, f32
+
+static uint64_t first_tensor_ino(const ggfs_tree *tree)
+{
+    return GGFS_INO_FIRST_KV + ggp_kv_count(tree->model);
+}
+
+/* Indexes of the keys (or tensors) whose file names had to be cut. */
+static uint64_t *collect_cut_names(uint64_t count, ggp_str (*name_at)(const ggp_file *, uint64_t),
+                                   const ggp_file *model, uint64_t *n_out)
+{
+    uint64_t *list = NULL;
+    uint64_t n = 0, cap = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        ggp_str name = name_at(model, i);
+        char fname[GGFS_NAME_MAX + 1];
+        const size_t flen = ggfs_name_encode(name.ptr, name.len, fname);
+        char decoded[GGFS_NAME_MAX + 1];
+        size_t dlen;
+        if (ggfs_name_decode(fname, flen, decoded, &dlen) && dlen == name.len &&
+            memcmp(decoded, name.ptr, dlen) == 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            uint64_t *grown = realloc(list, cap * sizeof *list);
+            if (!grown) {
+                free(list);
+                *n_out = UINT64_MAX;
+                return NULL;
+            }
+            list = grown;
+        }
+        list[n++] = i;
+    }
+    *n_out = n;
+    return list;
+}
+
+static ggp_str kv_name(const ggp_file *f, uint64_t i) { return ggp_kv_at(f, i)->key; }
+static ggp_str tensor_name(const ggp_file *f, uint64_t i) { return ggp_tensor_at(f, i)->name; }
+
+bool ggfs_tree_init(ggfs_tree *tree, ggp_file *model, const char *model_path, const struct stat *st)
+{
+    memset(tree, 0, sizeof *tree);
+    tree->model = model;
+    tree->model_path = model_path;
+    tree->model_stat = *st;
+    const uint64_t n_kv = ggp_kv_count(model);
+    tree->kv_size = malloc((n_kv ? n_kv : 1) * sizeof *tree->kv_size);
+    if (!tree->kv_size)
+        return false;
+    for (uint64_t i = 0; i < n_kv; i++)
+        atomic_init(&tree->kv_size[i], UINT64_MAX);
+    tree->long_kvs = collect_cut_names(n_kv, kv_name, model, &tree->n_long_kvs);
+    tree->long_tensors = collect_cut_names(ggp_tensor_count(model), tensor_name, model,
+                                           &tree->n_long_tensors);
+    return tree->n_long_kvs != UINT64_MAX && tree->n_long_tensors != UINT64_MAX;
+}
+
+void ggfs_tree_destroy(ggfs_tree *tree)
+{
+    free((void *)tree->kv_size);
+    free(tree->long_kvs);
+    free(tree->long_tensors);
+}
+
+ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
+{
+    switch (ino) {
+    case GGFS_INO_ROOT: return (ggfs_node){GGFS_ROOT, 0};
+    case GGFS_INO_HEADER: return (ggfs_node){GGFS_HEADER, 0};
+    case GGFS_INO_METADATA: return (ggfs_node){GGFS_METADATA_DIR, 0};
+    case GGFS_INO_TENSORS: return (ggfs_node){GGFS_TENSORS_DIR, 0};
+    }
+    const uint64_t first_tensor = first_tensor_ino(tree);
+    if (ino >= GGFS_INO_FIRST_KV && ino < first_tensor)
+        return (ggfs_node){GGFS_KV, ino - GGFS_INO_FIRST_KV};
+    if (ino >= first_tensor) {
+        const uint64_t rel = ino - first_tensor;
+        const uint64_t index = rel / TENSOR_INODES;
+        if (index < ggp_tensor_count(tree->model)) {
+            static const ggfs_kind kinds[TENSOR_INODES] = {
+                GGFS_TENSOR_DIR, GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
+            };
+            return (ggfs_node){kinds[rel % TENSOR_INODES], index};
+        }
+    }
+    return (ggfs_node){GGFS_NONE, 0};
+}
+
+uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node)
+{
+    const uint64_t tensor_base = first_tensor_ino(tree) + node.index * TENSOR_INODES;
+    switch (node.kind) {
+    case GGFS_ROOT: return GGFS_INO_ROOT;
+    case GGFS_HEADER: return GGFS_INO_HEADER;
+    case GGFS_METADATA_DIR: return GGFS_INO_METADATA;
+    case GGFS_TENSORS_DIR: return GGFS_INO_TENSORS;
+    case GGFS_KV: return GGFS_INO_FIRST_KV + node.index;
+    case GGFS_TENSOR_DIR: return tensor_base;
+    case GGFS_TENSOR_INFO: return tensor_base + 1;
+    case GGFS_TENSOR_RAW: return tensor_base + 2;
+    case GGFS_TENSOR_F32: return tensor_base + 3;
+    case GGFS_NONE: break;
+    }
+    return 0;
+}
+
+bool ggfs_tensor_has_raw(const ggfs_tree *tree, const ggp_tensor *t)
+{
+    (void)tree;
+    return t->type != NULL;
+}
+
+bool ggfs_tensor_has_f32(const ggfs_tree *tree, const ggp_tensor *t)
+{
+    return ggp_tensor_f32_unavailable(tree->model, t) == NULL;
+}
+
+/* Finds the entry called fname among count names: by decoding it, or for a
+ * cut name by encoding each of the cut entries. Returns UINT64_MAX if none. */
+static uint64_t find_named(const ggfs_tree *tree, const char *fname,
+                           const void *(*find)(const ggp_file *, const char *, size_t),
+                           uint64_t (*index_of)(const ggp_file *, const void *),
+                           ggp_str (*name_at)(const ggp_file *, uint64_t),
+                           const uint64_t *cut, uint64_t n_cut)
+{
+    const size_t flen = strlen(fname);
+    if (flen > GGFS_NAME_MAX)
+        return UINT64_MAX;
+    char decoded[GGFS_NAME_MAX + 1];
+    size_t dlen;
+    if (ggfs_name_decode(fname, flen, decoded, &dlen)) {
+        const void *hit = find(tree->model, decoded, dlen);
+        if (hit) {
+            // A name that had to be cut has no short file name of its own.
+            char again[GGFS_NAME_MAX + 1];
+            ggp_str name = name_at(tree->model, index_of(tree->model, hit));
+            if (ggfs_name_encode(name.ptr, name.len, again) == flen && memcmp(again, fname, flen) == 0)
+                return index_of(tree->model, hit);
+        }
+    }
+    if (!ggfs_name_is_cut(fname, flen))
+        return UINT64_MAX;
+    for (uint64_t i = 0; i < n_cut; i++) {
+        ggp_str name = name_at(tree->model, cut[i]);
+        char candidate[GGFS_NAME_MAX + 1];
+        if (ggfs_name_encode(name.ptr, name.len, candidate) == flen && memcmp(candidate, fname, flen) == 0)
+            return cut[i];
+    }
+    return UINT64_MAX;
+}
+
+static const void *find_kv(const ggp_file *f, const char *n, size_t len) { return ggp_kv_find(f, n, len); }
+static const void *find_tensor(const ggp_file *f, const char *n, size_t len) { return ggp_tensor_find(f, n, len); }
+static uint64_t kv_index(const ggp_file *f, const void *kv) { return (uint64_t)((const ggp_kv *)kv - ggp_kv_at(f, 0)); }
+static uint64_t tensor_index(const ggp_file *f, const void *t) { return (uint64_t)((const ggp_tensor *)t - ggp_tensor_at(f, 0)); }
+
+ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
+{
+    const ggfs_node none = {GGFS_NONE, 0};
+    switch (parent.kind) {
+    case GGFS_ROOT:
+        if (strcmp(name, "header") == 0) return (ggfs_node){GGFS_HEADER, 0};
+        if (strcmp(name, "metadata") == 0) return (ggfs_node){GGFS_METADATA_DIR, 0};
+        if (strcmp(name, "tensors") == 0) return (ggfs_node){GGFS_TENSORS_DIR, 0};
+        return none;
+    case GGFS_METADATA_DIR: {
+        const uint64_t i = find_named(tree, name, find_kv, kv_index, kv_name, tree->long_kvs, tree->n_long_kvs);
+        return i == UINT64_MAX ? none : (ggfs_node){GGFS_KV, i};
+    }
+    case GGFS_TENSORS_DIR: {
+        const uint64_t i = find_named(tree, name, find_tensor, tensor_index, tensor_name,
+                                      tree->long_tensors, tree->n_long_tensors);
+        return i == UINT64_MAX ? none : (ggfs_node){GGFS_TENSOR_DIR, i};
+    }
+    case GGFS_TENSOR_DIR: {
+        const ggp_tensor *t = ggp_tensor_at(tree->model, parent.index);
+        if (strcmp(name, "info") == 0)
+            return (ggfs_node){GGFS_TENSOR_INFO, parent.index};
+        if (strcmp(name, "raw") == 0 && ggfs_tensor_has_raw(tree, t))
+            return (ggfs_node){GGFS_TENSOR_RAW, parent.index};
+        if (strcmp(name, "f32") == 0 && ggfs_tensor_has_f32(tree, t))
+            return (ggfs_node){GGFS_TENSOR_F32, parent.index};
+        return none;
+    }
+    default:
+        return none;
+    }
+}
+
+uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
+{
+    const ggp_tensor *t;
+    switch (node.kind) {
+    case GGFS_HEADER:
+    case GGFS_TENSOR_INFO:
+        return ggfs_text_size(tree, node);
+    case GGFS_KV: {
+        uint64_t size = atomic_load_explicit(&tree->kv_size[node.index], memory_order_relaxed);
+        if (size == UINT64_MAX) {
+            // Two threads may both compute it; they store the same value.
+            size = ggfs_text_size(tree, node);
+            atomic_store_explicit(&tree->kv_size[node.index], size, memory_order_relaxed);
+        }
+        return size;
+    }
+    case GGFS_TENSOR_RAW:
+        return ggp_tensor_at(tree->model, node.index)->bytes;
+    case GGFS_TENSOR_F32:
+        t = ggp_tensor_at(tree->model, node.index);
+        return t->elements * sizeof(float);
+    default:
+        return 0;
+    }
+}
+
+static bool node_exists(const ggfs_tree *tree, ggfs_node node)
+{
+    if (node.kind == GGFS_NONE)
+        return false;
+    if (node.kind == GGFS_TENSOR_RAW || node.kind == GGFS_TENSOR_F32) {
+        const ggp_tensor *t = ggp_tensor_at(tree->model, node.index);
+        return node.kind == GGFS_TENSOR_RAW ? ggfs_tensor_has_raw(tree, t) : ggfs_tensor_has_f32(tree, t);
+    }
+    return true;
+}
+
+bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
+{
+    if (!node_exists(tree, node))
+        return false;
+    const struct stat *m = &tree->model_stat;
+    memset(st, 0, sizeof *st);
+    st->st_ino = ggfs_ino_of(tree, node);
+    st->st_uid = m->st_uid;
+    st->st_gid = m->st_gid;
+    st->st_atim = m->st_atim;
+    st->st_mtim = m->st_mtim;
+    st->st_ctim = m->st_ctim;
+    // A directory is searchable wherever the model is readable: masking
+    // 0555 by a 0644 model would leave directories nobody can enter.
+    const mode_t allowed = m->st_mode & 0777;
+    const mode_t dir_allowed = allowed | ((allowed & 0444) >> 2);
+    switch (node.kind) {
+    case GGFS_ROOT:
+        st->st_mode = S_IFDIR | (0555 & dir_allowed);
+        st->st_nlink = 4; // ".", its entry, and the two subdirectories' ".."
+        break;
+    case GGFS_METADATA_DIR:
+    case GGFS_TENSOR_DIR:
+        st->st_mode = S_IFDIR | (0555 & dir_allowed);
+        st->st_nlink = 2;
+        break;
+    case GGFS_TENSORS_DIR:
+        st->st_mode = S_IFDIR | (0555 & dir_allowed);
+        st->st_nlink = 2 + ggp_tensor_count(tree->model);
+        break;
+    default:
+        st->st_mode = S_IFREG | (0444 & allowed);
+        st->st_nlink = 1;
+        st->st_size = (off_t)ggfs_size(tree, node);
+        st->st_blksize = 4096;
+        st->st_blocks = (st->st_size + 511) / 512;
+    }
+    return true;
+}

@@ -1,0 +1,101 @@
+/*
+ * Element ranges of a tensor in f32: maps [first, first + count) onto the
+ * blocks it touches, dequantizes whole blocks straight into the caller's
+ * buffer and partial ones through a one-block scratch. Big-endian files go
+ * through a small buffer where their fields are swapped back first.
+ */
+#include <string.h>
+
+#include "ggp_i.h"
+
+#define MAX_BLOCK_ELEMS 256
+#define MAX_BLOCK_BYTES 292
+#define BE_CHUNK_BYTES 4096
+
+const char *ggp_tensor_f32_unavailable(const ggp_file *f, const ggp_tensor *t)
+{
+    const ggp_type_desc *d = ggp_type_desc_of(t->type_id);
+    if (!d)
+        return "unknown type";
+    if (f->big_endian && d->be_rule == GGP_BE_NONE)
+        return "big-endian layout of this type is not defined";
+    return NULL;
+}
+
+/* Undoes a big-endian file's swaps on nblocks blocks copied to buf. */
+static void swap_to_little(const ggp_type_desc *d, uint8_t *buf, size_t nblocks)
+{
+    const size_t bytes = d->info.block_bytes;
+    for (size_t b = 0; b < nblocks; b++) {
+        uint8_t *block = buf + b * bytes;
+        if (d->be_rule == GGP_BE_ELEMENTS) {
+            for (size_t i = 0, j = bytes - 1; i < j; i++, j--) {
+                const uint8_t tmp = block[i];
+                block[i] = block[j];
+                block[j] = tmp;
+            }
+        } else if (d->be_rule == GGP_BE_HALVES) {
+            for (int h = 0; h < 2 && d->half_at[h] >= 0; h++) {
+                uint8_t *p = block + d->half_at[h];
+                const uint8_t tmp = p[0];
+                p[0] = p[1];
+                p[1] = tmp;
+            }
+        }
+    }
+}
+
+/* Dequantizes nblocks whole blocks starting at block index `first`. */
+static void dequant_blocks(const ggp_file *f, const ggp_type_desc *d, const uint8_t *data,
+                           uint64_t first, uint64_t nblocks, float *dst)
+{
+    const size_t bytes = d->info.block_bytes;
+    const uint8_t *src = data + first * bytes;
+    if (!f->big_endian || d->be_rule == GGP_BE_AS_IS) {
+        d->dequant(src, dst, (size_t)nblocks);
+        return;
+    }
+    uint8_t buf[BE_CHUNK_BYTES];
+    const size_t per_chunk = sizeof buf / bytes;
+    while (nblocks > 0) {
+        const size_t n = nblocks < per_chunk ? (size_t)nblocks : per_chunk;
+        memcpy(buf, src, n * bytes);
+        swap_to_little(d, buf, n);
+        d->dequant(buf, dst, n);
+        src += n * bytes;
+        dst += n * d->info.block_elems;
+        nblocks -= n;
+    }
+}
+
+ggp_err ggp_tensor_read_f32(const ggp_file *f, const ggp_tensor *t, uint64_t first,
+                            uint64_t count, float *dst)
+{
+    if (ggp_tensor_f32_unavailable(f, t))
+        return GGP_ERR_UNSUPPORTED;
+    if (first > t->elements || count > t->elements - first)
+        return GGP_ERR_RANGE;
+    const ggp_type_desc *d = ggp_type_desc_of(t->type_id);
+    const uint64_t per_block = d->info.block_elems;
+    uint64_t block = first / per_block;
+    uint64_t skip = first % per_block;
+    float scratch[MAX_BLOCK_ELEMS];
+
+    // Leading partial block.
+    if (skip != 0 && count > 0) {
+        dequant_blocks(f, d, t->data, block, 1, scratch);
+        const uint64_t n = per_block - skip < count ? per_block - skip : count;
+        memcpy(dst, scratch + skip, (size_t)n * sizeof(float));
+        dst += n, count -= n, block++;
+    }
+    const uint64_t whole = count / per_block;
+    if (whole > 0) {
+        dequant_blocks(f, d, t->data, block, whole, dst);
+        dst += whole * per_block, count -= whole * per_block, block += whole;
+    }
+    if (count > 0) {
+        dequant_blocks(f, d, t->data, block, 1, scratch);
+        memcpy(dst, scratch, (size_t)count * sizeof(float));
+    }
+    return GGP_OK;
+}

@@ -1,0 +1,263 @@
+/*
+ * ggp: a read-only GGUF parser, validator and dequantizer.
+ *
+ * A GGUF file is, in the file's byte order:
+ *
+ *   magic "GGUF" (or "FUGG" big-endian)   4 bytes
+ *   version                               u32 (1, 2 or 3)
+ *   tensor_count, kv_count                u64 each (u32 in version 1)
+ *   kv_count × { key: string, type: u32, value }
+ *   tensor_count × { name: string, n_dims: u32, ne[n_dims]: u64 (u32 in v1),
+ *                    type: u32, offset: u64 }
+ *   padding to the alignment (general.alignment, default 32)
+ *   tensor data, each tensor at data_offset + offset
+ *
+ * where a string is { len: u64 (u32 in v1), bytes } and an array value is
+ * { elem_type: u32, count: u64 (u32 in v1), elements }.
+ *
+ * ggp_open() maps the file once and validates all of it; afterwards every
+ * view (names, strings, arrays, tensor bytes) is a borrowed pointer into the
+ * mapping, valid until ggp_close(). Nothing from the file is copied.
+ */
+#ifndef GGP_H
+#define GGP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GGP_MAX_DIMS 4
+#define GGP_MAX_ARRAY_DEPTH 8   // arrays of arrays nest at most this deep
+#define GGP_DEFAULT_ALIGNMENT 32
+
+typedef enum ggp_err {
+    GGP_OK = 0,
+    GGP_ERR_IO,          // open/stat/mmap failed; msg has strerror
+    GGP_ERR_NOMEM,       // an allocation for the index failed
+    GGP_ERR_MAGIC,       // not "GGUF" / "FUGG"
+    GGP_ERR_VERSION,     // version not 1, 2 or 3
+    GGP_ERR_TRUNCATED,   // a count, length or field runs past the end
+    GGP_ERR_KEY,         // empty or duplicate key
+    GGP_ERR_VALUE_TYPE,  // value or array element type outside 0..12
+    GGP_ERR_BOOL,        // a bool byte other than 0 or 1
+    GGP_ERR_NESTING,     // arrays nested deeper than GGP_MAX_ARRAY_DEPTH
+    GGP_ERR_ALIGNMENT,   // general.alignment not a u32 power of two
+    GGP_ERR_TENSOR,      // bad tensor name, dims, type or size
+    GGP_ERR_DATA,        // tensor data misaligned or outside the file
+    GGP_ERR_RANGE,       // a request (not the file) is out of range
+    GGP_ERR_UNSUPPORTED, // the operation has no meaning for this tensor
+} ggp_err;
+
+/* What went wrong, where: filled by every call that can fail. */
+typedef struct ggp_error {
+    ggp_err code;
+    uint64_t offset;     // byte offset in the file of the offending field
+    char msg[224];       // names the object and the values involved
+} ggp_error;
+
+/* Returns a static description of the code. */
+const char *ggp_strerror(ggp_err code);
+
+/* ==== Views ==== */
+
+typedef struct ggp_str {
+    const char *ptr;     // not NUL-terminated
+    uint64_t len;
+} ggp_str;
+
+typedef enum ggp_vtype {
+    GGP_V_U8 = 0,
+    GGP_V_I8 = 1,
+    GGP_V_U16 = 2,
+    GGP_V_I16 = 3,
+    GGP_V_U32 = 4,
+    GGP_V_I32 = 5,
+    GGP_V_F32 = 6,
+    GGP_V_BOOL = 7,
+    GGP_V_STRING = 8,
+    GGP_V_ARRAY = 9,
+    GGP_V_U64 = 10,
+    GGP_V_I64 = 11,
+    GGP_V_F64 = 12,
+    GGP_V_COUNT
+} ggp_vtype;
+
+/* One typed value as it lies in the file. For an array, data points at the
+ * first element and count/elem_type describe it. */
+typedef struct ggp_value {
+    ggp_vtype type;
+    ggp_vtype elem_type;  // arrays only
+    uint64_t count;       // arrays only: number of elements
+    const uint8_t *data;  // scalar bytes, string bytes, or first array element
+    uint64_t offset;      // file offset of data
+    uint64_t size;        // bytes from data to the end of the value
+} ggp_value;
+
+typedef struct ggp_kv {
+    ggp_str key;
+    uint64_t offset;      // file offset of the key's length field
+    ggp_value value;
+} ggp_kv;
+
+/* Short type names used in the user.gguf.type attribute: "u32", "str",
+ * "arr[str]", "arr[arr]"... */
+const char *ggp_vtype_name(ggp_vtype type);
+
+/* ==== Tensor types ==== */
+
+typedef enum ggp_type {
+    GGP_TYPE_F32 = 0,
+    GGP_TYPE_F16 = 1,
+    GGP_TYPE_Q4_0 = 2,
+    GGP_TYPE_Q4_1 = 3,
+    GGP_TYPE_Q5_0 = 6,
+    GGP_TYPE_Q5_1 = 7,
+    GGP_TYPE_Q8_0 = 8,
+    GGP_TYPE_Q8_1 = 9,
+    GGP_TYPE_Q2_K = 10,
+    GGP_TYPE_Q3_K = 11,
+    GGP_TYPE_Q4_K = 12,
+    GGP_TYPE_Q5_K = 13,
+    GGP_TYPE_Q6_K = 14,
+    GGP_TYPE_Q8_K = 15,
+    GGP_TYPE_IQ2_XXS = 16,
+    GGP_TYPE_IQ2_XS = 17,
+    GGP_TYPE_IQ3_XXS = 18,
+    GGP_TYPE_IQ1_S = 19,
+    GGP_TYPE_IQ4_NL = 20,
+    GGP_TYPE_IQ3_S = 21,
+    GGP_TYPE_IQ2_S = 22,
+    GGP_TYPE_IQ4_XS = 23,
+    GGP_TYPE_I8 = 24,
+    GGP_TYPE_I16 = 25,
+    GGP_TYPE_I32 = 26,
+    GGP_TYPE_I64 = 27,
+    GGP_TYPE_F64 = 28,
+    GGP_TYPE_IQ1_M = 29,
+    GGP_TYPE_BF16 = 30,
+    GGP_TYPE_TQ1_0 = 34,
+    GGP_TYPE_TQ2_0 = 35,
+    GGP_TYPE_MXFP4 = 39,
+    GGP_TYPE_NVFP4 = 40,
+    GGP_TYPE_Q1_0 = 41,
+    GGP_TYPE_Q2_0 = 42,
+    GGP_TYPE_COUNT = 43
+} ggp_type;
+
+typedef struct ggp_type_info {
+    const char *name;     // ggml's lower-case name: "q4_K", "iq2_xs"
+    uint32_t block_elems; // elements per block
+    uint32_t block_bytes; // bytes per block
+} ggp_type_info;
+
+/* The description of a type id, or NULL for ids ggml never had or removed
+ * (4, 5, 31..33, 36..38) and ids past the end of the table. */
+const ggp_type_info *ggp_type_lookup(uint32_t type_id);
+
+/* True when ggml once assigned this id and then withdrew it: such tensors
+ * are refused, while ids past the table are tolerated as unknown. */
+bool ggp_type_is_removed(uint32_t type_id);
+
+typedef struct ggp_tensor {
+    ggp_str name;
+    uint64_t info_offset;   // file offset of the tensor's descriptor
+    uint32_t n_dims;
+    int64_t ne[GGP_MAX_DIMS]; // unused dimensions are 1
+    uint32_t type_id;
+    const ggp_type_info *type; // NULL for an unknown type id
+    uint64_t elements;
+    uint64_t offset;        // absolute file offset of the data
+    uint64_t data_field_offset; // file offset of the descriptor's offset field
+    uint64_t bytes;         // data size; 0 when the type is unknown
+    const uint8_t *data;    // NULL when the type is unknown
+} ggp_tensor;
+
+/* ==== The file ==== */
+
+typedef struct ggp_file ggp_file;
+
+/* Maps and validates the file at path. On failure returns NULL and fills
+ * err. The returned handle is freed with ggp_close(). */
+ggp_file *ggp_open(const char *path, ggp_error *err);
+
+/* As ggp_open() over caller-owned bytes, which must outlive the handle. */
+ggp_file *ggp_open_mem(const void *bytes, size_t size, ggp_error *err);
+
+void ggp_close(ggp_file *file);
+
+typedef enum ggp_byte_order { GGP_LITTLE = 0, GGP_BIG = 1 } ggp_byte_order;
+
+uint32_t ggp_version(const ggp_file *file);
+ggp_byte_order ggp_byte_order_of(const ggp_file *file);
+uint32_t ggp_alignment(const ggp_file *file);
+uint64_t ggp_data_offset(const ggp_file *file);
+uint64_t ggp_file_size(const ggp_file *file);
+const uint8_t *ggp_file_bytes(const ggp_file *file);
+/* The file descriptor of a file opened by path; -1 for ggp_open_mem. */
+int ggp_file_fd(const ggp_file *file);
+
+uint64_t ggp_kv_count(const ggp_file *file);
+const ggp_kv *ggp_kv_at(const ggp_file *file, uint64_t index);
+/* The kv with exactly this key, or NULL. */
+const ggp_kv *ggp_kv_find(const ggp_file *file, const char *key, size_t len);
+
+uint64_t ggp_tensor_count(const ggp_file *file);
+const ggp_tensor *ggp_tensor_at(const ggp_file *file, uint64_t index);
+const ggp_tensor *ggp_tensor_find(const ggp_file *file, const char *name, size_t len);
+
+/* ==== Values ==== */
+
+/* Scalar accessors: the value converted from the file's byte order. The
+ * caller checks v->type first. */
+uint64_t ggp_value_u64(const ggp_file *file, const ggp_value *v); // any unsigned or bool
+int64_t ggp_value_i64(const ggp_file *file, const ggp_value *v);  // any signed
+double ggp_value_f64(const ggp_file *file, const ggp_value *v);   // f32 or f64
+ggp_str ggp_value_str(const ggp_file *file, const ggp_value *v);
+
+/* Walks the elements of an array value in order. Elements of a validated
+ * file never fail to decode, so the iterator has no error path. */
+typedef struct ggp_array_iter {
+    const ggp_file *file;
+    ggp_value array;
+    uint64_t index;       // next element
+    const uint8_t *next;  // its bytes
+} ggp_array_iter;
+
+void ggp_array_iter_init(ggp_array_iter *it, const ggp_file *file, const ggp_value *array);
+/* Fills elem with the next element; false after the last. */
+bool ggp_array_next(ggp_array_iter *it, ggp_value *elem);
+
+/* ==== Rendering (the text of metadata/KEY) ==== */
+
+/* Receives the rendered text piece by piece. */
+typedef struct ggp_sink {
+    void (*write)(struct ggp_sink *sink, const char *bytes, size_t len);
+} ggp_sink;
+
+/* Writes the text form of a value (SPEC "metadata/KEY") to sink. */
+void ggp_render(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
+
+/* Writes s as one line of an array's text: \\, \n, \r, \t and \xHH for
+ * other control bytes, DEL and bytes that are not valid UTF-8. */
+void ggp_render_line_escaped(ggp_str s, ggp_sink *sink);
+
+/* The length of ggp_render's text, computed without keeping it. */
+uint64_t ggp_render_size(const ggp_file *file, const ggp_value *v);
+
+/* Shortest decimal that reads back to the same bits ("1e-05", "0.1",
+ * "nan"). buf holds at least 32 bytes; returns the length. */
+size_t ggp_format_f32(float x, char *buf);
+size_t ggp_format_f64(double x, char *buf);
+
+/* ==== Dequantization ==== */
+
+/* Why tensor t has no f32 view, or NULL when it has one. */
+const char *ggp_tensor_f32_unavailable(const ggp_file *file, const ggp_tensor *t);
+
+/* Writes elements [first, first + count) of t, as ggml's to_float gives them,
+ * to dst. Work is proportional to count. Fails with GGP_ERR_RANGE when the
+ * range leaves the tensor, GGP_ERR_UNSUPPORTED when t has no f32 view. */
+ggp_err ggp_tensor_read_f32(const ggp_file *file, const ggp_tensor *t,
+                            uint64_t first, uint64_t count, float *dst);
+
+#endif

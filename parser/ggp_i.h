@@ -1,0 +1,114 @@
+/*
+ * Private declarations shared by the parser's files: the file handle's
+ * layout, the bounded reader every byte of the file goes through, the type
+ * table with its dequantizers, and error helpers.
+ */
+#ifndef GGP_I_H
+#define GGP_I_H
+
+#include "ggp.h"
+#include "dequant.h"
+
+/* ==== The handle ==== */
+
+/* Open-addressing hash of names to indexes; slot value is index + 1. */
+typedef struct ggp_name_index {
+    uint64_t *slots;
+    uint64_t mask;        // capacity - 1, capacity a power of two
+} ggp_name_index;
+
+struct ggp_file {
+    const uint8_t *base;  // the mapping (or the caller's bytes)
+    uint64_t size;
+    int fd;               // -1 when the bytes are the caller's
+    uint32_t version;
+    bool big_endian;
+    uint32_t alignment;
+    uint64_t data_offset;
+    uint64_t n_kv;
+    ggp_kv *kvs;
+    ggp_name_index kv_index;
+    uint64_t n_tensors;
+    ggp_tensor *tensors;
+    ggp_name_index tensor_index;
+};
+
+/* ==== Bounded reader ==== */
+
+/* A cursor over [0, end) of the file; every read checks the bound first. */
+typedef struct ggp_reader {
+    const uint8_t *base;
+    uint64_t pos;
+    uint64_t end;
+    bool big_endian;
+    uint32_t version;     // 1 reads counts and lengths as u32
+    ggp_error *err;
+} ggp_reader;
+
+/* Each read fails with GGP_ERR_TRUNCATED naming `what` when the bytes are
+ * not there, and leaves pos unchanged. */
+bool ggp_read_u8(ggp_reader *r, uint8_t *out, const char *what);
+bool ggp_read_u32(ggp_reader *r, uint32_t *out, const char *what);
+bool ggp_read_u64(ggp_reader *r, uint64_t *out, const char *what);
+/* A count or length: u32 in version 1, u64 after. */
+bool ggp_read_count(ggp_reader *r, uint64_t *out, const char *what);
+/* A length-prefixed string whose bytes must fit in what remains. */
+bool ggp_read_str(ggp_reader *r, ggp_str *out, const char *what);
+bool ggp_skip(ggp_reader *r, uint64_t n, const char *what);
+uint64_t ggp_remaining(const ggp_reader *r);
+
+/* Integer loads in the file's byte order from validated bytes. */
+uint16_t ggp_load16(const uint8_t *p, bool big_endian);
+uint32_t ggp_load32(const uint8_t *p, bool big_endian);
+uint64_t ggp_load64(const uint8_t *p, bool big_endian);
+
+/* ==== Values ==== */
+
+/* Byte size of a fixed-size value type, 0 for string and array. */
+uint32_t ggp_vtype_size(ggp_vtype type);
+
+/* Reads a value whose type id (read at type_offset) is type: validates
+ * it and fills out with a view of it; ctx names the key in errors. */
+bool ggp_read_value(ggp_reader *r, uint64_t type_offset, uint32_t type, ggp_value *out, const char *ctx);
+
+/* Validates the elements of an array (nested arrays included, without
+ * recursion) starting at r->pos, and leaves r->pos after them. */
+bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, const char *key_ctx);
+
+/* ==== Types ==== */
+
+/* How a big-endian file stores a type (gguf_convert_endian.py's rules). */
+typedef enum ggp_be_rule {
+    GGP_BE_NONE,          // no f32 view from a big-endian file
+    GGP_BE_ELEMENTS,      // every element byte-swapped (plain types)
+    GGP_BE_HALVES,        // the f16 fields at half_at[] swapped
+    GGP_BE_AS_IS,         // stored unchanged
+} ggp_be_rule;
+
+typedef struct ggp_type_desc {
+    ggp_type_info info;
+    ggp_dequant_fn *dequant;
+    ggp_be_rule be_rule;
+    int16_t half_at[2];   // GGP_BE_HALVES: byte offsets in the block, -1 unused
+} ggp_type_desc;
+
+const ggp_type_desc *ggp_type_desc_of(uint32_t type_id);
+
+/* ==== Errors ==== */
+
+/* Fills err and returns false, so failures read `return ggp_fail(...)`. */
+bool ggp_fail(ggp_error *err, ggp_err code, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Writes a name for an error message into buf: control bytes and invalid
+ * UTF-8 escaped as \xHH, long names cut with "...". Returns buf. */
+const char *ggp_quote_name(ggp_str name, char *buf, size_t bufsize);
+#define GGP_QUOTE_SIZE 80
+
+/* UTF-8: the length of the valid sequence at p (at most n bytes), or 0. */
+size_t ggp_utf8_seq_len(const uint8_t *p, size_t n);
+
+/* FNV-1a, for the name indexes. */
+uint64_t ggp_hash_bytes(const void *bytes, uint64_t len);
+
+#endif

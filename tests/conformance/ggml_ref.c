@@ -1,0 +1,1361 @@
+/*
+ * ggml-ref: writes the conformance fixtures with the real ggml.
+ *
+ *   ggml-ref LIBGGML_BASE.so make-fixtures OUTDIR
+ *   ggml-ref LIBGGML_BASE.so dump-metadata FILE.gguf   (the .expected text, to stdout)
+ *   ggml-ref LIBGGML_BASE.so dump-tensors FILE.gguf    (the .tensors text, to stdout)
+ *
+ * libggml-base.so is loaded with dlopen(); nothing here links against ggml or
+ * includes its headers, so the few prototypes and structs used are declared
+ * below from ggml's include/ggml.h and include/gguf.h. Every .gguf is written
+ * by ggml's own gguf writer, read back with gguf_init_from_file(), and the
+ * expected files are made from what ggml's reader reports. The output is the
+ * same bytes on every run (fixed seeds, no clocks, no addresses).
+ *
+ * Files in OUTDIR:
+ *
+ *   type-<name>.gguf   one per ggml tensor type (f32 ... q2_0), with tensors of
+ *                      several shapes: "vec" 1-D, "mat" 2-D, "cube" 3-D,
+ *                      "rows3" 2-D with 3 rows, "hyper" 4-D, plus "random_bytes"
+ *                      (quantized types: arbitrary block bytes) or "all_bits"
+ *                      (f16, bf16, i8, i16: every bit pattern of the element).
+ *   aligned64.gguf     general.alignment = 64 and tensors whose sizes are not
+ *                      multiples of 64.
+ *   metadata.gguf      one key per value type with edge values, hostile
+ *                      strings, arrays of every element type (empty ones too)
+ *                      and a tokenizer-sized string array. No tensors.
+ *
+ *   X.ref              for every tensor of X.gguf in file order, the reference
+ *                      float32 of the whole tensor, little-endian, concatenated.
+ *                      Reference = ggml's type_traits to_float; for f32 the
+ *                      stored bits; for i8..i64 and f64 a C cast to float; for
+ *                      q8_1 and q8_K (no to_float in ggml) d * q per element,
+ *                      d converted from f16 (q8_1) or read as f32 (q8_K).
+ *
+ *   X.tensors          what gguf_get_* reports about X.gguf: header lines
+ *                        #version\t<u32>          #alignment\t<n>
+ *                        #kv_count\t<n>           #tensor_count\t<n>
+ *                        #data_offset\t<n>
+ *                      then one line per tensor:
+ *                        <name>\t<type_id>\t<ne0> <ne1> <ne2> <ne3>\t<absolute offset>\t<bytes>
+ *                      where absolute offset = gguf_get_data_offset +
+ *                      gguf_get_tensor_offset and unused ne are 1.
+ *
+ *   X.expected         every key of X.gguf as gguf_get_* reads it, in file
+ *                      order, one line per key:
+ *                        <key-hex>\t<type>\t<value>
+ *                      key-hex: the key's bytes as lowercase hex.
+ *                      type: u8 i8 u16 i16 u32 i32 f32 bool str u64 i64 f64,
+ *                        or arr[<elemtype>] with one of those names.
+ *                      value: integers in decimal; f32 as %08x and f64 as
+ *                        %016llx of their IEEE bits; bool 0 or 1; a string as
+ *                        the lowercase hex of its bytes (empty for ""); an
+ *                        array as <count>: then its elements rendered the same
+ *                        way, separated by ',' (so an empty array is "0:").
+ *                      Example: 746573742e7538\tarr[u8]\t3:0,1,255
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* ==== ggml declarations (include/ggml.h, include/gguf.h) ==== */
+
+struct ggml_context;
+struct ggml_tensor;
+struct gguf_context;
+
+struct ggml_init_params {
+    size_t mem_size;   // bytes
+    void *mem_buffer;  // NULL: ggml allocates
+    bool no_alloc;     // no memory for tensor data
+};
+
+struct gguf_init_params {
+    bool no_alloc;
+    struct ggml_context **ctx;
+};
+
+struct ggml_type_traits {
+    const char *type_name;
+    int64_t blck_size;            // elements per block
+    int64_t blck_size_interleave;
+    size_t type_size;             // bytes per block
+    bool is_quantized;
+    void (*to_float)(const void *x, float *y, int64_t k);
+    void (*from_float_ref)(const float *x, void *y, int64_t k);
+};
+
+enum {
+    GGUF_TYPE_UINT8 = 0, GGUF_TYPE_INT8 = 1, GGUF_TYPE_UINT16 = 2, GGUF_TYPE_INT16 = 3,
+    GGUF_TYPE_UINT32 = 4, GGUF_TYPE_INT32 = 5, GGUF_TYPE_FLOAT32 = 6, GGUF_TYPE_BOOL = 7,
+    GGUF_TYPE_STRING = 8, GGUF_TYPE_ARRAY = 9, GGUF_TYPE_UINT64 = 10, GGUF_TYPE_INT64 = 11,
+    GGUF_TYPE_FLOAT64 = 12, GGUF_TYPE_COUNT
+};
+
+enum {
+    T_F32 = 0, T_F16 = 1, T_Q4_0 = 2, T_Q4_1 = 3, T_Q5_0 = 6, T_Q5_1 = 7, T_Q8_0 = 8,
+    T_Q8_1 = 9, T_Q2_K = 10, T_Q3_K = 11, T_Q4_K = 12, T_Q5_K = 13, T_Q6_K = 14,
+    T_Q8_K = 15, T_IQ2_XXS = 16, T_IQ2_XS = 17, T_IQ3_XXS = 18, T_IQ1_S = 19,
+    T_IQ4_NL = 20, T_IQ3_S = 21, T_IQ2_S = 22, T_IQ4_XS = 23, T_I8 = 24, T_I16 = 25,
+    T_I32 = 26, T_I64 = 27, T_F64 = 28, T_IQ1_M = 29, T_BF16 = 30, T_TQ1_0 = 34,
+    T_TQ2_0 = 35, T_MXFP4 = 39, T_NVFP4 = 40, T_Q1_0 = 41, T_Q2_0 = 42
+};
+
+/* Every type id ggml has, with the name ggml gives it. */
+static const struct { int id; const char *name; } all_types[] = {
+    {T_F32, "f32"}, {T_F16, "f16"}, {T_BF16, "bf16"}, {T_F64, "f64"},
+    {T_I8, "i8"}, {T_I16, "i16"}, {T_I32, "i32"}, {T_I64, "i64"},
+    {T_Q4_0, "q4_0"}, {T_Q4_1, "q4_1"}, {T_Q5_0, "q5_0"}, {T_Q5_1, "q5_1"},
+    {T_Q8_0, "q8_0"}, {T_Q8_1, "q8_1"}, {T_Q2_K, "q2_K"}, {T_Q3_K, "q3_K"},
+    {T_Q4_K, "q4_K"}, {T_Q5_K, "q5_K"}, {T_Q6_K, "q6_K"}, {T_Q8_K, "q8_K"},
+    {T_IQ1_S, "iq1_s"}, {T_IQ1_M, "iq1_m"}, {T_IQ2_XXS, "iq2_xxs"}, {T_IQ2_XS, "iq2_xs"},
+    {T_IQ2_S, "iq2_s"}, {T_IQ3_XXS, "iq3_xxs"}, {T_IQ3_S, "iq3_s"}, {T_IQ4_NL, "iq4_nl"},
+    {T_IQ4_XS, "iq4_xs"}, {T_TQ1_0, "tq1_0"}, {T_TQ2_0, "tq2_0"}, {T_MXFP4, "mxfp4"},
+    {T_NVFP4, "nvfp4"}, {T_Q1_0, "q1_0"}, {T_Q2_0, "q2_0"},
+};
+#define N_TYPES (sizeof all_types / sizeof all_types[0])
+
+/* The entry points used, resolved by name from the library. */
+static struct {
+    struct ggml_context *(*ggml_init)(struct ggml_init_params params);
+    void (*ggml_free)(struct ggml_context *ctx);
+    size_t (*ggml_tensor_overhead)(void);
+    struct ggml_tensor *(*ggml_new_tensor)(struct ggml_context *ctx, int type, int n_dims,
+                                           const int64_t *ne);
+    struct ggml_tensor *(*ggml_set_name)(struct ggml_tensor *t, const char *name);
+    const struct ggml_type_traits *(*ggml_get_type_traits)(int type);
+    size_t (*ggml_row_size)(int type, int64_t ne);
+    void (*ggml_quantize_init)(int type);
+    bool (*ggml_quantize_requires_imatrix)(int type);
+    size_t (*ggml_quantize_chunk)(int type, const float *src, void *dst, int64_t start,
+                                  int64_t nrows, int64_t n_per_row, const float *imatrix);
+    float (*ggml_fp16_to_fp32)(uint16_t h);
+
+    struct gguf_context *(*gguf_init_empty)(void);
+    struct gguf_context *(*gguf_init_from_file)(const char *fname, struct gguf_init_params params);
+    void (*gguf_free)(struct gguf_context *ctx);
+    bool (*gguf_write_to_file)(const struct gguf_context *ctx, const char *fname, bool only_meta);
+    uint32_t (*gguf_get_version)(const struct gguf_context *ctx);
+    size_t (*gguf_get_alignment)(const struct gguf_context *ctx);
+    size_t (*gguf_get_data_offset)(const struct gguf_context *ctx);
+    int64_t (*gguf_get_n_kv)(const struct gguf_context *ctx);
+    const char *(*gguf_get_key)(const struct gguf_context *ctx, int64_t id);
+    int (*gguf_get_kv_type)(const struct gguf_context *ctx, int64_t id);
+    int (*gguf_get_arr_type)(const struct gguf_context *ctx, int64_t id);
+    uint8_t (*gguf_get_val_u8)(const struct gguf_context *ctx, int64_t id);
+    int8_t (*gguf_get_val_i8)(const struct gguf_context *ctx, int64_t id);
+    uint16_t (*gguf_get_val_u16)(const struct gguf_context *ctx, int64_t id);
+    int16_t (*gguf_get_val_i16)(const struct gguf_context *ctx, int64_t id);
+    uint32_t (*gguf_get_val_u32)(const struct gguf_context *ctx, int64_t id);
+    int32_t (*gguf_get_val_i32)(const struct gguf_context *ctx, int64_t id);
+    float (*gguf_get_val_f32)(const struct gguf_context *ctx, int64_t id);
+    uint64_t (*gguf_get_val_u64)(const struct gguf_context *ctx, int64_t id);
+    int64_t (*gguf_get_val_i64)(const struct gguf_context *ctx, int64_t id);
+    double (*gguf_get_val_f64)(const struct gguf_context *ctx, int64_t id);
+    bool (*gguf_get_val_bool)(const struct gguf_context *ctx, int64_t id);
+    const char *(*gguf_get_val_str)(const struct gguf_context *ctx, int64_t id);
+    size_t (*gguf_get_arr_n)(const struct gguf_context *ctx, int64_t id);
+    const void *(*gguf_get_arr_data)(const struct gguf_context *ctx, int64_t id);
+    const char *(*gguf_get_arr_str)(const struct gguf_context *ctx, int64_t id, size_t i);
+    int64_t (*gguf_get_n_tensors)(const struct gguf_context *ctx);
+    size_t (*gguf_get_tensor_offset)(const struct gguf_context *ctx, int64_t id);
+    const char *(*gguf_get_tensor_name)(const struct gguf_context *ctx, int64_t id);
+    const int64_t *(*gguf_get_tensor_ne)(const struct gguf_context *ctx, int64_t id);
+    int (*gguf_get_tensor_type)(const struct gguf_context *ctx, int64_t id);
+    size_t (*gguf_get_tensor_size)(const struct gguf_context *ctx, int64_t id);
+    void (*gguf_set_val_u8)(struct gguf_context *ctx, const char *key, uint8_t v);
+    void (*gguf_set_val_i8)(struct gguf_context *ctx, const char *key, int8_t v);
+    void (*gguf_set_val_u16)(struct gguf_context *ctx, const char *key, uint16_t v);
+    void (*gguf_set_val_i16)(struct gguf_context *ctx, const char *key, int16_t v);
+    void (*gguf_set_val_u32)(struct gguf_context *ctx, const char *key, uint32_t v);
+    void (*gguf_set_val_i32)(struct gguf_context *ctx, const char *key, int32_t v);
+    void (*gguf_set_val_f32)(struct gguf_context *ctx, const char *key, float v);
+    void (*gguf_set_val_u64)(struct gguf_context *ctx, const char *key, uint64_t v);
+    void (*gguf_set_val_i64)(struct gguf_context *ctx, const char *key, int64_t v);
+    void (*gguf_set_val_f64)(struct gguf_context *ctx, const char *key, double v);
+    void (*gguf_set_val_bool)(struct gguf_context *ctx, const char *key, bool v);
+    void (*gguf_set_val_str)(struct gguf_context *ctx, const char *key, const char *v);
+    void (*gguf_set_arr_data)(struct gguf_context *ctx, const char *key, int type,
+                              const void *data, size_t n);
+    void (*gguf_set_arr_str)(struct gguf_context *ctx, const char *key, const char **data,
+                             size_t n);
+    void (*gguf_add_tensor)(struct gguf_context *ctx, const struct ggml_tensor *t);
+    void (*gguf_set_tensor_data)(struct gguf_context *ctx, const char *name, const void *data);
+} G;
+
+static const char *prog = "ggml-ref";
+
+_Noreturn static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+_Noreturn static void die(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = calloc(n ? n : 1, 1);
+    if (!p)
+        die("out of memory (%zu bytes)", n);
+    return p;
+}
+
+static void load_ggml(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        die("dlopen %s: %s", path, dlerror());
+
+    /* memcpy, not a cast: ISO C has no object-to-function pointer conversion. */
+#define LOAD(fn)                                                          \
+    do {                                                                  \
+        void *sym = dlsym(h, #fn);                                        \
+        if (!sym)                                                         \
+            die("%s has no symbol %s", path, #fn);                        \
+        memcpy(&G.fn, &sym, sizeof sym);                                  \
+    } while (0)
+
+    LOAD(ggml_init); LOAD(ggml_free); LOAD(ggml_tensor_overhead); LOAD(ggml_new_tensor);
+    LOAD(ggml_set_name); LOAD(ggml_get_type_traits); LOAD(ggml_row_size);
+    LOAD(ggml_quantize_init); LOAD(ggml_quantize_requires_imatrix); LOAD(ggml_quantize_chunk);
+    LOAD(ggml_fp16_to_fp32);
+    LOAD(gguf_init_empty); LOAD(gguf_init_from_file); LOAD(gguf_free); LOAD(gguf_write_to_file);
+    LOAD(gguf_get_version); LOAD(gguf_get_alignment); LOAD(gguf_get_data_offset);
+    LOAD(gguf_get_n_kv); LOAD(gguf_get_key); LOAD(gguf_get_kv_type); LOAD(gguf_get_arr_type);
+    LOAD(gguf_get_val_u8); LOAD(gguf_get_val_i8); LOAD(gguf_get_val_u16); LOAD(gguf_get_val_i16);
+    LOAD(gguf_get_val_u32); LOAD(gguf_get_val_i32); LOAD(gguf_get_val_f32);
+    LOAD(gguf_get_val_u64); LOAD(gguf_get_val_i64); LOAD(gguf_get_val_f64);
+    LOAD(gguf_get_val_bool); LOAD(gguf_get_val_str);
+    LOAD(gguf_get_arr_n); LOAD(gguf_get_arr_data); LOAD(gguf_get_arr_str);
+    LOAD(gguf_get_n_tensors); LOAD(gguf_get_tensor_offset); LOAD(gguf_get_tensor_name);
+    LOAD(gguf_get_tensor_ne); LOAD(gguf_get_tensor_type); LOAD(gguf_get_tensor_size);
+    LOAD(gguf_set_val_u8); LOAD(gguf_set_val_i8); LOAD(gguf_set_val_u16); LOAD(gguf_set_val_i16);
+    LOAD(gguf_set_val_u32); LOAD(gguf_set_val_i32); LOAD(gguf_set_val_f32);
+    LOAD(gguf_set_val_u64); LOAD(gguf_set_val_i64); LOAD(gguf_set_val_f64);
+    LOAD(gguf_set_val_bool); LOAD(gguf_set_val_str); LOAD(gguf_set_arr_data);
+    LOAD(gguf_set_arr_str); LOAD(gguf_add_tensor); LOAD(gguf_set_tensor_data);
+#undef LOAD
+}
+
+/* ==== Deterministic data ==== */
+
+/* splitmix64: a fixed seed gives the same stream everywhere. */
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static float rng_unit(uint64_t *s) // [0, 1)
+{
+    return (float)(rng_next(s) >> 40) * 0x1.0p-24f;
+}
+
+static float rng_normal(uint64_t *s) // roughly N(0, 1), Irwin-Hall of 4
+{
+    float sum = rng_unit(s) + rng_unit(s) + rng_unit(s) + rng_unit(s);
+    return (sum - 2.0f) * 1.7320508f;
+}
+
+static uint64_t seed_of(const char *a, const char *b)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325); // FNV-1a
+    for (const char *p = a; *p; p++)
+        h = (h ^ (uint8_t)*p) * UINT64_C(0x100000001b3);
+    h = (h ^ 0xff) * UINT64_C(0x100000001b3);
+    for (const char *p = b; *p; p++)
+        h = (h ^ (uint8_t)*p) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+static const float magnitudes[] = {1e-6f, 1e-4f, 1e-3f, 1e-2f, 0.1f, 1.0f, 10.0f, 100.0f, 1000.0f};
+#define N_MAGNITUDES (sizeof magnitudes / sizeof magnitudes[0])
+
+static float rng_magnitude(uint64_t *s)
+{
+    return magnitudes[rng_next(s) % N_MAGNITUDES];
+}
+
+/* Weights for quantization, block by block in one of nine patterns so that
+ * every tensor has zero blocks, constant blocks, outliers, one-signed blocks,
+ * near-underflow blocks and blocks whose 32-element groups differ in scale. */
+static void fill_weights(uint64_t *s, float *x, int64_t n, int64_t block)
+{
+    if (block < 32)
+        block = 32;
+    for (int64_t b0 = 0, k = 0; b0 < n; b0 += block, k++) {
+        const int64_t len = n - b0 < block ? n - b0 : block;
+        float *y = x + b0;
+        const float scale = rng_magnitude(s);
+        switch (k % 9) {
+        case 0:
+            for (int64_t i = 0; i < len; i++)
+                y[i] = rng_normal(s) * scale;
+            break;
+        case 1:
+            for (int64_t i = 0; i < len; i++)
+                y[i] = 0.0f;
+            break;
+        case 2:
+            for (int64_t i = 0; i < len; i++)
+                y[i] = scale;
+            break;
+        case 3:
+            for (int64_t i = 0; i < len; i++)
+                y[i] = rng_normal(s) * scale * 1e-3f;
+            y[rng_next(s) % (uint64_t)len] = (rng_next(s) & 1 ? 8.0f : -8.0f) * scale;
+            break;
+        case 4:
+            for (int64_t i = 0; i < len; i++)
+                y[i] = rng_unit(s) * scale;
+            break;
+        case 5:
+            for (int64_t i = 0; i < len; i++)
+                y[i] = -rng_unit(s) * scale;
+            break;
+        case 6:
+            for (int64_t i = 0; i < len; i++)
+                y[i] = rng_normal(s) * 1e-7f;
+            break;
+        case 7:
+            for (int64_t g = 0; g < len; g += 32) {
+                const float gs = rng_magnitude(s);
+                for (int64_t i = g; i < len && i < g + 32; i++)
+                    y[i] = rng_normal(s) * gs;
+            }
+            break;
+        default:
+            for (int64_t i = 0; i < len; i++)
+                y[i] = (float)((int)(rng_next(s) % 16) - 8) * scale;
+            break;
+        }
+    }
+}
+
+/* Positive importance weights, one per column. */
+static void fill_imatrix(float *w, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        w[i] = 0.25f + (float)((i * 37) % 101) / 25.0f;
+}
+
+static float f32_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static double f64_from_bits(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static uint64_t f64_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+/* Edge values written at the start and end of every plain-type tensor. */
+static const uint32_t f32_specials[] = {
+    0x00000000, 0x80000000, 0x7f800000, 0xff800000, // ±0, ±inf
+    0x7fc00000, 0xffc00000, 0x7fc12345, 0xffd00bad, // quiet NaNs, with payloads
+    0x7f800001, 0x7fa00000, 0xffbfffff,             // signalling NaNs
+    0x00000001, 0x80000001, 0x007fffff, 0x807fffff, // subnormals
+    0x00800000, 0x7f7fffff, 0xff7fffff,             // FLT_MIN, ±FLT_MAX
+    0x3f800000, 0x3dcccccd, 0x3727c5ac, 0x461c4000, // 1, 0.1, 1e-05, 10000
+};
+static const uint16_t f16_specials[] = {
+    0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7e55, 0x7c01, 0x7dff, 0xfd00,
+    0x0001, 0x8001, 0x03ff, 0x83ff, 0x0400, 0x7bff, 0xfbff, 0x3c00, 0x2e66, 0x0100,
+};
+static const uint16_t bf16_specials[] = {
+    0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7fd5, 0x7f81, 0x7fbf, 0xffa0,
+    0x0001, 0x8001, 0x007f, 0x807f, 0x0080, 0x7f7f, 0xff7f, 0x3f80, 0x3dcd, 0x3727,
+};
+static const uint64_t f64_specials[] = {
+    UINT64_C(0x0000000000000000), UINT64_C(0x8000000000000000), // ±0
+    UINT64_C(0x7ff0000000000000), UINT64_C(0xfff0000000000000), // ±inf
+    UINT64_C(0x7ff8000000000000), UINT64_C(0xfff8000000000000), // quiet NaNs
+    UINT64_C(0x7ff8000000012345), UINT64_C(0x7ffc0000deadbeef), // payloads, low and high
+    UINT64_C(0x7ff0000000000001), UINT64_C(0x7ff4000000000000), // signalling NaNs
+    UINT64_C(0x0000000000000001), UINT64_C(0x800fffffffffffff), // f64 subnormals -> ±0
+    UINT64_C(0x7fefffffffffffff), UINT64_C(0xffefffffffffffff), // ±DBL_MAX -> ±inf
+    UINT64_C(0x47efffffe0000000), UINT64_C(0x47efffffefffffff), // FLT_MAX rounding edge
+    UINT64_C(0x47efffff00000000),                               // FLT_MAX exactly
+    UINT64_C(0x36a0000000000000), UINT64_C(0x36a0000000000001), // 2^-149, a bit above
+    UINT64_C(0x3690000000000000), UINT64_C(0x3690000000000001), // 2^-150 ties to 0, above
+    UINT64_C(0x3810000000000000), UINT64_C(0x380fffffffffffff), // 2^-126 and just below
+    UINT64_C(0x3ff0000010000000), UINT64_C(0x3ff0000030000000), // 1 + half ulp: ties to even
+    UINT64_C(0x3fb999999999999a), UINT64_C(0x3ee4f8b588e368f1), // 0.1, 1e-05
+};
+
+/* ==== Tensors ==== */
+
+typedef struct tensor_spec {
+    char name[32];
+    int n_dims;
+    int64_t ne[4];
+} tensor_spec;
+
+typedef struct tensor_data {
+    uint8_t *bytes;
+    size_t nbytes;
+    float *ref;       // the reference f32, nelem floats
+    int64_t nelem;
+} tensor_data;
+
+static int64_t spec_nelem(const tensor_spec *sp)
+{
+    return sp->ne[0] * sp->ne[1] * sp->ne[2] * sp->ne[3];
+}
+
+static void spec_set(tensor_spec *sp, const char *name, int n_dims, int64_t ne0, int64_t ne1,
+                     int64_t ne2, int64_t ne3)
+{
+    snprintf(sp->name, sizeof sp->name, "%s", name);
+    sp->n_dims = n_dims;
+    sp->ne[0] = ne0;
+    sp->ne[1] = ne1;
+    sp->ne[2] = ne2;
+    sp->ne[3] = ne3;
+}
+
+static bool is_float_plain(int type)
+{
+    return type == T_F32 || type == T_F16 || type == T_BF16 || type == T_F64;
+}
+
+static bool is_int_plain(int type)
+{
+    return type == T_I8 || type == T_I16 || type == T_I32 || type == T_I64;
+}
+
+/* The shapes of one type's file: ne0 is always a multiple of the block. */
+static int type_specs(int type, int64_t blck, tensor_spec *sp)
+{
+    int n = 0;
+    if (blck == 1) {
+        spec_set(&sp[n++], "vec", 1, 1001, 1, 1, 1);
+        spec_set(&sp[n++], "mat", 2, 64, 8, 1, 1);
+        spec_set(&sp[n++], "cube", 3, 16, 3, 4, 1);
+        spec_set(&sp[n++], "rows3", 2, 37, 3, 1, 1);
+        spec_set(&sp[n++], "hyper", 4, 5, 2, 3, 2);
+        if (type == T_F16 || type == T_BF16 || type == T_I16)
+            spec_set(&sp[n++], "all_bits", 2, 256, 256, 1, 1);
+        else if (type == T_I8)
+            spec_set(&sp[n++], "all_bits", 1, 256, 1, 1, 1);
+    } else {
+        const int64_t k = blck >= 256 ? 5 : blck >= 64 ? 7 : 13;
+        spec_set(&sp[n++], "vec", 1, blck * k, 1, 1, 1);
+        spec_set(&sp[n++], "mat", 2, blck * 2, 8, 1, 1);
+        spec_set(&sp[n++], "cube", 3, blck, 3, 4, 1);
+        spec_set(&sp[n++], "rows3", 2, blck * 3, 3, 1, 1);
+        spec_set(&sp[n++], "hyper", 4, blck, 2, 3, 2);
+        spec_set(&sp[n++], "random_bytes", 2, blck * 4, 2, 1, 1);
+    }
+    return n;
+}
+
+static void put_specials_u16(uint16_t *v, int64_t n, const uint16_t *sp, size_t nsp)
+{
+    for (size_t i = 0; i < nsp && (int64_t)i < n; i++) {
+        v[i] = sp[i];
+        v[n - 1 - (int64_t)i] = sp[nsp - 1 - i];
+    }
+}
+
+/* Plain element types: f32 f16 bf16 f64 i8 i16 i32 i64. */
+static void make_plain(int type, const tensor_spec *sp, uint64_t *s, tensor_data *td)
+{
+    const int64_t n = td->nelem;
+    const struct ggml_type_traits *tr = G.ggml_get_type_traits(type);
+    const bool all_bits = strcmp(sp->name, "all_bits") == 0;
+
+    switch (type) {
+    case T_F32: {
+        uint32_t *v = (uint32_t *)td->bytes;
+        for (int64_t i = 0; i < n; i++)
+            v[i] = rng_next(s) % 4 == 0 ? (uint32_t)rng_next(s)
+                                         : f32_bits(rng_normal(s) * rng_magnitude(s));
+        const size_t nsp = sizeof f32_specials / sizeof f32_specials[0];
+        for (size_t i = 0; i < nsp && (int64_t)i < n; i++) {
+            v[i] = f32_specials[i];
+            v[n - 1 - (int64_t)i] = f32_specials[nsp - 1 - i];
+        }
+        memcpy(td->ref, v, (size_t)n * 4); // the stored bits are the reference
+        return;
+    }
+    case T_F16:
+    case T_BF16: {
+        uint16_t *v = (uint16_t *)td->bytes;
+        for (int64_t i = 0; i < n; i++)
+            v[i] = all_bits ? (uint16_t)i : (uint16_t)rng_next(s);
+        if (!all_bits) {
+            if (type == T_F16)
+                put_specials_u16(v, n, f16_specials, sizeof f16_specials / sizeof f16_specials[0]);
+            else
+                put_specials_u16(v, n, bf16_specials, sizeof bf16_specials / sizeof bf16_specials[0]);
+        }
+        tr->to_float(v, td->ref, n);
+        return;
+    }
+    case T_F64: {
+        double *v = (double *)td->bytes;
+        for (int64_t i = 0; i < n; i++)
+            v[i] = rng_next(s) % 4 == 0 ? f64_from_bits(rng_next(s))
+                                         : (double)rng_normal(s) * rng_magnitude(s) / 3.0;
+        const size_t nsp = sizeof f64_specials / sizeof f64_specials[0];
+        for (size_t i = 0; i < nsp && (int64_t)i < n; i++) {
+            v[i] = f64_from_bits(f64_specials[i]);
+            v[n - 1 - (int64_t)i] = f64_from_bits(f64_specials[nsp - 1 - i]);
+        }
+        for (int64_t i = 0; i < n; i++)
+            td->ref[i] = (float)v[i];
+        return;
+    }
+    case T_I8: {
+        int8_t *v = (int8_t *)td->bytes;
+        for (int64_t i = 0; i < n; i++)
+            v[i] = all_bits ? (int8_t)(uint8_t)i : (int8_t)(uint8_t)rng_next(s);
+        if (!all_bits) {
+            v[0] = INT8_MIN; v[1] = INT8_MAX; v[2] = 0; v[3] = -1; v[n - 1] = INT8_MAX;
+        }
+        for (int64_t i = 0; i < n; i++)
+            td->ref[i] = (float)v[i];
+        return;
+    }
+    case T_I16: {
+        int16_t *v = (int16_t *)td->bytes;
+        for (int64_t i = 0; i < n; i++)
+            v[i] = all_bits ? (int16_t)(uint16_t)i : (int16_t)(uint16_t)rng_next(s);
+        if (!all_bits) {
+            v[0] = INT16_MIN; v[1] = INT16_MAX; v[2] = 0; v[3] = -1; v[n - 1] = INT16_MIN;
+        }
+        for (int64_t i = 0; i < n; i++)
+            td->ref[i] = (float)v[i];
+        return;
+    }
+    case T_I32: {
+        int32_t *v = (int32_t *)td->bytes;
+        for (int64_t i = 0; i < n; i++) {
+            const uint64_t r = rng_next(s);
+            v[i] = r % 3 == 0 ? (int32_t)(r >> 32) : (int32_t)(r >> 40) - (1 << 23);
+        }
+        static const int32_t sp32[] = {INT32_MIN, INT32_MAX, 0, -1, 1, 16777216, 16777217,
+                                       -16777217, 2147483520, 2147483584, -2147483583};
+        for (size_t i = 0; i < sizeof sp32 / sizeof sp32[0] && (int64_t)i < n; i++)
+            v[i] = sp32[i];
+        v[n - 1] = INT32_MAX;
+        for (int64_t i = 0; i < n; i++)
+            td->ref[i] = (float)v[i];
+        return;
+    }
+    case T_I64: {
+        int64_t *v = (int64_t *)td->bytes;
+        for (int64_t i = 0; i < n; i++) {
+            const uint64_t r = rng_next(s);
+            v[i] = r % 3 == 0 ? (int64_t)r : (int64_t)(r >> 20) - (INT64_C(1) << 43);
+        }
+        static const int64_t sp64[] = {INT64_MIN, INT64_MAX, 0, -1, 1,
+                                       (INT64_C(1) << 53) + 1, (INT64_C(1) << 24) + 1,
+                                       -(INT64_C(1) << 24) - 3, INT64_C(0x7fffff8000000000),
+                                       INT64_C(0x7fffffbfffffffff), INT64_MIN + 1};
+        for (size_t i = 0; i < sizeof sp64 / sizeof sp64[0] && (int64_t)i < n; i++)
+            v[i] = sp64[i];
+        v[n - 1] = INT64_MIN;
+        for (int64_t i = 0; i < n; i++)
+            td->ref[i] = (float)v[i];
+        return;
+    }
+    default:
+        die("make_plain: type %d", type);
+    }
+}
+
+/* q8_K by hand (ggml has neither quantize_chunk nor to_float for it):
+ * block { float d; int8 qs[256]; int16 bsums[16] }, 292 bytes, with
+ * d = max|x| / 127, qs = round(x / d), bsums = sums of 16-element groups. */
+#define Q8K_BLOCK 256
+#define Q8K_BYTES (4 + 256 + 32)
+
+static int8_t round_to_int8(float v)
+{
+    const float r = v >= 0.0f ? v + 0.5f : v - 0.5f;
+    if (r >= 127.0f)
+        return 127;
+    if (r <= -127.0f)
+        return -127;
+    return (int8_t)(int)r;
+}
+
+static void quantize_q8_K(const float *x, uint8_t *dst, int64_t n)
+{
+    for (int64_t b = 0; b < n / Q8K_BLOCK; b++) {
+        const float *xb = x + b * Q8K_BLOCK;
+        uint8_t *out = dst + b * Q8K_BYTES;
+        float amax = 0.0f;
+        for (int i = 0; i < Q8K_BLOCK; i++) {
+            const float a = xb[i] < 0.0f ? -xb[i] : xb[i];
+            if (a > amax)
+                amax = a;
+        }
+        const float d = amax / 127.0f;
+        int8_t qs[Q8K_BLOCK];
+        for (int i = 0; i < Q8K_BLOCK; i++)
+            qs[i] = d == 0.0f ? 0 : round_to_int8(xb[i] / d);
+        memcpy(out, &d, 4);
+        memcpy(out + 4, qs, Q8K_BLOCK);
+        for (int g = 0; g < 16; g++) {
+            int sum = 0;
+            for (int i = 0; i < 16; i++)
+                sum += qs[g * 16 + i];
+            const int16_t s16 = (int16_t)sum;
+            memcpy(out + 4 + Q8K_BLOCK + 2 * g, &s16, 2);
+        }
+    }
+}
+
+/* The reference for the two types ggml cannot dequantize: d * q. */
+static void ref_q8_1(const uint8_t *src, float *y, int64_t n)
+{
+    for (int64_t b = 0; b < n / 32; b++) {
+        const uint8_t *blk = src + b * 36; // { f16 d; f16 s; int8 qs[32] }
+        const float d = G.ggml_fp16_to_fp32(le16(blk));
+        for (int i = 0; i < 32; i++)
+            y[b * 32 + i] = d * (float)(int8_t)blk[4 + i];
+    }
+}
+
+static void ref_q8_K(const uint8_t *src, float *y, int64_t n)
+{
+    for (int64_t b = 0; b < n / Q8K_BLOCK; b++) {
+        const uint8_t *blk = src + b * Q8K_BYTES;
+        float d;
+        memcpy(&d, blk, 4);
+        for (int i = 0; i < Q8K_BLOCK; i++)
+            y[b * Q8K_BLOCK + i] = d * (float)(int8_t)blk[4 + i];
+    }
+}
+
+static void make_quantized(int type, const tensor_spec *sp, uint64_t *s, tensor_data *td)
+{
+    const struct ggml_type_traits *tr = G.ggml_get_type_traits(type);
+    const int64_t n = td->nelem;
+    const int64_t ne0 = sp->ne[0];
+    const int64_t nrows = n / ne0;
+
+    if (strcmp(sp->name, "random_bytes") == 0) {
+        for (size_t i = 0; i < td->nbytes; i++)
+            td->bytes[i] = (uint8_t)rng_next(s);
+    } else {
+        float *x = xmalloc((size_t)n * sizeof *x);
+        fill_weights(s, x, n, tr->blck_size);
+        if (type == T_Q8_1) {
+            const size_t row = G.ggml_row_size(type, ne0);
+            for (int64_t r = 0; r < nrows; r++)
+                tr->from_float_ref(x + r * ne0, td->bytes + (size_t)r * row, ne0);
+        } else if (type == T_Q8_K) {
+            quantize_q8_K(x, td->bytes, n);
+        } else {
+            float *imatrix = NULL;
+            if (G.ggml_quantize_requires_imatrix(type)) {
+                imatrix = xmalloc((size_t)ne0 * sizeof *imatrix);
+                fill_imatrix(imatrix, ne0);
+            }
+            G.ggml_quantize_init(type);
+            const size_t got = G.ggml_quantize_chunk(type, x, td->bytes, 0, nrows, ne0, imatrix);
+            if (got != td->nbytes)
+                die("ggml_quantize_chunk(%s, %s) wrote %zu bytes, expected %zu",
+                    tr->type_name, sp->name, got, td->nbytes);
+            free(imatrix);
+        }
+        free(x);
+    }
+
+    if (type == T_Q8_1)
+        ref_q8_1(td->bytes, td->ref, n);
+    else if (type == T_Q8_K)
+        ref_q8_K(td->bytes, td->ref, n);
+    else if (tr->to_float)
+        tr->to_float(td->bytes, td->ref, n);
+    else
+        die("type %s has no to_float", tr->type_name);
+}
+
+static void make_tensor(int type, const tensor_spec *sp, uint64_t seed, tensor_data *td)
+{
+    const struct ggml_type_traits *tr = G.ggml_get_type_traits(type);
+    uint64_t s = seed;
+    td->nelem = spec_nelem(sp);
+    td->nbytes = (size_t)(td->nelem / tr->blck_size) * tr->type_size;
+    td->bytes = xmalloc(td->nbytes);
+    td->ref = xmalloc((size_t)td->nelem * sizeof(float));
+    if (is_float_plain(type) || is_int_plain(type))
+        make_plain(type, sp, &s, td);
+    else
+        make_quantized(type, sp, &s, td);
+}
+
+/* ==== Writing through ggml ==== */
+
+static void write_le_f32(FILE *f, const float *v, int64_t n, const char *path)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const uint32_t u = f32_bits(v[i]);
+        const uint8_t b[4] = {(uint8_t)u, (uint8_t)(u >> 8), (uint8_t)(u >> 16), (uint8_t)(u >> 24)};
+        if (fwrite(b, 1, 4, f) != 4)
+            die("%s: write failed: %s", path, strerror(errno));
+    }
+}
+
+static FILE *open_out(const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        die("%s: %s", path, strerror(errno));
+    return f;
+}
+
+static void close_out(FILE *f, const char *path)
+{
+    if (ferror(f) || fclose(f) != 0)
+        die("%s: write failed", path);
+}
+
+static void put_hex(FILE *out, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        fprintf(out, "%02x", (unsigned)(uint8_t)s[i]);
+}
+
+static const char *vtype_name(int t)
+{
+    static const char *const names[GGUF_TYPE_COUNT] = {
+        "u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "str", "arr", "u64", "i64", "f64",
+    };
+    return t >= 0 && t < GGUF_TYPE_COUNT ? names[t] : "?";
+}
+
+/* One element of a non-string array, from ggml's raw array data. */
+static void put_raw_elem(FILE *out, int t, const uint8_t *p)
+{
+    switch (t) {
+    case GGUF_TYPE_UINT8: fprintf(out, "%u", (unsigned)*p); break;
+    case GGUF_TYPE_INT8: fprintf(out, "%d", (int)(int8_t)*p); break;
+    case GGUF_TYPE_BOOL: fprintf(out, "%d", *p != 0); break;
+    case GGUF_TYPE_UINT16: { uint16_t v; memcpy(&v, p, 2); fprintf(out, "%u", (unsigned)v); break; }
+    case GGUF_TYPE_INT16: { int16_t v; memcpy(&v, p, 2); fprintf(out, "%d", (int)v); break; }
+    case GGUF_TYPE_UINT32: { uint32_t v; memcpy(&v, p, 4); fprintf(out, "%" PRIu32, v); break; }
+    case GGUF_TYPE_INT32: { int32_t v; memcpy(&v, p, 4); fprintf(out, "%" PRId32, v); break; }
+    case GGUF_TYPE_FLOAT32: { uint32_t v; memcpy(&v, p, 4); fprintf(out, "%08" PRIx32, v); break; }
+    case GGUF_TYPE_UINT64: { uint64_t v; memcpy(&v, p, 8); fprintf(out, "%" PRIu64, v); break; }
+    case GGUF_TYPE_INT64: { int64_t v; memcpy(&v, p, 8); fprintf(out, "%" PRId64, v); break; }
+    case GGUF_TYPE_FLOAT64: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        fprintf(out, "%016llx", (unsigned long long)v);
+        break;
+    }
+    default: die("array element type %d", t);
+    }
+}
+
+static size_t raw_elem_size(int t)
+{
+    switch (t) {
+    case GGUF_TYPE_UINT8: case GGUF_TYPE_INT8: case GGUF_TYPE_BOOL: return 1;
+    case GGUF_TYPE_UINT16: case GGUF_TYPE_INT16: return 2;
+    case GGUF_TYPE_UINT32: case GGUF_TYPE_INT32: case GGUF_TYPE_FLOAT32: return 4;
+    case GGUF_TYPE_UINT64: case GGUF_TYPE_INT64: case GGUF_TYPE_FLOAT64: return 8;
+    default: die("array element type %d", t);
+    }
+}
+
+/* The .expected text of every key, from gguf_get_* (format at the top). */
+static void dump_metadata(const struct gguf_context *ctx, FILE *out)
+{
+    const int64_t n_kv = G.gguf_get_n_kv(ctx);
+    for (int64_t i = 0; i < n_kv; i++) {
+        const char *key = G.gguf_get_key(ctx, i);
+        const int t = G.gguf_get_kv_type(ctx, i);
+        put_hex(out, key, strlen(key));
+        if (t == GGUF_TYPE_ARRAY) {
+            const int et = G.gguf_get_arr_type(ctx, i);
+            const size_t n = G.gguf_get_arr_n(ctx, i);
+            fprintf(out, "\tarr[%s]\t%zu:", vtype_name(et), n);
+            if (et == GGUF_TYPE_STRING) {
+                for (size_t j = 0; j < n; j++) {
+                    const char *s = G.gguf_get_arr_str(ctx, i, j);
+                    if (j)
+                        fputc(',', out);
+                    put_hex(out, s, strlen(s));
+                }
+            } else {
+                const uint8_t *data = n ? G.gguf_get_arr_data(ctx, i) : NULL;
+                const size_t es = raw_elem_size(et);
+                for (size_t j = 0; j < n; j++) {
+                    if (j)
+                        fputc(',', out);
+                    put_raw_elem(out, et, data + j * es);
+                }
+            }
+            fputc('\n', out);
+            continue;
+        }
+        fprintf(out, "\t%s\t", vtype_name(t));
+        switch (t) {
+        case GGUF_TYPE_UINT8: fprintf(out, "%u", (unsigned)G.gguf_get_val_u8(ctx, i)); break;
+        case GGUF_TYPE_INT8: fprintf(out, "%d", (int)G.gguf_get_val_i8(ctx, i)); break;
+        case GGUF_TYPE_UINT16: fprintf(out, "%u", (unsigned)G.gguf_get_val_u16(ctx, i)); break;
+        case GGUF_TYPE_INT16: fprintf(out, "%d", (int)G.gguf_get_val_i16(ctx, i)); break;
+        case GGUF_TYPE_UINT32: fprintf(out, "%" PRIu32, G.gguf_get_val_u32(ctx, i)); break;
+        case GGUF_TYPE_INT32: fprintf(out, "%" PRId32, G.gguf_get_val_i32(ctx, i)); break;
+        case GGUF_TYPE_FLOAT32:
+            fprintf(out, "%08" PRIx32, f32_bits(G.gguf_get_val_f32(ctx, i)));
+            break;
+        case GGUF_TYPE_BOOL: fprintf(out, "%d", G.gguf_get_val_bool(ctx, i) ? 1 : 0); break;
+        case GGUF_TYPE_STRING: {
+            const char *s = G.gguf_get_val_str(ctx, i);
+            put_hex(out, s, strlen(s));
+            break;
+        }
+        case GGUF_TYPE_UINT64: fprintf(out, "%" PRIu64, G.gguf_get_val_u64(ctx, i)); break;
+        case GGUF_TYPE_INT64: fprintf(out, "%" PRId64, G.gguf_get_val_i64(ctx, i)); break;
+        case GGUF_TYPE_FLOAT64:
+            fprintf(out, "%016llx", (unsigned long long)f64_bits(G.gguf_get_val_f64(ctx, i)));
+            break;
+        default: die("key '%s' has type %d", key, t);
+        }
+        fputc('\n', out);
+    }
+}
+
+/* The .tensors text (format at the top). */
+static void dump_tensors(const struct gguf_context *ctx, FILE *out)
+{
+    const int64_t n = G.gguf_get_n_tensors(ctx);
+    const size_t data_offset = G.gguf_get_data_offset(ctx);
+    fprintf(out, "#version\t%" PRIu32 "\n", G.gguf_get_version(ctx));
+    fprintf(out, "#alignment\t%zu\n", G.gguf_get_alignment(ctx));
+    fprintf(out, "#kv_count\t%" PRId64 "\n", G.gguf_get_n_kv(ctx));
+    fprintf(out, "#tensor_count\t%" PRId64 "\n", n);
+    fprintf(out, "#data_offset\t%zu\n", data_offset);
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t *ne = G.gguf_get_tensor_ne(ctx, i);
+        fprintf(out, "%s\t%d\t%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 "\t%zu\t%zu\n",
+                G.gguf_get_tensor_name(ctx, i), G.gguf_get_tensor_type(ctx, i),
+                ne[0], ne[1], ne[2], ne[3],
+                data_offset + G.gguf_get_tensor_offset(ctx, i), G.gguf_get_tensor_size(ctx, i));
+    }
+}
+
+static struct gguf_context *read_back(const char *path)
+{
+    const struct gguf_init_params params = {.no_alloc = true, .ctx = NULL};
+    struct gguf_context *ctx = G.gguf_init_from_file(path, params);
+    if (!ctx)
+        die("%s: ggml cannot read back the file it wrote", path);
+    return ctx;
+}
+
+static char *path_join(const char *dir, const char *base, const char *ext)
+{
+    const size_t n = strlen(dir) + strlen(base) + strlen(ext) + 2;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s/%s%s", dir, base, ext);
+    return p;
+}
+
+static void write_text(const char *dir, const char *base, const char *ext,
+                       const struct gguf_context *ctx,
+                       void (*dump)(const struct gguf_context *, FILE *))
+{
+    char *path = path_join(dir, base, ext);
+    FILE *f = open_out(path);
+    dump(ctx, f);
+    close_out(f, path);
+    free(path);
+}
+
+/* Writes base.gguf with the tensors, through ggml's writer, then reads it
+ * back with ggml and checks that each tensor's bytes are where ggml says;
+ * writes base.ref, base.tensors and base.expected. ctx is consumed. */
+static void write_fixture(struct gguf_context *ctx, const char *dir, const char *base, int n,
+                          const int *types, const tensor_spec *specs, const tensor_data *data)
+{
+    const struct ggml_init_params ip = {
+        .mem_size = (size_t)(n + 1) * G.ggml_tensor_overhead(),
+        .mem_buffer = NULL,
+        .no_alloc = true,
+    };
+    struct ggml_context *gctx = G.ggml_init(ip);
+    if (!gctx)
+        die("ggml_init failed");
+    for (int i = 0; i < n; i++) {
+        struct ggml_tensor *t = G.ggml_new_tensor(gctx, types[i], specs[i].n_dims, specs[i].ne);
+        if (!t)
+            die("ggml_new_tensor failed for %s", specs[i].name);
+        G.ggml_set_name(t, specs[i].name);
+        G.gguf_add_tensor(ctx, t);
+        G.gguf_set_tensor_data(ctx, specs[i].name, data[i].bytes);
+    }
+
+    char *path = path_join(dir, base, ".gguf");
+    if (!G.gguf_write_to_file(ctx, path, false))
+        die("%s: gguf_write_to_file failed", path);
+    G.gguf_free(ctx);
+    G.ggml_free(gctx);
+
+    struct gguf_context *rd = read_back(path);
+    if (G.gguf_get_n_tensors(rd) != n)
+        die("%s: ggml reads %" PRId64 " tensors, wrote %d", path, G.gguf_get_n_tensors(rd), n);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        die("%s: %s", path, strerror(errno));
+    for (int i = 0; i < n; i++) {
+        const int64_t *ne = G.gguf_get_tensor_ne(rd, i);
+        if (strcmp(G.gguf_get_tensor_name(rd, i), specs[i].name) != 0 ||
+            G.gguf_get_tensor_type(rd, i) != types[i] ||
+            G.gguf_get_tensor_size(rd, i) != data[i].nbytes ||
+            memcmp(ne, specs[i].ne, sizeof specs[i].ne) != 0)
+            die("%s: tensor %d reads back differently", path, i);
+        const size_t off = G.gguf_get_data_offset(rd) + G.gguf_get_tensor_offset(rd, i);
+        uint8_t *buf = xmalloc(data[i].nbytes);
+        if (fseeko(f, (off_t)off, SEEK_SET) != 0 || fread(buf, 1, data[i].nbytes, f) != data[i].nbytes ||
+            memcmp(buf, data[i].bytes, data[i].nbytes) != 0)
+            die("%s: tensor '%s' data at %zu is not what was written", path, specs[i].name, off);
+        free(buf);
+    }
+    fclose(f);
+    free(path);
+
+    path = path_join(dir, base, ".ref");
+    f = open_out(path);
+    for (int i = 0; i < n; i++)
+        write_le_f32(f, data[i].ref, data[i].nelem, path);
+    close_out(f, path);
+    free(path);
+
+    write_text(dir, base, ".tensors", rd, dump_tensors);
+    write_text(dir, base, ".expected", rd, dump_metadata);
+    G.gguf_free(rd);
+}
+
+static void free_data(tensor_data *data, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(data[i].bytes);
+        free(data[i].ref);
+    }
+}
+
+#define MAX_SPECS 8
+
+static void make_type_file(const char *dir, int type, const char *name)
+{
+    const struct ggml_type_traits *tr = G.ggml_get_type_traits(type);
+    if (!tr || !tr->type_name || strcmp(tr->type_name, name) != 0 || tr->blck_size <= 0 ||
+        tr->type_size == 0)
+        die("this ggml has no type %d '%s' (it says '%s')", type, name,
+            tr && tr->type_name ? tr->type_name : "(null)");
+
+    tensor_spec specs[MAX_SPECS];
+    tensor_data data[MAX_SPECS];
+    int types[MAX_SPECS];
+    const int n = type_specs(type, tr->blck_size, specs);
+    for (int i = 0; i < n; i++) {
+        types[i] = type;
+        make_tensor(type, &specs[i], seed_of(name, specs[i].name), &data[i]);
+    }
+
+    struct gguf_context *ctx = G.gguf_init_empty();
+    G.gguf_set_val_str(ctx, "general.architecture", "conformance");
+    G.gguf_set_val_str(ctx, "conformance.type", name);
+    G.gguf_set_val_u32(ctx, "conformance.type_id", (uint32_t)type);
+
+    char base[64];
+    snprintf(base, sizeof base, "type-%s", name);
+    write_fixture(ctx, dir, base, n, types, specs, data);
+    free_data(data, n);
+}
+
+/* ggml's writer pads with gguf_context.alignment, which only the reader
+ * sets from general.alignment (gguf_set_val_u32 records the key but leaves
+ * the writer at 32). So the key is written into a header-only file first,
+ * and the context ggml reads back from it, aligned to 64, takes the tensors. */
+static void make_aligned_file(const char *dir)
+{
+    char *path = path_join(dir, "aligned64", ".gguf");
+    struct gguf_context *ctx = G.gguf_init_empty();
+    G.gguf_set_val_str(ctx, "general.architecture", "conformance");
+    G.gguf_set_val_u32(ctx, "general.alignment", 64);
+    G.gguf_set_val_str(ctx, "general.name", "alignment 64");
+    if (!G.gguf_write_to_file(ctx, path, true))
+        die("%s: gguf_write_to_file failed", path);
+    G.gguf_free(ctx);
+    ctx = read_back(path);
+    if (G.gguf_get_alignment(ctx) != 64)
+        die("%s: ggml reads alignment %zu", path, G.gguf_get_alignment(ctx));
+    free(path);
+
+    tensor_spec specs[4];
+    tensor_data data[4];
+    const int types[4] = {T_F16, T_Q4_0, T_F32, T_Q6_K};
+    spec_set(&specs[0], "odd.f16", 2, 37, 3, 1, 1);      // 222 bytes
+    spec_set(&specs[1], "blk.0/q4%0", 2, 96, 3, 1, 1);  // 162 bytes
+    spec_set(&specs[2], "tiny", 1, 3, 1, 1, 1);         // 12 bytes
+    spec_set(&specs[3], "k", 2, 256, 3, 1, 1);          // 630 bytes
+    for (int i = 0; i < 4; i++)
+        make_tensor(types[i], &specs[i], seed_of("aligned64", specs[i].name), &data[i]);
+    write_fixture(ctx, dir, "aligned64", 4, types, specs, data);
+    free_data(data, 4);
+}
+
+/* ==== metadata.gguf ==== */
+
+/* Tokenizer-like strings: byte tokens, raw control and invalid UTF-8 bytes,
+ * multi-byte UTF-8, whitespace, escapes, the empty string. Never a NUL:
+ * ggml's setters take C strings. */
+static char *make_token(uint64_t *s, int i)
+{
+    static const char *const words[] = {"the", "and", "ing", "tion", "er", "llama", "gguf",
+                                        "a", "of", "to", "in", "is", "on", "\xe2\x96\x81"};
+    static const char *const utf8[] = {"\xc3\xa9", "\xc3\xb6", "\xe6\x97\xa5", "\xe6\x9c\xac",
+                                       "\xe8\xaa\x9e", "\xd0\xb6", "\xf0\x9f\xa6\x99",
+                                       "\xf0\x9f\x98\x80", "\xe2\x80\x94", "\xef\xbf\xbd"};
+    static const char *const odd[] = {"\\", "\\n", "\n", "\r\n", "\t", " ", "  ", "\"", "'",
+                                      ",", "\x7f", "\x1b[0m", "%s", "%25", "/", ".", ".."};
+    char buf[64];
+    size_t len = 0;
+    if (i < 256) {
+        len = (size_t)snprintf(buf, sizeof buf, "<0x%02X>", i);
+    } else if (i == 300) {
+        len = 0; // the empty token
+    } else {
+        switch (rng_next(s) % 8) {
+        case 0:
+            len = (size_t)snprintf(buf, sizeof buf, "\xe2\x96\x81%s%s", words[rng_next(s) % 14],
+                                   words[rng_next(s) % 13]);
+            break;
+        case 1:
+            len = (size_t)snprintf(buf, sizeof buf, "%s", words[rng_next(s) % 14]);
+            break;
+        case 2: { // raw bytes 0x01..0xff: control bytes, lone continuation bytes...
+            const int k = 1 + (int)(rng_next(s) % 3);
+            for (int j = 0; j < k; j++)
+                buf[len++] = (char)(1 + rng_next(s) % 255);
+            break;
+        }
+        case 3:
+            len = (size_t)snprintf(buf, sizeof buf, "%s%s", utf8[rng_next(s) % 10],
+                                   utf8[rng_next(s) % 10]);
+            break;
+        case 4:
+            len = (size_t)snprintf(buf, sizeof buf, "%s", odd[rng_next(s) % 17]);
+            break;
+        case 5:
+            len = (size_t)snprintf(buf, sizeof buf, "%s%s%s", words[rng_next(s) % 14],
+                                   odd[rng_next(s) % 17], utf8[rng_next(s) % 10]);
+            break;
+        case 6:
+            len = (size_t)snprintf(buf, sizeof buf, "[tok%d]", i);
+            break;
+        default:
+            len = (size_t)snprintf(buf, sizeof buf, "%s%s", words[rng_next(s) % 13],
+                                   words[rng_next(s) % 13]);
+            break;
+        }
+    }
+    char *t = xmalloc(len + 1);
+    memcpy(t, buf, len);
+    t[len] = '\0';
+    return t;
+}
+
+#define N_TOKENS 5000
+#define N_MERGES 2000
+
+static void set_f32_bits(struct gguf_context *ctx, const char *key, uint32_t bits)
+{
+    G.gguf_set_val_f32(ctx, key, f32_from_bits(bits));
+}
+
+static void set_f64_bits(struct gguf_context *ctx, const char *key, uint64_t bits)
+{
+    G.gguf_set_val_f64(ctx, key, f64_from_bits(bits));
+}
+
+static void make_metadata_file(const char *dir)
+{
+    struct gguf_context *ctx = G.gguf_init_empty();
+
+    G.gguf_set_val_str(ctx, "general.architecture", "llama");
+    G.gguf_set_val_str(ctx, "general.name", "conformance metadata");
+
+    G.gguf_set_val_u8(ctx, "test.u8.min", 0);
+    G.gguf_set_val_u8(ctx, "test.u8.max", UINT8_MAX);
+    G.gguf_set_val_i8(ctx, "test.i8.min", INT8_MIN);
+    G.gguf_set_val_i8(ctx, "test.i8.max", INT8_MAX);
+    G.gguf_set_val_i8(ctx, "test.i8.minus_one", -1);
+    G.gguf_set_val_u16(ctx, "test.u16.min", 0);
+    G.gguf_set_val_u16(ctx, "test.u16.max", UINT16_MAX);
+    G.gguf_set_val_i16(ctx, "test.i16.min", INT16_MIN);
+    G.gguf_set_val_i16(ctx, "test.i16.max", INT16_MAX);
+    G.gguf_set_val_u32(ctx, "test.u32.min", 0);
+    G.gguf_set_val_u32(ctx, "test.u32.max", UINT32_MAX);
+    G.gguf_set_val_i32(ctx, "test.i32.min", INT32_MIN);
+    G.gguf_set_val_i32(ctx, "test.i32.max", INT32_MAX);
+    G.gguf_set_val_u64(ctx, "test.u64.min", 0);
+    G.gguf_set_val_u64(ctx, "test.u64.max", UINT64_MAX);
+    G.gguf_set_val_i64(ctx, "test.i64.min", INT64_MIN);
+    G.gguf_set_val_i64(ctx, "test.i64.max", INT64_MAX);
+    G.gguf_set_val_bool(ctx, "test.bool.true", true);
+    G.gguf_set_val_bool(ctx, "test.bool.false", false);
+
+    static const struct { const char *key; uint32_t bits; } f32s[] = {
+        {"test.f32.0.1", 0x3dcccccd}, {"test.f32.1e-05", 0x3727c5ac},
+        {"test.f32.10000", 0x461c4000}, {"test.f32.one", 0x3f800000},
+        {"test.f32.pi", 0x40490fdb}, {"test.f32.2_24", 0x4b800000},
+        {"test.f32.zero", 0x00000000}, {"test.f32.neg_zero", 0x80000000},
+        {"test.f32.inf", 0x7f800000}, {"test.f32.neg_inf", 0xff800000},
+        {"test.f32.nan", 0x7fc00000}, {"test.f32.neg_nan", 0xffc00000},
+        {"test.f32.nan_payload", 0x7fc12345}, {"test.f32.snan", 0x7f800001},
+        {"test.f32.denorm_min", 0x00000001}, {"test.f32.denorm_max", 0x007fffff},
+        {"test.f32.neg_denorm", 0x80000010}, {"test.f32.flt_min", 0x00800000},
+        {"test.f32.flt_max", 0x7f7fffff}, {"test.f32.neg_flt_max", 0xff7fffff},
+    };
+    for (size_t i = 0; i < sizeof f32s / sizeof f32s[0]; i++)
+        set_f32_bits(ctx, f32s[i].key, f32s[i].bits);
+
+    static const struct { const char *key; uint64_t bits; } f64s[] = {
+        {"test.f64.0.1", UINT64_C(0x3fb999999999999a)},
+        {"test.f64.1e-05", UINT64_C(0x3ee4f8b588e368f1)},
+        {"test.f64.10000", UINT64_C(0x40c3880000000000)},
+        {"test.f64.one_third", UINT64_C(0x3fd5555555555555)},
+        {"test.f64.zero", UINT64_C(0)}, {"test.f64.neg_zero", UINT64_C(0x8000000000000000)},
+        {"test.f64.inf", UINT64_C(0x7ff0000000000000)},
+        {"test.f64.neg_inf", UINT64_C(0xfff0000000000000)},
+        {"test.f64.nan", UINT64_C(0x7ff8000000000000)},
+        {"test.f64.neg_nan", UINT64_C(0xfff8000000000000)},
+        {"test.f64.nan_payload", UINT64_C(0x7ff8000000012345)},
+        {"test.f64.snan", UINT64_C(0x7ff0000000000001)},
+        {"test.f64.denorm_min", UINT64_C(0x0000000000000001)},
+        {"test.f64.denorm_max", UINT64_C(0x000fffffffffffff)},
+        {"test.f64.dbl_min", UINT64_C(0x0010000000000000)},
+        {"test.f64.dbl_max", UINT64_C(0x7fefffffffffffff)},
+        {"test.f64.1e300", UINT64_C(0x7e37e43c8800759c)},
+    };
+    for (size_t i = 0; i < sizeof f64s / sizeof f64s[0]; i++)
+        set_f64_bits(ctx, f64s[i].key, f64s[i].bits);
+
+    static const struct { const char *key; const char *val; } strs[] = {
+        {"test.str.empty", ""},
+        {"test.str.ascii", "hello world"},
+        {"test.str.newlines", "line one\nline two\n\nline four"},
+        {"test.str.only_newline", "\n"},
+        {"test.str.tabs", "a\tb\t\tc\t"},
+        {"test.str.backslashes", "C:\\path\\to\\file \\n is not a newline \\\\"},
+        {"test.str.cr", "dos\r\nline\rcr"},
+        {"test.str.control", "\x01\x02\x03\x07\x08\x0b\x0c\x1b[31mred\x1b[0m\x1f"},
+        {"test.str.del", "before\x7f" "after"},
+        {"test.str.invalid_utf8", "\xff\xfe lone \x80 cont, \xc3\x28 bad 2nd, \xc0\xaf overlong,"
+                                  " \xed\xa0\x80 surrogate, \xf8\x88\x80\x80\x80 5-byte, \xe2\x82"},
+        {"test.str.truncated_utf8_end", "ends in \xe2\x82"},
+        {"test.str.utf8", "h\xc3\xa9llo w\xc3\xb6rld \xe2\x80\x94 \xe6\x97\xa5\xe6\x9c\xac"
+                          "\xe8\xaa\x9e \xf0\x9f\xa6\x99 \xd0\xb6"},
+        {"test.str.bom", "\xef\xbb\xbf" "bom"},
+        {"test.str.quotes", "\"quoted\" 'single' `back`"},
+        {"test.str.percent", "%s %d %n %% %25"},
+        {"test.str.spaces", "  leading and trailing  "},
+        {"tokenizer.chat_template", "{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}\n"
+                                    "{% endfor %}"},
+        {"test.\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87", "utf-8 key"},
+        {"test/slash%percent", "key with / and %"},
+        {".", "key is a dot"},
+        {"..", "key is two dots"},
+        {"test key with spaces\tand tab", "odd key"},
+    };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        G.gguf_set_val_str(ctx, strs[i].key, strs[i].val);
+
+    {
+        char longkey[301];
+        memset(longkey, 'k', 300);
+        memcpy(longkey, "test.long_key.", 14);
+        longkey[300] = '\0';
+        G.gguf_set_val_str(ctx, longkey, "a 300-byte key");
+        char *longval = xmalloc(20001);
+        for (int i = 0; i < 20000; i++)
+            longval[i] = (char)('a' + i % 26);
+        G.gguf_set_val_str(ctx, "test.str.long", longval);
+        free(longval);
+    }
+
+    /* Arrays of every element type, then the same types empty. */
+    static const uint8_t a_u8[] = {0, 1, 127, 128, 255};
+    static const int8_t a_i8[] = {INT8_MIN, -1, 0, 1, INT8_MAX};
+    static const uint16_t a_u16[] = {0, 1, 255, 256, 32768, UINT16_MAX};
+    static const int16_t a_i16[] = {INT16_MIN, -256, -1, 0, 1, INT16_MAX};
+    static const uint32_t a_u32[] = {0, 1, 65536, 2147483648u, UINT32_MAX};
+    static const int32_t a_i32[] = {INT32_MIN, -65536, -1, 0, 1, INT32_MAX};
+    static const uint64_t a_u64[] = {0, 1, UINT64_C(4294967296), UINT64_C(9223372036854775808),
+                                     UINT64_MAX};
+    static const int64_t a_i64[] = {INT64_MIN, -INT64_C(4294967296), -1, 0, 1, INT64_MAX};
+    static const bool a_bool[] = {true, false, false, true, true};
+    float a_f32[sizeof f32s / sizeof f32s[0]];
+    for (size_t i = 0; i < sizeof f32s / sizeof f32s[0]; i++)
+        a_f32[i] = f32_from_bits(f32s[i].bits);
+    double a_f64[sizeof f64s / sizeof f64s[0]];
+    for (size_t i = 0; i < sizeof f64s / sizeof f64s[0]; i++)
+        a_f64[i] = f64_from_bits(f64s[i].bits);
+    const char *a_str[sizeof strs / sizeof strs[0]];
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        a_str[i] = strs[i].val;
+
+#define ARR(key, type, a) G.gguf_set_arr_data(ctx, key, type, a, sizeof a / sizeof a[0])
+    ARR("test.arr.u8", GGUF_TYPE_UINT8, a_u8);
+    ARR("test.arr.i8", GGUF_TYPE_INT8, a_i8);
+    ARR("test.arr.u16", GGUF_TYPE_UINT16, a_u16);
+    ARR("test.arr.i16", GGUF_TYPE_INT16, a_i16);
+    ARR("test.arr.u32", GGUF_TYPE_UINT32, a_u32);
+    ARR("test.arr.i32", GGUF_TYPE_INT32, a_i32);
+    ARR("test.arr.f32", GGUF_TYPE_FLOAT32, a_f32);
+    ARR("test.arr.bool", GGUF_TYPE_BOOL, a_bool);
+    ARR("test.arr.u64", GGUF_TYPE_UINT64, a_u64);
+    ARR("test.arr.i64", GGUF_TYPE_INT64, a_i64);
+    ARR("test.arr.f64", GGUF_TYPE_FLOAT64, a_f64);
+#undef ARR
+    G.gguf_set_arr_str(ctx, "test.arr.str", a_str, sizeof a_str / sizeof a_str[0]);
+    {
+        const char *one_empty[] = {""};
+        G.gguf_set_arr_str(ctx, "test.arr.str_one_empty", one_empty, 1);
+    }
+
+    static const int scalar_types[] = {
+        GGUF_TYPE_UINT8, GGUF_TYPE_INT8, GGUF_TYPE_UINT16, GGUF_TYPE_INT16, GGUF_TYPE_UINT32,
+        GGUF_TYPE_INT32, GGUF_TYPE_FLOAT32, GGUF_TYPE_BOOL, GGUF_TYPE_UINT64, GGUF_TYPE_INT64,
+        GGUF_TYPE_FLOAT64,
+    };
+    for (size_t i = 0; i < sizeof scalar_types / sizeof scalar_types[0]; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "test.arr_empty.%s", vtype_name(scalar_types[i]));
+        G.gguf_set_arr_data(ctx, key, scalar_types[i], NULL, 0);
+    }
+    G.gguf_set_arr_str(ctx, "test.arr_empty.str", NULL, 0);
+
+    /* A tokenizer: tokens, scores, types and merges. */
+    {
+        uint64_t s = seed_of("metadata", "tokens");
+        char **tokens = xmalloc(N_TOKENS * sizeof *tokens);
+        float *scores = xmalloc(N_TOKENS * sizeof *scores);
+        int32_t *ttypes = xmalloc(N_TOKENS * sizeof *ttypes);
+        for (int i = 0; i < N_TOKENS; i++) {
+            tokens[i] = make_token(&s, i);
+            scores[i] = i < 256 ? 0.0f : -(float)i * 0.25f + rng_normal(&s) * 1e-3f;
+            ttypes[i] = i < 256 ? 6 : (int32_t)(1 + rng_next(&s) % 5);
+        }
+        G.gguf_set_val_str(ctx, "tokenizer.ggml.model", "llama");
+        G.gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", (const char **)tokens, N_TOKENS);
+        G.gguf_set_arr_data(ctx, "tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, scores, N_TOKENS);
+        G.gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, ttypes, N_TOKENS);
+        for (int i = 0; i < N_TOKENS; i++)
+            free(tokens[i]);
+
+        char **merges = xmalloc(N_MERGES * sizeof *merges);
+        for (int i = 0; i < N_MERGES; i++) {
+            char *a = make_token(&s, 256 + i);
+            char *b = make_token(&s, 257 + i);
+            const size_t n = strlen(a) + strlen(b) + 2;
+            merges[i] = xmalloc(n);
+            snprintf(merges[i], n, "%s %s", a, b);
+            free(a);
+            free(b);
+        }
+        G.gguf_set_arr_str(ctx, "tokenizer.ggml.merges", (const char **)merges, N_MERGES);
+        for (int i = 0; i < N_MERGES; i++)
+            free(merges[i]);
+        free(tokens);
+        free(scores);
+        free(ttypes);
+        free(merges);
+        G.gguf_set_val_u32(ctx, "tokenizer.ggml.bos_token_id", 1);
+        G.gguf_set_val_u32(ctx, "tokenizer.ggml.eos_token_id", 2);
+    }
+
+    write_fixture(ctx, dir, "metadata", 0, NULL, NULL, NULL);
+}
+
+/* ==== main ==== */
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: %s LIBGGML_BASE.so make-fixtures OUTDIR\n"
+            "       %s LIBGGML_BASE.so dump-metadata FILE.gguf\n"
+            "       %s LIBGGML_BASE.so dump-tensors FILE.gguf\n",
+            prog, prog, prog);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4)
+        return usage();
+    load_ggml(argv[1]);
+
+    if (strcmp(argv[2], "dump-metadata") == 0 || strcmp(argv[2], "dump-tensors") == 0) {
+        struct gguf_context *ctx = read_back(argv[3]);
+        if (argv[2][5] == 'm')
+            dump_metadata(ctx, stdout);
+        else
+            dump_tensors(ctx, stdout);
+        G.gguf_free(ctx);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    }
+    if (strcmp(argv[2], "make-fixtures") != 0)
+        return usage();
+
+    const char *dir = argv[3];
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        die("%s: %s", dir, strerror(errno));
+
+    for (size_t i = 0; i < N_TYPES; i++)
+        make_type_file(dir, all_types[i].id, all_types[i].name);
+    make_aligned_file(dir);
+    make_metadata_file(dir);
+    return 0;
+}
