@@ -72,8 +72,10 @@ uint32_t ggp_vtype_size(ggp_vtype type);
 bool ggp_read_value(ggp_reader *r, uint64_t type_offset, uint32_t type, ggp_value *out, const char *ctx);
 
 /* Validates the elements of an array (nested arrays included, without
- * recursion) starting at r->pos, and leaves r->pos after them. */
-bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, const char *key_ctx);
+ * recursion) starting at r->pos, and leaves r->pos after them. count_offset
+ * is where the count was read, for errors. */
+bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t count_offset,
+                    const char *key_ctx);
 
 /* ==== Types ==== */
 

@@ -73,7 +73,8 @@ static bool check_fits(ggp_reader *r, ggp_vtype type, uint64_t count, uint64_t a
                     (unsigned long long)min, (unsigned long long)ggp_remaining(r));
 }
 
-bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, const char *ctx)
+bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t count_offset,
+                    const char *ctx)
 {
     struct frame {
         ggp_vtype type;
@@ -81,7 +82,7 @@ bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, const ch
     } stack[GGP_MAX_ARRAY_DEPTH];
     int depth = 0;
 
-    if (!check_fits(r, elem_type, count, r->pos, ctx))
+    if (!check_fits(r, elem_type, count, count_offset, ctx))
         return false;
     stack[depth++] = (struct frame){elem_type, count};
     while (depth > 0) {
@@ -114,7 +115,7 @@ bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, const ch
         if (depth == GGP_MAX_ARRAY_DEPTH)
             return ggp_fail(r->err, GGP_ERR_NESTING, at,
                             "%s: arrays nested deeper than %d", ctx, GGP_MAX_ARRAY_DEPTH);
-        if (!check_fits(r, inner, n, at, ctx))
+        if (!check_fits(r, inner, n, at + 4, ctx))
             return false;
         stack[depth++] = (struct frame){inner, n};
     }
@@ -150,11 +151,14 @@ static bool read_value(ggp_reader *r, ggp_vtype type, ggp_value *out, const char
         out->count = s.len;
         return true;
     }
-    if (!read_elem_type(r, &out->elem_type, ctx) || !ggp_read_count(r, &out->count, "array count"))
+    if (!read_elem_type(r, &out->elem_type, ctx))
+        return false;
+    const uint64_t count_offset = r->pos;
+    if (!ggp_read_count(r, &out->count, "array count"))
         return false;
     out->offset = r->pos;
     out->data = r->base + r->pos;
-    if (!ggp_array_skip(r, out->elem_type, out->count, ctx))
+    if (!ggp_array_skip(r, out->elem_type, out->count, count_offset, ctx))
         return false;
     out->size = r->pos - out->offset;
     return true;
