@@ -255,8 +255,11 @@ static bool parse(ggp_file *f, ggp_error *err)
     f->alignment = GGP_DEFAULT_ALIGNMENT;
     if (!parse_kvs(f, &r, kv_count_offset, err) || !parse_tensors(f, &r, tensor_count_offset, err))
         return false;
+    // As in ggml, the data section is padded to the alignment only when
+    // there is data: a file without tensors has its data offset at the end
+    // of the descriptors.
     const uint64_t a = f->alignment;
-    f->data_offset = (r.pos + a - 1) / a * a;
+    f->data_offset = f->n_tensors > 0 ? (r.pos + a - 1) / a * a : r.pos;
     return place_tensor_data(f, err);
 }
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env bats
+# tensors/: info, raw and f32 of every ggml type, checked against ggml's
+# own reading and dequantization of files it wrote.
+
+load test_helper
+
+setup() {
+    require_fuse
+}
+
+@test "every type's info, raw and f32 equal ggml's, through cat, numpy and pread" {
+    local model checked=0
+    for model in "$GGUF_FS_FIXTURES"/type-*.gguf "$GGUF_FS_FIXTURES"/aligned64.gguf; do
+        local base=${model%.gguf}
+        local mnt="$BATS_TEST_TMPDIR/$(basename "$base")"
+        mount_model "$model" "$mnt"
+        run "$PYTHON" "$HELPERS/check_tensors.py" "$mnt" "$model" "$base.tensors" "$base.ref"
+        [ "$status" -eq 0 ] || { echo "$(basename "$model"): $output"; false; }
+        checked=$((checked + 1))
+    done
+    [ "$checked" -ge 36 ]
+}
+
+@test "info has the spec's lines in order, with ggml's type names" {
+    local mnt="$BATS_TEST_TMPDIR/mnt"
+    mount_model "$(fixture type-q4_K.gguf)" "$mnt"
+    run cat "$mnt/tensors/mat/info"
+    [ "${lines[0]}" = "name: mat" ]
+    [ "${lines[1]}" = "type: q4_K" ]
+    [ "${lines[2]}" = "shape: 512 8" ]
+    [ "${lines[3]}" = "elements: 4096" ]
+    [ "${lines[4]}" = "bytes: 2304" ]
+    [[ "${lines[5]}" =~ ^offset:\ [0-9]+$ ]]
+    [ "${#lines[@]}" -eq 6 ]
+    run xattr user.gguf.type "$mnt/tensors/mat"
+    [ "$output" = "q4_K" ]
+    run xattr user.gguf.shape "$mnt/tensors/mat"
+    [ "$output" = "512 8" ]
+}
+
+@test "awk over info and find -size audit a model" {
+    local mnt="$BATS_TEST_TMPDIR/mnt"
+    mount_model "$(fixture type-q6_K.gguf)" "$mnt"
+    run awk '/^type:/ {print $2}' "$mnt"/tensors/*/info
+    [ "$status" -eq 0 ]
+    [ "$(echo "$output" | sort -u)" = "q6_K" ]
+    local total
+    total=$(awk '/^bytes:/ {s += $2} END {print s}' "$mnt"/tensors/*/info)
+    [ "$total" -eq "$(cat "$mnt"/tensors/*/raw | wc -c)" ]
+    run find "$mnt/tensors" -name f32 -size +12k
+    [ "${#lines[@]}" -ge 1 ]
+}
+
+@test "a tensor of a type id ggml does not know has info but no raw or f32" {
+    local mnt="$BATS_TEST_TMPDIR/mnt" corpus="$BATS_TEST_TMPDIR/hostile"
+    python3 "$HELPERS/../hostile/make_hostile.py" "$corpus"
+    mount_model "$corpus/unknown-type-99.gguf" "$mnt"
+    run ls "$mnt/tensors/odd"
+    [ "$output" = "info" ]
+    run cat "$mnt/tensors/odd/info"
+    [ "${lines[1]}" = "type: unknown(99)" ]
+    [ ! -e "$mnt/tensors/odd/raw" ]
+    [ ! -e "$mnt/tensors/odd/f32" ]
+}
