@@ -127,7 +127,7 @@ int main(int argc, char *argv[])
         return 0;
     }
     if (opts.show_version) {
-        printf("gguf-fs version %s\n", GGFS_VERSION);
+        printf("gguf-fs version %s\nFUSE library version %s\n", GGFS_VERSION, fuse_pkgversion());
         fuse_lowlevel_version();
         fuse_opt_free_args(&args);
         return 0;

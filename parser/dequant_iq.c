@@ -93,15 +93,21 @@ _Static_assert(sizeof(blk_iq4_xs) == 136, "iq4_xs block size");
 
 /*
  * Writes eight elements dl * magnitude * ±1, magnitude j being byte j of
- * the packed grid word. The product is evaluated in ggml's order (scale
- * times magnitude first, then the sign as a multiply by ±1.0f rather than a
- * sign flip) so that NaN scales propagate exactly as they do in ggml.
+ * the packed grid word, in ggml's order: scale times magnitude first, then
+ * the sign.
+ *
+ * ggml's source multiplies by ±1.0f; the reference build of ggml (GCC,
+ * x86-64) compiles that into a sign flip (xorps), and the two differ only
+ * for NaN, which a real multiply passes through with its sign kept while a
+ * flip negates it. Whether a compiler does the rewrite depends on the
+ * optimisation level, so the flip is written out here: it is the one
+ * outcome that does not depend on how this file is compiled.
  */
 static void put8_signed(float *y, float dl, uint64_t grid, unsigned signs)
 {
     for (int j = 0; j < 8; ++j) {
-        const float mag = (float)(uint8_t)(grid >> (8 * j));
-        y[j] = dl * mag * ((signs & ggp_kmask_iq2xs[j]) ? -1.f : 1.f);
+        const float v = dl * (float)(uint8_t)(grid >> (8 * j));
+        y[j] = (signs & ggp_kmask_iq2xs[j]) ? -v : v;
     }
 }
 

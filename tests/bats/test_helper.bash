@@ -20,12 +20,13 @@ require_fuse() {
 
 # mount_model MODEL MOUNTPOINT [OPTIONS...]: runs the daemon in the
 # foreground (fd 3 closed, or bats would wait for it) and returns once the
-# mount answers.
+# mount answers. A background job of a script starts with SIGINT ignored;
+# the daemon gets it back, as it has in a terminal.
 mount_model() {
     local model=$1 mnt=$2
     shift 2
     mkdir -p "$mnt"
-    "$GGUF_FS" -f "$@" "$model" "$mnt" 3>&- 2>>"$BATS_TEST_TMPDIR/daemon.log" &
+    env --default-signal=INT "$GGUF_FS" -f "$@" "$model" "$mnt" 3>&- 2>>"$BATS_TEST_TMPDIR/daemon.log" &
     echo "$! $mnt" >>"$BATS_TEST_TMPDIR/daemons"
     local i
     for i in $(seq 200); do

@@ -4,6 +4,9 @@
  *   ggml-ref LIBGGML_BASE.so make-fixtures OUTDIR
  *   ggml-ref LIBGGML_BASE.so dump-metadata FILE.gguf   (the .expected text, to stdout)
  *   ggml-ref LIBGGML_BASE.so dump-tensors FILE.gguf    (the .tensors text, to stdout)
+ *   ggml-ref LIBGGML_BASE.so make-model OUT.gguf [--blocks N] [--embd N] [--ff N]
+ *            [--vocab N] [--merges N] [--name TEXT] [--extra-tensors N]
+ *                          (a llama-shaped Q4_K_M model; see "make-model" below)
  *
  * libggml-base.so is loaded with dlopen(); nothing here links against ggml or
  * includes its headers, so the few prototypes and structs used are declared
@@ -16,9 +19,11 @@
  *
  *   type-<name>.gguf   one per ggml tensor type (f32 ... q2_0), with tensors of
  *                      several shapes: "vec" 1-D, "mat" 2-D, "cube" 3-D,
- *                      "rows3" 2-D with 3 rows, "hyper" 4-D, plus "random_bytes"
- *                      (quantized types: arbitrary block bytes) or "all_bits"
- *                      (f16, bf16, i8, i16: every bit pattern of the element).
+ *                      "rows3" 2-D with 3 rows, "hyper" 4-D; quantized types
+ *                      also "random_bytes" (arbitrary block bytes) and
+ *                      "special_bytes" (bytes that make NaN, inf, -0 and
+ *                      subnormal scales likely); f16, bf16, i8, i16 also
+ *                      "all_bits" (every bit pattern of the element).
  *   aligned64.gguf     general.alignment = 64 and tensors whose sizes are not
  *                      multiples of 64.
  *   metadata.gguf      one key per value type with edge values, hostile
@@ -190,6 +195,7 @@ static struct {
                              size_t n);
     void (*gguf_add_tensor)(struct gguf_context *ctx, const struct ggml_tensor *t);
     void (*gguf_set_tensor_data)(struct gguf_context *ctx, const char *name, const void *data);
+    size_t (*gguf_get_meta_size)(const struct gguf_context *ctx);
 } G;
 
 static const char *prog = "ggml-ref";
@@ -249,6 +255,7 @@ static void load_ggml(const char *path)
     LOAD(gguf_set_val_u64); LOAD(gguf_set_val_i64); LOAD(gguf_set_val_f64);
     LOAD(gguf_set_val_bool); LOAD(gguf_set_val_str); LOAD(gguf_set_arr_data);
     LOAD(gguf_set_arr_str); LOAD(gguf_add_tensor); LOAD(gguf_set_tensor_data);
+    LOAD(gguf_get_meta_size);
 #undef LOAD
 }
 
@@ -486,6 +493,7 @@ static int type_specs(int type, int64_t blck, tensor_spec *sp)
         spec_set(&sp[n++], "rows3", 2, blck * 3, 3, 1, 1);
         spec_set(&sp[n++], "hyper", 4, blck, 2, 3, 2);
         spec_set(&sp[n++], "random_bytes", 2, blck * 4, 2, 1, 1);
+        spec_set(&sp[n++], "special_bytes", 2, blck * 8, 2, 1, 1);
     }
     return n;
 }
@@ -681,6 +689,13 @@ static void make_quantized(int type, const tensor_spec *sp, uint64_t *s, tensor_
     if (strcmp(sp->name, "random_bytes") == 0) {
         for (size_t i = 0; i < td->nbytes; i++)
             td->bytes[i] = (uint8_t)rng_next(s);
+    } else if (strcmp(sp->name, "special_bytes") == 0) {
+        /* Bytes from a set whose pairs and quadruples are often NaN, ±inf,
+         * -0 or subnormal as f16, f32, e8m0 or e4m3, wherever a type keeps
+         * its scales: every dequantizer meets special scales. */
+        static const uint8_t pick[] = {0x00, 0x01, 0x7c, 0x7e, 0x7f, 0x80, 0xfc, 0xfe, 0xff, 0x3c};
+        for (size_t i = 0; i < td->nbytes; i++)
+            td->bytes[i] = pick[rng_next(s) % sizeof pick];
     } else {
         float *x = xmalloc((size_t)n * sizeof *x);
         fill_weights(s, x, n, tr->blck_size);
@@ -1319,6 +1334,643 @@ static void make_metadata_file(const char *dir)
     write_fixture(ctx, dir, "metadata", 0, NULL, NULL, NULL);
 }
 
+/* ==== make-model: a llama-shaped Q4_K_M model ==== */
+
+/* The file llama.cpp's converter and llama-quantize make of a llama with
+ * file type 15 (MOSTLY_Q4_K_M): the converter's keys in its order, a
+ * byte-level BPE tokenizer (gpt2 / llama-bpe) with llama-3's special tokens,
+ * and the tensors, in this order:
+ *
+ *   token_embd.weight            q4_K  [embd, vocab]
+ *   output_norm.weight           f32   [embd]
+ *   output.weight                q6_K  [embd, vocab]
+ *   blk.N.attn_norm.weight       f32   [embd]
+ *   blk.N.attn_q.weight          q4_K  [embd, embd]
+ *   blk.N.attn_k.weight          q4_K  [embd, embd/4]   GQA: head_count_kv = head_count/4
+ *   blk.N.attn_v.weight          q6_K  [embd, embd/4]
+ *   blk.N.attn_output.weight     q4_K  [embd, embd]
+ *   blk.N.ffn_norm.weight        f32   [embd]
+ *   blk.N.ffn_gate.weight        q4_K  [embd, ff]
+ *   blk.N.ffn_up.weight          q4_K  [embd, ff]
+ *   blk.N.ffn_down.weight        q6_K  [ff, embd]
+ *   extra.NNNNN.weight           f16   [32]           only with --extra-tensors
+ *
+ * Weights are pseudo-random (a fixed seed per tensor name, so the same
+ * options give the same bytes), norms near 1.0, quantized by
+ * ggml_quantize_chunk. embd and ff are row lengths (ne0) of q4_K/q6_K
+ * tensors, so multiples of 256, the block; heads are 64 wide, so head_count
+ * is embd/64 and head_count_kv embd/256.
+ *
+ * The data is streamed: ggml writes the header, metadata and tensor infos
+ * (gguf_write_to_file with only_meta, which ends padded to the alignment, so
+ * the data section starts at gguf_get_meta_size), then each tensor is made a
+ * chunk of rows at a time and appended at data_offset +
+ * gguf_get_tensor_offset, zero-padded to the alignment after every tensor as
+ * ggml's own writer pads. Memory stays at a few MB plus the metadata, whatever
+ * the size of the tensors (22 MB peak RSS for the 600 MB model below).
+ * The file is then read back with gguf_init_from_file, and the bytes at
+ * each tensor's offset as ggml reads it are hashed against what was written.
+ *
+ * Large quantized tensors repeat rows: the first MODEL_UNIQUE_ELEMS elements
+ * (at least MODEL_MIN_UNIQUE_ROWS rows) are generated and quantized, and the
+ * rest of the tensor cycles through those rows. Generating and quantizing
+ * with the reference q4_K/q6_K quantizers costs about 14 s per 100M elements
+ * on one core, so quantizing every row of the 600 MB benchmark model
+ * (--blocks 8 --embd 2048 --ff 5632 --vocab 128000 --merges 64000, ~900M
+ * elements) took 2.5 minutes here; repeating, it takes 7 s. Every block is
+ * still a genuine ggml block, and the default sample (no tensor over 512K
+ * elements) has no repeated rows. */
+
+typedef struct model_opts {
+    int64_t blocks;
+    int64_t embd;
+    int64_t ff;
+    int64_t vocab;
+    int64_t merges;
+    int64_t extra;      // extra.NNNNN.weight tensors
+    const char *name;   // general.name
+} model_opts;
+
+enum { MT_WEIGHT, MT_NORM, MT_EXTRA };
+
+typedef struct model_tensor {
+    char name[40];
+    int type;
+    int kind;           // MT_*
+    int n_dims;
+    int64_t ne[4];      // unused dimensions are 1
+    size_t nbytes;
+    uint64_t hash;      // fnv1a of the bytes written
+} model_tensor;
+
+#define MODEL_CHUNK_ELEMS  ((int64_t)1 << 20)  // floats made and quantized at a time
+#define MODEL_UNIQUE_ELEMS ((int64_t)1 << 19)  // quantized per tensor, then repeated
+#define MODEL_MIN_UNIQUE_ROWS 64
+#define MODEL_HEAD_DIM     64
+#define MODEL_CONTEXT      8192
+#define MODEL_FILE_TYPE    15                  // LLAMA_FTYPE_MOSTLY_Q4_K_M
+#define MODEL_EXTRA_NE     32
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+#define FNV_INIT UINT64_C(0xcbf29ce484222325)
+
+/* ---- tokenizer ---- */
+
+/* llama-3's special tokens, the last ids of the vocabulary. */
+static const char *const special_tokens[] = {
+    "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
+    "<|reserved_special_token_1|>", "<|finetune_right_pad_id|>", "<|reserved_special_token_2|>",
+    "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>", "<|python_tag|>",
+};
+#define N_SPECIAL ((int64_t)(sizeof special_tokens / sizeof special_tokens[0]))
+#define SPECIAL_BOS 0   // <|begin_of_text|>
+#define SPECIAL_EOS 9   // <|eot_id|>
+#define MAX_TOKEN_BYTES 24
+#define TOKEN_TYPE_NORMAL 1
+#define TOKEN_TYPE_CONTROL 3
+
+static const char chat_template[] =
+    "{{ bos_token }}\n"
+    "{% for message in messages %}\n"
+    "<|start_header_id|>{{ message['role'] }}<|end_header_id|>\n\n"
+    "{{ message['content'] | trim }}<|eot_id|>\n"
+    "{% endfor %}\n"
+    "{% if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{% endif %}";
+
+/* GPT-2's byte-level alphabet (bytes_to_unicode), which is also token ids
+ * 0..255: the printable bytes '!'..'~', 0xa1..0xac, 0xae..0xff stand for
+ * themselves (ids 0..187, in byte order); the other 68 bytes, in byte order,
+ * become U+0100.. (ids 188..255), so a space is 'Ġ' U+0120, id 220, and a
+ * newline 'Ċ'. tok[id] is the UTF-8 of the code point; id_of[byte] its id. */
+static bool byte_is_printable(int b)
+{
+    return (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || b >= 0xae;
+}
+
+static void byte_alphabet(char tok[256][3], int id_of[256])
+{
+    int id = 0, shifted = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int b = 0; b < 256; b++) {
+            if (byte_is_printable(b) != (pass == 0))
+                continue;
+            const int cp = pass == 0 ? b : 256 + shifted++;
+            if (cp < 0x80) {
+                tok[id][0] = (char)cp;
+                tok[id][1] = '\0';
+            } else {
+                tok[id][0] = (char)(0xc0 | cp >> 6);
+                tok[id][1] = (char)(0x80 | (cp & 0x3f));
+                tok[id][2] = '\0';
+            }
+            id_of[b] = id++;
+        }
+    }
+}
+
+/* Open-addressing set of token strings. */
+typedef struct token_set {
+    int64_t *slot;      // token id, -1: empty
+    size_t mask;
+    char *const *tokens;
+} token_set;
+
+static bool token_set_has(const token_set *ts, const char *str)
+{
+    for (size_t i = fnv1a(FNV_INIT, str, strlen(str)) & ts->mask;; i = (i + 1) & ts->mask) {
+        if (ts->slot[i] < 0)
+            return false;
+        if (strcmp(ts->tokens[ts->slot[i]], str) == 0)
+            return true;
+    }
+}
+
+static void token_set_add(token_set *ts, int64_t id)
+{
+    const char *str = ts->tokens[id];
+    size_t i = fnv1a(FNV_INIT, str, strlen(str)) & ts->mask;
+    while (ts->slot[i] >= 0)
+        i = (i + 1) & ts->mask;
+    ts->slot[i] = id;
+}
+
+/* A piece of text for the vocabulary: usually a pronounceable word, often
+ * after a space, sometimes capitalized; now and then a run of arbitrary
+ * bytes (which byte-level BPE shows as 'Ã©', 'Ċ', ...). Returns its length. */
+static size_t vocab_word(uint64_t *s, uint8_t *w, size_t cap)
+{
+    static const char *const onset[] = {
+        "", "", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v",
+        "w", "y", "z", "br", "ch", "cl", "cr", "dr", "fl", "fr", "gr", "pl", "pr", "qu", "sh",
+        "sl", "sp", "st", "str", "th", "tr", "wh",
+    };
+    static const char *const vowel[] = {"a", "e", "i", "o", "u", "a", "e", "i", "o", "ea", "ou",
+                                        "io", "ai", "ee", "oo", "y"};
+    static const char *const coda[] = {"", "", "", "n", "r", "s", "t", "l", "m", "nd", "ng",
+                                       "st", "ck", "rt", "nt", "ss", "ll", "ing", "tion", "ed",
+                                       "er", "ly", "es"};
+#define PICK(a) a[rng_next(s) % (sizeof a / sizeof a[0])]
+    size_t n = 0;
+    const uint64_t kind = rng_next(s) % 100;
+    if (kind < 5) {
+        const size_t k = 2 + (size_t)(rng_next(s) % 3);
+        while (n < k)
+            w[n++] = (uint8_t)rng_next(s);
+        return n;
+    }
+    if (kind < 55)
+        w[n++] = ' ';
+    const int syllables = 1 + (int)(rng_next(s) % 3 == 0) + (int)(rng_next(s) % 4 == 0);
+    for (int k = 0; k < syllables; k++) {
+        const char *parts[3] = {PICK(onset), PICK(vowel), PICK(coda)};
+        for (int p = 0; p < 3; p++)
+            for (const char *c = parts[p]; *c && n < cap; c++)
+                w[n++] = (uint8_t)*c;
+    }
+#undef PICK
+    const size_t first = kind < 55 ? 1 : 0;
+    if (kind % 10 == 0 && n > first && w[first] >= 'a' && w[first] <= 'z')
+        w[first] = (uint8_t)(w[first] - 'a' + 'A');
+    return n;
+}
+
+/* The vocabulary of a byte-level BPE: ids 0..255 the byte alphabet, then
+ * the merged tokens, then the special tokens. Merged tokens are the
+ * prefixes of generated words (vocab_word), each new one made by one merge
+ * "prefix-minus-its-last-char last-char", so every merge joins two earlier
+ * tokens, as BPE's do. All tokens are distinct and at most MAX_TOKEN_BYTES
+ * long. The merge list is the first o->merges of them in id order (BPE's
+ * rank order). Fills tokens[vocab], ttypes[vocab], merges[o->merges]; every
+ * string is allocated with malloc(). */
+static void make_vocab(const model_opts *o, char **tokens, int32_t *ttypes, char **merges)
+{
+    const int64_t vocab = o->vocab, n_merged = vocab - 256 - N_SPECIAL;
+    uint64_t s = seed_of("make-model", "vocab");
+
+    token_set ts = {.tokens = tokens};
+    size_t cap = 16;
+    while (cap < (size_t)vocab * 2)
+        cap *= 2;
+    ts.slot = xmalloc(cap * sizeof *ts.slot);
+    ts.mask = cap - 1;
+    for (size_t i = 0; i < cap; i++)
+        ts.slot[i] = -1;
+
+    char alphabet[256][3];
+    int id_of[256];
+    byte_alphabet(alphabet, id_of);
+    for (int64_t id = 0; id < 256; id++) {
+        tokens[id] = xmalloc(3);
+        memcpy(tokens[id], alphabet[id], 3);
+        token_set_add(&ts, id);
+    }
+    for (int64_t k = 0; k < N_SPECIAL; k++) {
+        const int64_t id = 256 + n_merged + k;
+        tokens[id] = xmalloc(strlen(special_tokens[k]) + 1);
+        strcpy(tokens[id], special_tokens[k]);
+        token_set_add(&ts, id);
+    }
+
+    int64_t id = 256;
+    while (id < 256 + n_merged) {
+        uint8_t w[48];
+        const size_t wn = vocab_word(&s, w, sizeof w);
+        char prefix[2 * sizeof w + 1];
+        size_t pn = strlen(alphabet[id_of[w[0]]]);
+        memcpy(prefix, alphabet[id_of[w[0]]], pn + 1);
+        for (size_t i = 1; i < wn && id < 256 + n_merged; i++) {
+            const char *c = alphabet[id_of[w[i]]];
+            const size_t cn = strlen(c);
+            if (pn + cn > MAX_TOKEN_BYTES)
+                break;
+            const size_t left = pn;
+            memcpy(prefix + pn, c, cn + 1);
+            pn += cn;
+            if (token_set_has(&ts, prefix))
+                continue;
+            tokens[id] = xmalloc(pn + 1);
+            memcpy(tokens[id], prefix, pn + 1);
+            token_set_add(&ts, id);
+            const int64_t m = id - 256;
+            if (m < o->merges) {
+                merges[m] = xmalloc(pn + 2);
+                memcpy(merges[m], prefix, left);
+                merges[m][left] = ' ';
+                memcpy(merges[m] + left + 1, c, cn + 1);
+            }
+            id++;
+        }
+    }
+    for (int64_t i = 0; i < vocab; i++)
+        ttypes[i] = i < 256 + n_merged ? TOKEN_TYPE_NORMAL : TOKEN_TYPE_CONTROL;
+    free(ts.slot);
+}
+
+/* ---- metadata and tensor list ---- */
+
+static void set_model_kv(struct gguf_context *ctx, const model_opts *o)
+{
+    const uint32_t heads = (uint32_t)(o->embd / MODEL_HEAD_DIM);
+
+    G.gguf_set_val_str(ctx, "general.architecture", "llama");
+    G.gguf_set_val_str(ctx, "general.type", "model");
+    G.gguf_set_val_str(ctx, "general.name", o->name);
+    G.gguf_set_val_u32(ctx, "llama.block_count", (uint32_t)o->blocks);
+    G.gguf_set_val_u32(ctx, "llama.context_length", MODEL_CONTEXT);
+    G.gguf_set_val_u32(ctx, "llama.embedding_length", (uint32_t)o->embd);
+    G.gguf_set_val_u32(ctx, "llama.feed_forward_length", (uint32_t)o->ff);
+    G.gguf_set_val_u32(ctx, "llama.attention.head_count", heads);
+    G.gguf_set_val_u32(ctx, "llama.attention.head_count_kv", heads / 4);
+    G.gguf_set_val_f32(ctx, "llama.rope.freq_base", 500000.0f);
+    G.gguf_set_val_f32(ctx, "llama.attention.layer_norm_rms_epsilon", 1e-05f);
+    G.gguf_set_val_u32(ctx, "general.file_type", MODEL_FILE_TYPE);
+    G.gguf_set_val_u32(ctx, "llama.vocab_size", (uint32_t)o->vocab);
+    G.gguf_set_val_u32(ctx, "llama.rope.dimension_count", MODEL_HEAD_DIM);
+
+    const int64_t vocab = o->vocab;
+    char **tokens = xmalloc((size_t)vocab * sizeof *tokens);
+    int32_t *ttypes = xmalloc((size_t)vocab * sizeof *ttypes);
+    char **merges = xmalloc((size_t)(o->merges ? o->merges : 1) * sizeof *merges);
+    make_vocab(o, tokens, ttypes, merges);
+    G.gguf_set_val_str(ctx, "tokenizer.ggml.model", "gpt2");
+    G.gguf_set_val_str(ctx, "tokenizer.ggml.pre", "llama-bpe");
+    G.gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", (const char **)tokens, (size_t)vocab);
+    G.gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, ttypes, (size_t)vocab);
+    G.gguf_set_arr_str(ctx, "tokenizer.ggml.merges", (const char **)merges, (size_t)o->merges);
+    for (int64_t i = 0; i < vocab; i++)
+        free(tokens[i]);
+    for (int64_t i = 0; i < o->merges; i++)
+        free(merges[i]);
+    free(tokens);
+    free(ttypes);
+    free(merges);
+
+    const int64_t first_special = vocab - N_SPECIAL;
+    G.gguf_set_val_u32(ctx, "tokenizer.ggml.bos_token_id", (uint32_t)(first_special + SPECIAL_BOS));
+    G.gguf_set_val_u32(ctx, "tokenizer.ggml.eos_token_id", (uint32_t)(first_special + SPECIAL_EOS));
+    G.gguf_set_val_str(ctx, "tokenizer.chat_template", chat_template);
+    G.gguf_set_val_u32(ctx, "general.quantization_version", 2);
+}
+
+static void model_tensor_set(model_tensor *t, int kind, int type, int64_t ne0, int64_t ne1,
+                             const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static void model_tensor_set(model_tensor *t, int kind, int type, int64_t ne0, int64_t ne1,
+                             const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->name, sizeof t->name, fmt, ap);
+    va_end(ap);
+    const struct ggml_type_traits *tr = G.ggml_get_type_traits(type);
+    t->kind = kind;
+    t->type = type;
+    t->n_dims = ne1 > 0 ? 2 : 1;
+    t->ne[0] = ne0;
+    t->ne[1] = ne1 > 0 ? ne1 : 1;
+    t->ne[2] = 1;
+    t->ne[3] = 1;
+    t->nbytes = (size_t)(ne0 / tr->blck_size) * tr->type_size * (size_t)t->ne[1];
+    t->hash = FNV_INIT;
+}
+
+/* The tensors in file order; returns how many (3 + 9 * blocks + extra). */
+static int64_t model_tensors(const model_opts *o, model_tensor *mt)
+{
+    const int64_t e = o->embd, f = o->ff, v = o->vocab;
+    int64_t n = 0;
+    model_tensor_set(&mt[n++], MT_WEIGHT, T_Q4_K, e, v, "token_embd.weight");
+    model_tensor_set(&mt[n++], MT_NORM, T_F32, e, 0, "output_norm.weight");
+    model_tensor_set(&mt[n++], MT_WEIGHT, T_Q6_K, e, v, "output.weight");
+    for (int64_t b = 0; b < o->blocks; b++) {
+        model_tensor_set(&mt[n++], MT_NORM, T_F32, e, 0, "blk.%" PRId64 ".attn_norm.weight", b);
+        model_tensor_set(&mt[n++], MT_WEIGHT, T_Q4_K, e, e, "blk.%" PRId64 ".attn_q.weight", b);
+        model_tensor_set(&mt[n++], MT_WEIGHT, T_Q4_K, e, e / 4, "blk.%" PRId64 ".attn_k.weight", b);
+        model_tensor_set(&mt[n++], MT_WEIGHT, T_Q6_K, e, e / 4, "blk.%" PRId64 ".attn_v.weight", b);
+        model_tensor_set(&mt[n++], MT_WEIGHT, T_Q4_K, e, e, "blk.%" PRId64 ".attn_output.weight",
+                         b);
+        model_tensor_set(&mt[n++], MT_NORM, T_F32, e, 0, "blk.%" PRId64 ".ffn_norm.weight", b);
+        model_tensor_set(&mt[n++], MT_WEIGHT, T_Q4_K, e, f, "blk.%" PRId64 ".ffn_gate.weight", b);
+        model_tensor_set(&mt[n++], MT_WEIGHT, T_Q4_K, e, f, "blk.%" PRId64 ".ffn_up.weight", b);
+        model_tensor_set(&mt[n++], MT_WEIGHT, T_Q6_K, f, e, "blk.%" PRId64 ".ffn_down.weight", b);
+    }
+    for (int64_t x = 0; x < o->extra; x++)
+        model_tensor_set(&mt[n++], MT_EXTRA, T_F16, MODEL_EXTRA_NE, 0,
+                         "extra.%05" PRId64 ".weight", x);
+    return n;
+}
+
+/* ---- tensor data ---- */
+
+/* Roughly N(0, sd^2) from one draw per element: Irwin-Hall of its four
+ * 16-bit quarters (cheaper than rng_normal for hundreds of millions). */
+static void fill_normal(uint64_t *s, float *x, int64_t n, float mean, float sd)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t r = rng_next(s);
+        const float sum =
+            (float)((r & 0xffff) + (r >> 16 & 0xffff) + (r >> 32 & 0xffff) + (r >> 48));
+        x[i] = mean + (sum * 0x1.0p-16f - 2.0f) * 1.7320508f * sd;
+    }
+}
+
+typedef struct model_out {
+    FILE *f;
+    const char *path;
+    uint64_t pos;       // bytes in the file so far
+} model_out;
+
+static void model_write(model_out *out, const void *p, size_t n, uint64_t *hash)
+{
+    if (n && fwrite(p, 1, n, out->f) != n)
+        die("%s: write failed: %s", out->path, strerror(errno));
+    out->pos += n;
+    if (hash)
+        *hash = fnv1a(*hash, p, n);
+}
+
+/* Makes one tensor's bytes and appends them. Quantized weights: rows of
+ * N(0, sd) with sd between 0.01 and 0.03 per row, quantized by ggml, the
+ * first MODEL_UNIQUE_ELEMS elements' worth then repeated. Norms: f32 near 1.
+ * Extras: f16 by ggml_quantize_chunk's f32 -> f16. */
+static void model_write_tensor(model_out *out, model_tensor *t)
+{
+    uint64_t s = seed_of("make-model", t->name);
+    const int64_t ne0 = t->ne[0], nrows = t->ne[1];
+
+    if (t->kind != MT_WEIGHT) {
+        float *x = xmalloc((size_t)ne0 * sizeof *x);
+        if (t->kind == MT_NORM) {
+            fill_normal(&s, x, ne0, 1.0f, 0.05f);
+            uint8_t *le = xmalloc((size_t)ne0 * 4);
+            for (int64_t i = 0; i < ne0; i++) {
+                const uint32_t u = f32_bits(x[i]);
+                const uint8_t b[4] = {(uint8_t)u, (uint8_t)(u >> 8), (uint8_t)(u >> 16),
+                                      (uint8_t)(u >> 24)};
+                memcpy(le + 4 * i, b, 4);
+            }
+            model_write(out, le, t->nbytes, &t->hash);
+            free(le);
+        } else {
+            uint8_t *half = xmalloc(t->nbytes);
+            fill_normal(&s, x, ne0, 0.0f, 0.02f);
+            if (G.ggml_quantize_chunk(t->type, x, half, 0, 1, ne0, NULL) != t->nbytes)
+                die("ggml_quantize_chunk(f16, %s) wrote an unexpected size", t->name);
+            model_write(out, half, t->nbytes, &t->hash);
+            free(half);
+        }
+        free(x);
+        return;
+    }
+
+    const size_t row = G.ggml_row_size(t->type, ne0);
+    int64_t distinct = MODEL_UNIQUE_ELEMS / ne0;
+    if (distinct < MODEL_MIN_UNIQUE_ROWS)
+        distinct = MODEL_MIN_UNIQUE_ROWS;
+    if (distinct > nrows)
+        distinct = nrows;
+    int64_t step = MODEL_CHUNK_ELEMS / ne0;
+    if (step < 1)
+        step = 1;
+    if (step > distinct)
+        step = distinct;
+    float *x = xmalloc((size_t)(step * ne0) * sizeof *x);
+    uint8_t *q = xmalloc((size_t)distinct * row);
+    for (int64_t r0 = 0; r0 < distinct; r0 += step) {
+        const int64_t nr = distinct - r0 < step ? distinct - r0 : step;
+        for (int64_t r = 0; r < nr; r++)
+            fill_normal(&s, x + r * ne0, ne0, 0.0f, 0.01f + 0.02f * rng_unit(&s));
+        const size_t got =
+            G.ggml_quantize_chunk(t->type, x, q + (size_t)r0 * row, 0, nr, ne0, NULL);
+        if (got != (size_t)nr * row)
+            die("ggml_quantize_chunk(%s) wrote %zu bytes, expected %zu", t->name, got,
+                (size_t)nr * row);
+    }
+    for (int64_t r0 = 0; r0 < nrows; r0 += distinct) {
+        const int64_t nr = nrows - r0 < distinct ? nrows - r0 : distinct;
+        model_write(out, q, (size_t)nr * row, &t->hash);
+    }
+    free(x);
+    free(q);
+}
+
+/* ---- writing and checking the file ---- */
+
+static int64_t kv_index(const struct gguf_context *ctx, const char *key)
+{
+    const int64_t n = G.gguf_get_n_kv(ctx);
+    for (int64_t i = 0; i < n; i++)
+        if (strcmp(G.gguf_get_key(ctx, i), key) == 0)
+            return i;
+    return -1;
+}
+
+/* Reads the file back with ggml: the tensor infos must be those written,
+ * and the bytes at each tensor's offset must hash to what was written. */
+static void verify_model(const char *path, const model_opts *o, const model_tensor *mt, int64_t n,
+                         int64_t n_kv, size_t data_offset, uint64_t file_size)
+{
+    struct gguf_context *rd = read_back(path);
+    if (G.gguf_get_n_tensors(rd) != n || G.gguf_get_n_kv(rd) != n_kv ||
+        G.gguf_get_data_offset(rd) != data_offset)
+        die("%s: ggml reads %" PRId64 " tensors, %" PRId64 " keys, data at %zu; "
+            "wrote %" PRId64 ", %" PRId64 ", %zu",
+            path, G.gguf_get_n_tensors(rd), G.gguf_get_n_kv(rd), G.gguf_get_data_offset(rd), n,
+            n_kv, data_offset);
+    const int64_t k_tokens = kv_index(rd, "tokenizer.ggml.tokens");
+    const int64_t k_merges = kv_index(rd, "tokenizer.ggml.merges");
+    if (k_tokens < 0 || G.gguf_get_arr_n(rd, k_tokens) != (size_t)o->vocab || k_merges < 0 ||
+        G.gguf_get_arr_n(rd, k_merges) != (size_t)o->merges)
+        die("%s: ggml reads a different tokenizer", path);
+
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        die("%s: %s", path, strerror(errno));
+    const size_t bufsize = (size_t)1 << 20;
+    uint8_t *buf = xmalloc(bufsize);
+    for (int64_t i = 0; i < n; i++) {
+        const model_tensor *t = &mt[i];
+        if (strcmp(G.gguf_get_tensor_name(rd, i), t->name) != 0 ||
+            G.gguf_get_tensor_type(rd, i) != t->type ||
+            G.gguf_get_tensor_size(rd, i) != t->nbytes ||
+            memcmp(G.gguf_get_tensor_ne(rd, i), t->ne, sizeof t->ne) != 0)
+            die("%s: tensor %" PRId64 " '%s' reads back differently", path, i, t->name);
+        const size_t off = data_offset + G.gguf_get_tensor_offset(rd, i);
+        if (fseeko(f, (off_t)off, SEEK_SET) != 0)
+            die("%s: seek to %zu: %s", path, off, strerror(errno));
+        uint64_t h = FNV_INIT;
+        for (size_t done = 0; done < t->nbytes;) {
+            const size_t want = t->nbytes - done < bufsize ? t->nbytes - done : bufsize;
+            if (fread(buf, 1, want, f) != want)
+                die("%s: tensor '%s': short read at %zu", path, t->name, off + done);
+            h = fnv1a(h, buf, want);
+            done += want;
+        }
+        if (h != t->hash)
+            die("%s: tensor '%s' data at %zu is not what was written", path, t->name, off);
+    }
+    if (fseeko(f, 0, SEEK_END) != 0 || (uint64_t)ftello(f) != file_size)
+        die("%s: file size is not %" PRIu64, path, file_size);
+    fclose(f);
+    free(buf);
+    G.gguf_free(rd);
+}
+
+static void make_model(const char *path, const model_opts *o)
+{
+    const int64_t n_cap = 3 + 9 * o->blocks + o->extra;
+    model_tensor *mt = xmalloc((size_t)n_cap * sizeof *mt);
+    const int64_t n = model_tensors(o, mt);
+
+    struct gguf_context *ctx = G.gguf_init_empty();
+    set_model_kv(ctx, o);
+    const int64_t n_kv = G.gguf_get_n_kv(ctx);
+
+    /* ggml_tensor headers only (no_alloc): gguf_add_tensor copies the
+     * struct, and the data pointer stays unset since only_meta never reads it. */
+    const struct ggml_init_params ip = {
+        .mem_size = (size_t)(n + 1) * G.ggml_tensor_overhead(),
+        .mem_buffer = NULL,
+        .no_alloc = true,
+    };
+    struct ggml_context *gctx = G.ggml_init(ip);
+    if (!gctx)
+        die("ggml_init failed");
+    for (int64_t i = 0; i < n; i++) {
+        struct ggml_tensor *t = G.ggml_new_tensor(gctx, mt[i].type, mt[i].n_dims, mt[i].ne);
+        if (!t)
+            die("ggml_new_tensor failed for %s", mt[i].name);
+        G.ggml_set_name(t, mt[i].name);
+        G.gguf_add_tensor(ctx, t);
+    }
+
+    if (!G.gguf_write_to_file(ctx, path, true))
+        die("%s: gguf_write_to_file failed", path);
+    const size_t data_offset = G.gguf_get_meta_size(ctx);
+    const size_t align = G.gguf_get_alignment(ctx);
+
+    model_out out = {.f = fopen(path, "r+b"), .path = path};
+    if (!out.f)
+        die("%s: %s", path, strerror(errno));
+    if (fseeko(out.f, 0, SEEK_END) != 0)
+        die("%s: %s", path, strerror(errno));
+    out.pos = (uint64_t)ftello(out.f);
+    if (out.pos != data_offset)
+        die("%s: ggml wrote %" PRIu64 " bytes of metadata, gguf_get_meta_size says %zu", path,
+            out.pos, data_offset);
+
+    static const uint8_t zeros[256];
+    if (align > sizeof zeros)
+        die("alignment %zu", align);
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t want = data_offset + G.gguf_get_tensor_offset(ctx, i);
+        if (out.pos != want)
+            die("%s: tensor '%s' would start at %" PRIu64 ", ggml says %" PRIu64, path, mt[i].name,
+                out.pos, want);
+        model_write_tensor(&out, &mt[i]);
+        model_write(&out, zeros, (size_t)((align - out.pos % align) % align), NULL);
+    }
+    if (ferror(out.f) || fclose(out.f) != 0)
+        die("%s: write failed", path);
+    G.gguf_free(ctx);
+    G.ggml_free(gctx);
+
+    verify_model(path, o, mt, n, n_kv, data_offset, out.pos);
+    free(mt);
+}
+
+static int64_t parse_count(const char *opt, const char *s, int64_t min, int64_t max)
+{
+    char *end;
+    errno = 0;
+    const long long v = strtoll(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+        die("%s: '%s' is not a whole number from %" PRId64 " to %" PRId64, opt, s, min, max);
+    return v;
+}
+
+/* Options after make-model OUT.gguf; dies on a bad one. */
+static void parse_model_opts(int argc, char **argv, model_opts *o)
+{
+    *o = (model_opts){.blocks = 2, .embd = 256, .ff = 768, .vocab = 2000, .merges = 1000,
+                      .extra = 0, .name = "gguf-fs sample llama"};
+    for (int i = 0; i < argc; i++) {
+        const char *opt = argv[i];
+        if (i + 1 >= argc)
+            die("%s needs a value", opt);
+        const char *val = argv[++i];
+        if (strcmp(opt, "--blocks") == 0)
+            o->blocks = parse_count(opt, val, 1, 10000);
+        else if (strcmp(opt, "--embd") == 0)
+            o->embd = parse_count(opt, val, 256, 65536);
+        else if (strcmp(opt, "--ff") == 0)
+            o->ff = parse_count(opt, val, 256, 262144);
+        else if (strcmp(opt, "--vocab") == 0)
+            o->vocab = parse_count(opt, val, 256 + N_SPECIAL, 4194304);
+        else if (strcmp(opt, "--merges") == 0)
+            o->merges = parse_count(opt, val, 0, 4194304);
+        else if (strcmp(opt, "--extra-tensors") == 0) // ggml's gguf_add_tensor and reader
+            o->extra = parse_count(opt, val, 0, 100000); // look names up linearly: O(n^2)
+        else if (strcmp(opt, "--name") == 0)
+            o->name = val;
+        else
+            die("make-model: unknown option %s", opt);
+    }
+    if (o->embd % 256 != 0 || o->ff % 256 != 0)
+        die("--embd and --ff must be multiples of 256 (the q4_K/q6_K block), got %" PRId64
+            " and %" PRId64, o->embd, o->ff);
+    if (o->merges > o->vocab - 256 - N_SPECIAL)
+        die("--merges %" PRId64 " needs --vocab of at least %" PRId64 " (256 bytes + merges + %"
+            PRId64 " special tokens)", o->merges, o->merges + 256 + N_SPECIAL, N_SPECIAL);
+}
+
 /* ==== main ==== */
 
 static int usage(void)
@@ -1326,13 +1978,22 @@ static int usage(void)
     fprintf(stderr,
             "usage: %s LIBGGML_BASE.so make-fixtures OUTDIR\n"
             "       %s LIBGGML_BASE.so dump-metadata FILE.gguf\n"
-            "       %s LIBGGML_BASE.so dump-tensors FILE.gguf\n",
-            prog, prog, prog);
+            "       %s LIBGGML_BASE.so dump-tensors FILE.gguf\n"
+            "       %s LIBGGML_BASE.so make-model OUT.gguf [--blocks N] [--embd N] [--ff N]\n"
+            "           [--vocab N] [--merges N] [--name TEXT] [--extra-tensors N]\n",
+            prog, prog, prog, prog);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && strcmp(argv[2], "make-model") == 0) {
+        model_opts o;
+        parse_model_opts(argc - 4, argv + 4, &o);
+        load_ggml(argv[1]);
+        make_model(argv[3], &o);
+        return 0;
+    }
     if (argc != 4)
         return usage();
     load_ggml(argv[1]);

@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# The daemon's life: mounting, options, refusals, unmounting by every
+# route, several mounts at once.
+
+load test_helper
+
+setup() {
+    require_fuse
+    MODEL=$(fixture type-q8_0.gguf)
+    MNT="$BATS_TEST_TMPDIR/mnt"
+    mkdir -p "$MNT"
+}
+
+# The mountinfo line of a mount point.
+mountinfo_of() {
+    awk -v m="$1" '$5 == m' /proc/self/mountinfo
+}
+
+# daemon_pids MODEL: pids of gguf-fs processes serving that model.
+daemon_pids() {
+    pgrep -f "gguf-fs.* $1 " || true
+}
+
+@test "the command returns once the tree answers, and fusermount3 -u ends the daemon" {
+    run "$GGUF_FS" "$MODEL" "$MNT"
+    [ "$status" -eq 0 ]
+    # No wait: the mount is ready when the command returns.
+    run ls "$MNT"
+    [ "$output" = "$(printf 'header\nmetadata\ntensors')" ]
+    local pid
+    pid=$(daemon_pids "$MODEL")
+    [ -n "$pid" ]
+    fusermount3 -u "$MNT"
+    wait_gone "$pid"
+    ! mountpoint -q "$MNT"
+}
+
+@test "umount works too" {
+    "$GGUF_FS" "$MODEL" "$MNT"
+    local pid
+    pid=$(daemon_pids "$MODEL")
+    umount "$MNT"
+    wait_gone "$pid"
+    ! mountpoint -q "$MNT"
+}
+
+@test "mounts are read-only, default_permissions, with the model as fsname and subtype gguf" {
+    mount_model "$MODEL" "$MNT"
+    run mountinfo_of "$MNT"
+    [[ "$output" == *" ro,"* ]]
+    [[ "$output" == *"fuse.gguf $MODEL "* ]]
+    [[ "$output" == *default_permissions* ]]
+    [[ "$output" != *allow_other* ]]
+}
+
+@test "allow_other is set only when asked for" {
+    mount_model "$MODEL" "$MNT" -o allow_other
+    run mountinfo_of "$MNT"
+    [[ "$output" == *allow_other* ]]
+}
+
+@test "a model path with commas still becomes the fsname" {
+    cp "$MODEL" "$BATS_TEST_TMPDIR/a,b.gguf"
+    mount_model "$BATS_TEST_TMPDIR/a,b.gguf" "$MNT"
+    run mountinfo_of "$MNT"
+    [[ "$output" == *"fuse.gguf $BATS_TEST_TMPDIR/a,b.gguf "* ]]
+}
+
+@test "-h prints usage with FUSE's options; -V prints the version" {
+    run "$GGUF_FS" -h
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"MODEL.gguf MOUNTPOINT"* ]]
+    [[ "$output" == *"-o allow_other"* ]] || [[ "$output" == *"-d"* ]]
+    run "$GGUF_FS" -V
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"gguf-fs version"* ]]
+    [[ "$output" == *"FUSE library version"* ]]
+}
+
+@test "a missing argument or model is exit 1 and one line" {
+    run -1 "$GGUF_FS" "$MODEL"
+    run -1 --separate-stderr "$GGUF_FS" "$BATS_TEST_TMPDIR/absent.gguf" "$MNT"
+    [ "${#stderr_lines[@]}" -eq 1 ]
+    [[ "$stderr" == "gguf-fs: $BATS_TEST_TMPDIR/absent.gguf: cannot open: No such file or directory" ]]
+    ! mountpoint -q "$MNT"
+}
+
+@test "a bad model is refused before mounting: exit 1, one line with file and offset" {
+    head -c 1000 "$MODEL" >"$BATS_TEST_TMPDIR/cut.gguf"
+    run -1 --separate-stderr "$GGUF_FS" "$BATS_TEST_TMPDIR/cut.gguf" "$MNT"
+    [ "${#stderr_lines[@]}" -eq 1 ]
+    [[ "$stderr" =~ ^gguf-fs:\ $BATS_TEST_TMPDIR/cut.gguf:\ offset\ 0x[0-9a-f]+:\ tensor\ \'.*\':\ data\ ends\ at\ [0-9]+,\ past\ end\ of\ file\ \(1000\)$ ]]
+    ! mountpoint -q "$MNT"
+    [ -z "$(daemon_pids "$BATS_TEST_TMPDIR/cut.gguf")" ]
+}
+
+@test "SIGTERM unmounts cleanly and ends the daemon" {
+    mount_model "$MODEL" "$MNT"
+    local pid
+    pid=$(awk '{print $1}' "$BATS_TEST_TMPDIR/daemons")
+    kill -TERM "$pid"
+    wait_gone "$pid"
+    ! mountpoint -q "$MNT"
+    run ls "$MNT"
+    [ -z "$output" ]
+}
+
+@test "SIGINT unmounts cleanly too" {
+    mount_model "$MODEL" "$MNT"
+    local pid
+    pid=$(awk '{print $1}' "$BATS_TEST_TMPDIR/daemons")
+    kill -INT "$pid"
+    wait_gone "$pid"
+    ! mountpoint -q "$MNT"
+}
+
+@test "two models mounted at once answer independently" {
+    local other=$(fixture type-f16.gguf)
+    mount_model "$MODEL" "$MNT"
+    mount_model "$other" "$BATS_TEST_TMPDIR/mnt2"
+    run cat "$MNT/tensors/mat/info" "$BATS_TEST_TMPDIR/mnt2/tensors/mat/info"
+    [[ "$output" == *"type: q8_0"* ]]
+    [[ "$output" == *"type: f16"* ]]
+    cmp "$MNT/tensors/mat/raw" <(tail -c +$(($(sed -n 's/^offset: //p' "$MNT/tensors/mat/info") + 1)) "$MODEL" | head -c "$(stat -c %s "$MNT/tensors/mat/raw")")
+}
+
+@test "the same model mounted twice, by two daemons" {
+    mount_model "$MODEL" "$MNT"
+    mount_model "$MODEL" "$BATS_TEST_TMPDIR/mnt2"
+    cmp "$MNT/tensors/cube/f32" "$BATS_TEST_TMPDIR/mnt2/tensors/cube/f32"
+}
+
+@test "concurrent readers of every file get the same bytes as a lone reader" {
+    mount_model "$MODEL" "$MNT"
+    local f i pids=()
+    for f in "$MNT"/tensors/*/f32 "$MNT"/tensors/*/raw "$MNT"/metadata/*; do
+        sha256sum "$f"
+    done >"$BATS_TEST_TMPDIR/want"
+    for i in 1 2 3 4 5 6 7 8; do
+        (for f in "$MNT"/tensors/*/f32 "$MNT"/tensors/*/raw "$MNT"/metadata/*; do sha256sum "$f"; done \
+            >"$BATS_TEST_TMPDIR/got.$i") &
+        pids+=($!)
+    done
+    # Not a bare wait: the daemon is a background job of this shell too.
+    wait "${pids[@]}"
+    for i in 1 2 3 4 5 6 7 8; do
+        cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got.$i"
+    done
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs one bats suite against a build of the daemon, with the ggml-made
+# fixtures (scripts/fixtures) in GGUF_FS_FIXTURES.
+#   usage: run.sh GGML_REF GGUF_FS SUITE.bats
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+GGUF_FS_FIXTURES=$("$here/../../scripts/fixtures" "$1")
+GGUF_FS=$2
+export GGUF_FS GGUF_FS_FIXTURES
+exec bats --tap "$3"
