@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# The hostile corpus (tests/hostile/make_hostile.py) through the real
+# daemon: every file either refused before mounting, with one line naming
+# the file and the offset, or mounted with every file readable. Each case
+# runs under a time limit: a hang fails it.
+
+load test_helper
+
+setup_file() {
+    export CORPUS="$BATS_FILE_TMPDIR/corpus"
+    python3 "$BATS_TEST_DIRNAME/../hostile/make_hostile.py" "$CORPUS"
+}
+
+setup() {
+    require_fuse
+    MNT="$BATS_TEST_TMPDIR/mnt"
+    mkdir -p "$MNT"
+}
+
+@test "every refused file: exit 1, one line with the file, the offset and the problem, nothing mounted" {
+    local file verdict offset phrase n=0
+    while IFS=$'\t' read -r file verdict offset phrase; do
+        [ "$verdict" = refuse ] || continue
+        run -1 --separate-stderr timeout 10 "$GGUF_FS" "$CORPUS/$file" "$MNT"
+        [ "${#stderr_lines[@]}" -eq 1 ] || { echo "$file: $stderr"; false; }
+        [[ "$stderr" =~ ^gguf-fs:\ "$CORPUS/$file":\ offset\ 0x([0-9a-f]+):\ .+ ]] || { echo "$file: $stderr"; false; }
+        local at=$((16#${BASH_REMATCH[1]}))
+        case $offset in
+            max:*) [ "$at" -le "${offset#max:}" ] || { echo "$file: $stderr"; false; } ;;
+            *) [ "$at" -eq "$offset" ] || { echo "$file: offset $at, expected $offset: $stderr"; false; } ;;
+        esac
+        [ "$phrase" = - ] || [[ "$stderr" == *"$phrase"* ]] || { echo "$file: $stderr"; false; }
+        ! mountpoint -q "$MNT"
+        n=$((n + 1))
+    done <"$CORPUS/manifest.tsv"
+    [ "$n" -gt 200 ]
+}
+
+@test "every accepted file mounts and every file in it reads in full" {
+    local file verdict offset phrase n=0
+    while IFS=$'\t' read -r file verdict offset phrase; do
+        [ "$verdict" = accept ] || continue
+        mount_model "$CORPUS/$file" "$MNT"
+        run timeout 10 find "$MNT" -type f -exec cat {} +
+        [ "$status" -eq 0 ] || { echo "$file: $output"; false; }
+        local f
+        while IFS= read -r -d '' f; do
+            [ "$(stat -c %s "$f")" -eq "$(wc -c <"$f")" ] || { echo "$file: $f size"; false; }
+        done < <(find "$MNT" -type f -print0)
+        unmount_all
+        n=$((n + 1))
+    done <"$CORPUS/manifest.tsv"
+    [ "$n" -ge 8 ]
+}
+
+@test "hostile names map to safe, reversible file names inside the tree" {
+    mount_model "$CORPUS/odd-keys-and-trailing-bytes.gguf" "$MNT"
+    run ls -A "$MNT/metadata"
+    [ "${#lines[@]}" -eq 3 ]
+    [ -f "$MNT/metadata/a%2Fb" ]
+    [ -f "$MNT/metadata/%2E%2E" ]
+    [ "$(xattr user.gguf.name "$MNT/metadata/a%2Fb")" = "a/b" ]
+    [ "$(xattr user.gguf.name "$MNT/metadata/%2E%2E")" = ".." ]
+    [ "$(xattr user.gguf.name "$MNT/metadata/Not.Snake-Case")" = "Not.Snake-Case" ]
+    # The value holds a NUL and invalid UTF-8: cat gives the exact bytes.
+    printf '\xff\xfe invalid utf-8 \x00 nul\n' | cmp - "$MNT/metadata/Not.Snake-Case"
+    # Nothing escaped the tree: ".." resolves to the parent as always.
+    [ "$(stat -c %i "$MNT/metadata/..")" = "$(stat -c %i "$MNT")" ]
+}
+
+@test "arrays nested eight deep render as JSON lines" {
+    mount_model "$CORPUS/nesting-depth-8.gguf" "$MNT"
+    run cat "$MNT/metadata/nested"
+    [ "$output" = "[[[[[[[7]]]]]]]" ]
+}
