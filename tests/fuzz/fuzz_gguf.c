@@ -1,0 +1,75 @@
+/*
+ * The fuzz target: open from memory, render every value (checking that the
+ * announced size is the rendered size) and dequantize ranges of every
+ * tensor. Built with libFuzzer by run.sh; replay.c runs the same function
+ * over files for builds without it.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ggp.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct counter {
+    ggp_sink sink;
+    uint64_t total;
+    uint64_t checksum; // reads every byte, so a bad pointer faults here
+} counter;
+
+static void count(ggp_sink *sink, const char *bytes, size_t len)
+{
+    counter *c = (counter *)sink;
+    for (size_t i = 0; i < len; i++)
+        c->checksum += (unsigned char)bytes[i];
+    c->total += len;
+}
+
+/* Dequantizes a few ranges: the start, a middle piece that does not start
+ * on a block, and the end. */
+static void read_ranges(const ggp_file *f, const ggp_tensor *t)
+{
+    enum { MAX = 4096 };
+    float out[MAX];
+    const uint64_t n = t->elements;
+    const uint64_t head = n < MAX ? n : MAX;
+    if (ggp_tensor_read_f32(f, t, 0, head, out) != GGP_OK)
+        abort();
+    if (n > 3) {
+        const uint64_t first = n / 2 + 1;
+        const uint64_t count = n - first < 300 ? n - first : 300;
+        if (ggp_tensor_read_f32(f, t, first, count, out) != GGP_OK)
+            abort();
+        if (ggp_tensor_read_f32(f, t, n - 3, 3, out) != GGP_OK)
+            abort();
+    }
+    if (ggp_tensor_read_f32(f, t, n, 1, out) != GGP_ERR_RANGE)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    ggp_error err;
+    ggp_file *f = ggp_open_mem(data, size, &err);
+    if (!f) {
+        if (err.code == GGP_OK || err.offset > size || err.msg[0] == '\0')
+            abort();
+        return 0;
+    }
+    for (uint64_t i = 0; i < ggp_kv_count(f); i++) {
+        const ggp_value *v = &ggp_kv_at(f, i)->value;
+        counter c = {{count}, 0, 0};
+        ggp_render(f, v, &c.sink);
+        if (c.total != ggp_render_size(f, v))
+            abort();
+    }
+    for (uint64_t i = 0; i < ggp_tensor_count(f); i++) {
+        const ggp_tensor *t = ggp_tensor_at(f, i);
+        if (t->type && (t->offset + t->bytes > size || t->data != data + t->offset))
+            abort();
+        if (!ggp_tensor_f32_unavailable(f, t))
+            read_ranges(f, t);
+    }
+    ggp_close(f);
+    return 0;
+}
