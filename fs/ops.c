@@ -6,6 +6,7 @@
  * dequantized per read from the blocks the read touches.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,22 @@ static void ggfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 
 /* ==== Files ==== */
 
+/* The rendered text of an open text file. The kernel may send RELEASE as
+ * soon as it has a read's reply, while the replying thread is still in
+ * writev: each read holds a reference so the text outlives the reply. */
+typedef struct open_text {
+    atomic_int refs;
+    ggfs_buffer text;
+} open_text;
+
+static void open_text_put(open_text *o)
+{
+    if (atomic_fetch_sub(&o->refs, 1) == 1) {
+        free(o->text.data);
+        free(o);
+    }
+}
+
 static void ggfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     ggfs_tree *tree = tree_of(req);
@@ -167,20 +184,20 @@ static void ggfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
     fi->keep_cache = 1;
     fi->fh = 0;
     if (is_text(node.kind)) {
-        ggfs_buffer *b = malloc(sizeof *b);
-        if (!b) {
+        open_text *o = malloc(sizeof *o);
+        if (!o) {
             fuse_reply_err(req, ENOMEM);
             return;
         }
-        ggfs_buffer_init(b);
-        ggfs_text_render(tree, node, &b->sink);
-        if (b->failed) {
-            free(b->data);
-            free(b);
+        atomic_init(&o->refs, 1);
+        ggfs_buffer_init(&o->text);
+        ggfs_text_render(tree, node, &o->text.sink);
+        if (o->text.failed) {
+            open_text_put(o);
             fuse_reply_err(req, ENOMEM);
             return;
         }
-        fi->fh = (uint64_t)(uintptr_t)b;
+        fi->fh = (uint64_t)(uintptr_t)o;
     }
     fuse_reply_open(req, fi);
 }
@@ -188,11 +205,9 @@ static void ggfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 static void ggfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)ino;
-    ggfs_buffer *b = (ggfs_buffer *)(uintptr_t)fi->fh;
-    if (b) {
-        free(b->data);
-        free(b);
-    }
+    open_text *o = (open_text *)(uintptr_t)fi->fh;
+    if (o)
+        open_text_put(o);
     fuse_reply_err(req, 0);
 }
 
@@ -243,13 +258,15 @@ static void ggfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
     ggfs_tree *tree = tree_of(req);
     const ggfs_node node = ggfs_node_of(tree, ino);
-    const ggfs_buffer *text = (const ggfs_buffer *)(uintptr_t)fi->fh;
+    open_text *o = (open_text *)(uintptr_t)fi->fh;
     uint64_t start, len;
-    if (text) {
-        if (!clamp(text->len, off, size, &start, &len))
+    if (o) {
+        atomic_fetch_add(&o->refs, 1);
+        if (!clamp(o->text.len, off, size, &start, &len))
             fuse_reply_buf(req, NULL, 0);
         else
-            fuse_reply_buf(req, text->data + start, (size_t)len);
+            fuse_reply_buf(req, o->text.data + start, (size_t)len);
+        open_text_put(o);
         return;
     }
     if (!clamp(ggfs_size(tree, node), off, size, &start, &len)) {
