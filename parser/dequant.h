@@ -38,4 +38,19 @@ ggp_dequant_fn ggp_dequant_mxfp4, ggp_dequant_nvfp4;
 /* dequant_lowbit.c */
 ggp_dequant_fn ggp_dequant_q1_0, ggp_dequant_q2_0;
 
+/* dequant_avx2.c: the same results, bit for bit, from AVX2 + F16C code. Only
+ * x86-64 builds with GCC or Clang have them, and only a CPU with both
+ * features may call them (ggp_file_set_simd decides). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GGP_HAVE_AVX2 1
+ggp_dequant_fn ggp_dequant_f16_avx2, ggp_dequant_bf16_avx2;
+ggp_dequant_fn ggp_dequant_q4_0_avx2, ggp_dequant_q4_1_avx2, ggp_dequant_q5_0_avx2;
+ggp_dequant_fn ggp_dequant_q5_1_avx2, ggp_dequant_q8_0_avx2, ggp_dequant_q8_1_avx2;
+ggp_dequant_fn ggp_dequant_q2_K_avx2, ggp_dequant_q3_K_avx2, ggp_dequant_q4_K_avx2;
+ggp_dequant_fn ggp_dequant_q5_K_avx2, ggp_dequant_q6_K_avx2, ggp_dequant_q8_K_avx2;
+ggp_dequant_fn ggp_dequant_iq2_xxs_avx2, ggp_dequant_iq2_xs_avx2, ggp_dequant_iq2_s_avx2;
+ggp_dequant_fn ggp_dequant_iq3_xxs_avx2, ggp_dequant_iq3_s_avx2;
+ggp_dequant_fn ggp_dequant_iq4_nl_avx2, ggp_dequant_iq4_xs_avx2;
+#endif
+
 #endif

@@ -275,6 +275,7 @@ static ggp_file *open_bytes(const uint8_t *base, uint64_t size, int fd, ggp_erro
     f->base = base;
     f->size = size;
     f->fd = fd;
+    ggp_file_set_simd(f, true);
     if (err)
         *err = (ggp_error){GGP_OK, 0, ""};
     if (!parse(f, err)) {

@@ -31,6 +31,7 @@ struct ggp_file {
     uint64_t n_tensors;
     ggp_tensor *tensors;
     ggp_name_index tensor_index;
+    bool use_simd;        // dequantize with the types' AVX2 functions
 };
 
 /* ==== Bounded reader ==== */
@@ -90,11 +91,15 @@ typedef enum ggp_be_rule {
 typedef struct ggp_type_desc {
     ggp_type_info info;
     ggp_dequant_fn *dequant;
+    ggp_dequant_fn *dequant_simd; // same results from AVX2 code, or NULL
     ggp_be_rule be_rule;
     int16_t half_at[2];   // GGP_BE_HALVES: byte offsets in the block, -1 unused
 } ggp_type_desc;
 
 const ggp_type_desc *ggp_type_desc_of(uint32_t type_id);
+
+/* True when this build has SIMD dequantizers and the CPU can run them. */
+bool ggp_simd_supported(void);
 
 /* ==== Errors ==== */
 

@@ -1,7 +1,7 @@
 /*
  * conformance: measures the parser against what the real ggml wrote and read.
  *
- *   conformance [--ref REFDIR] [--version N] [--byte-order little|big] DIR
+ *   conformance [--ref REFDIR] [--version N] [--byte-order little|big] [--scalar] DIR
  *
  * For every X.gguf in DIR (the fixtures of tests/conformance/ggml_ref.c, or
  * variants of them made by scripts/gguf-variant), with the expected files
@@ -25,6 +25,8 @@
  *               ggml's dump line for line.
  *
  * --version and --byte-order check the header of every file in DIR.
+ * --scalar reads with the scalar dequantizers (ggp_file_set_simd(false)),
+ * which are otherwise replaced by the SIMD ones wherever the CPU has them.
  * Prints one summary line; exits 0 when everything matched, 1 otherwise
  * (each mismatch printed with file, object, index, expected and got), 2 on
  * bad usage.
@@ -61,6 +63,7 @@ typedef struct options {
     bool variant;         // REFDIR differs: offsets compare relative
     long version;         // 0: not checked
     int byte_order;       // -1: not checked
+    bool scalar;          // force the scalar dequantizers
 } options;
 
 static struct {
@@ -680,6 +683,8 @@ static int check_file(const options *opt, const char *name)
         ok = 0;
     } else {
         stats.files++;
+        if (opt->scalar)
+            ggp_file_set_simd(gf, false);
         ok &= check_header_fields(path, gf, opt);
         if (tensors_text)
             ok &= check_tensor_info(path, gf, tensors_text, opt, type_name);
@@ -711,13 +716,15 @@ static int is_gguf(const struct dirent *d)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: conformance [--ref REFDIR] [--version N] [--byte-order little|big] DIR\n");
+    fprintf(stderr, "usage: conformance [--ref REFDIR] [--version N] [--byte-order little|big] "
+                    "[--scalar] DIR\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    options opt = {.dir = NULL, .ref_dir = NULL, .variant = false, .version = 0, .byte_order = -1};
+    options opt = {.dir = NULL, .ref_dir = NULL, .variant = false, .version = 0, .byte_order = -1,
+                   .scalar = false};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--ref") == 0 && i + 1 < argc) {
             opt.ref_dir = argv[++i];
@@ -733,6 +740,8 @@ int main(int argc, char **argv)
                 opt.byte_order = GGP_BIG;
             else
                 return usage();
+        } else if (strcmp(argv[i], "--scalar") == 0) {
+            opt.scalar = true;
         } else if (argv[i][0] != '-' && !opt.dir) {
             opt.dir = argv[i];
         } else {
@@ -768,10 +777,10 @@ int main(int argc, char **argv)
     }
     free(names);
 
-    printf("conformance: %s: %" PRIu64 " files, %" PRIu64 " tensors, %" PRIu64
+    printf("conformance: %s%s: %" PRIu64 " files, %" PRIu64 " tensors, %" PRIu64
            " elements, %" PRIu64 " ranges, %" PRIu64 " without f32 view, %" PRIu64 " keys: %s",
-           opt.dir, stats.files, stats.tensors, stats.elements, stats.ranges, stats.unavailable,
-           stats.keys, ok ? "ok\n" : "");
+           opt.dir, opt.scalar ? " (scalar)" : "", stats.files, stats.tensors, stats.elements,
+           stats.ranges, stats.unavailable, stats.keys, ok ? "ok\n" : "");
     if (!ok)
         printf("FAILED (%d of %d files)\n", failed, n);
     return ok ? 0 : 1;

@@ -2,7 +2,9 @@
 #
 # Conformance against the real ggml: the parser's reading of every fixture
 # (scripts/fixtures) and of its v1, v2 and big-endian variants, against
-# ggml's reading and to_float of the originals.
+# ggml's reading and to_float of the originals. The originals are read a
+# second time with --scalar, so that both the SIMD dequantizers (the default
+# where the CPU has them) and the scalar ones are measured against ggml.
 #
 #   usage: run.sh GGML_REF CONFORMANCE
 #
@@ -28,6 +30,7 @@ variants=(
 
 status=0
 "$conformance" "$fixtures" || status=1
+"$conformance" --scalar "$fixtures" || status=1
 for entry in "${variants[@]}"; do
     IFS='|' read -r name copt <<<"$entry"
     # shellcheck disable=SC2086
