@@ -7,6 +7,7 @@
  * is one line on stderr and exit status 1. Once this command returns 0 the
  * mount answers requests (it daemonizes only after mounting).
  */
+#define _DEFAULT_SOURCE // vsyslog is not POSIX
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 
 #include "ops.h"
 #include "tree.h"
@@ -86,6 +88,12 @@ static void report_open_error(const char *model, const ggp_error *err)
                 (unsigned long long)err->offset, err->msg);
 }
 
+/* Once daemonized, stderr is /dev/null: log lines go to syslog. */
+static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+    vsyslog((int)level, fmt, ap);
+}
+
 static int serve(ggfs_tree *tree, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
 {
     int status = 1;
@@ -96,6 +104,10 @@ static int serve(ggfs_tree *tree, struct fuse_args *args, struct fuse_cmdline_op
         goto out_session;
     if (fuse_session_mount(se, cmd->mountpoint) != 0)
         goto out_signals;
+    if (!cmd->foreground) {
+        openlog("gguf-fs", LOG_PID, LOG_DAEMON);
+        fuse_set_log_func(log_to_syslog);
+    }
     fuse_daemonize(cmd->foreground);
     if (cmd->singlethread) {
         status = fuse_session_loop(se);
@@ -149,22 +161,33 @@ int main(int argc, char *argv[])
         report_open_error(opts.model, &err);
         goto out_args;
     }
+    // Metadata is served from the index's views for as long as the mount
+    // lives: keep them out of reach of whatever happens to the file.
+    if (!ggp_file_pin_header(model, &err)) {
+        report_open_error(opts.model, &err);
+        goto out_model;
+    }
     struct stat st;
     if (fstat(ggp_file_fd(model), &st) != 0) {
         fprintf(stderr, "gguf-fs: %s: %s\n", opts.model, strerror(errno));
         goto out_model;
     }
+    // The daemon leaves the working directory; the watch needs a path that
+    // still names the model from "/".
+    char *real_path = realpath(opts.model, NULL);
     ggfs_tree tree;
     char *mount_opts = mount_options(opts.model);
-    if (!mount_opts || fuse_opt_add_arg(&args, mount_opts) != 0 ||
-        !ggfs_tree_init(&tree, model, opts.model, &st)) {
-        fprintf(stderr, "gguf-fs: %s: out of memory\n", opts.model);
+    if (!real_path || !mount_opts || fuse_opt_add_arg(&args, mount_opts) != 0 ||
+        !ggfs_tree_init(&tree, model, opts.model, real_path, &st)) {
+        fprintf(stderr, "gguf-fs: %s: %s\n", opts.model, real_path ? "out of memory" : strerror(errno));
         free(mount_opts);
+        free(real_path);
         goto out_model;
     }
     free(mount_opts);
     status = serve(&tree, &args, &cmd);
     ggfs_tree_destroy(&tree);
+    free(real_path);
 out_model:
     ggp_close(model);
 out_args:

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "names.h"
 #include "ops.h"
@@ -223,34 +224,48 @@ static bool clamp(uint64_t total, off_t off, size_t size, uint64_t *start, uint6
 
 static void read_raw(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint64_t start, uint64_t len)
 {
-    const int fd = ggp_file_fd(tree->model);
+    // Spliced from the model's descriptor: a file cut short under the
+    // mount gives a short read, never a fault.
     struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
-    if (fd >= 0) {
-        bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-        bv.buf[0].fd = fd;
-        bv.buf[0].pos = (off_t)(t->offset + start);
-    } else {
-        bv.buf[0].mem = (void *)(t->data + start);
-    }
+    bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+    bv.buf[0].fd = ggp_file_fd(tree->model);
+    bv.buf[0].pos = (off_t)(t->offset + start);
     fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
 }
 
+/* Bytes [start, start + len) of the tensor's f32 view. The blocks are read
+ * with pread rather than through the mapping, so that a model truncated
+ * under the mount is an EIO here and not a SIGBUS. */
 static void read_f32(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint64_t start, uint64_t len)
 {
+    const uint64_t per_block = t->type->block_elems;
     const uint64_t first = start / sizeof(float);
     const uint64_t end = (start + len + sizeof(float) - 1) / sizeof(float);
-    float *values = malloc((size_t)(end - first) * sizeof(float));
-    if (!values) {
+    const uint64_t first_block = first / per_block;
+    const uint64_t end_block = (end + per_block - 1) / per_block;
+    const size_t block_bytes = (size_t)((end_block - first_block) * t->type->block_bytes);
+    const size_t value_bytes = (size_t)(end - first) * sizeof(float);
+    // One scratch holds the values, then the blocks (8-byte aligned).
+    const size_t blocks_at = (value_bytes + 7) & ~(size_t)7;
+    char *scratch = ggfs_scratch_get(tree, blocks_at + block_bytes);
+    if (!scratch) {
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    if (ggp_tensor_read_f32(tree->model, t, first, end - first, values) != GGP_OK) {
-        free(values);
+    float *values = (float *)scratch;
+    uint8_t *blocks = (uint8_t *)scratch + blocks_at;
+    const off_t at = (off_t)(t->offset + first_block * t->type->block_bytes);
+    const ssize_t got = pread(ggp_file_fd(tree->model), blocks, block_bytes, at);
+    if (got != (ssize_t)block_bytes) {
+        ggfs_watch_mark_changed(&tree->watch, "was cut short");
+        fuse_reply_err(req, EIO);
+        return;
+    }
+    if (ggp_tensor_decode_f32(tree->model, t, blocks, first, end - first, values) != GGP_OK) {
         fuse_reply_err(req, EIO);
         return;
     }
     fuse_reply_buf(req, (const char *)values + (start - first * sizeof(float)), (size_t)len);
-    free(values);
 }
 
 static void ggfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -274,6 +289,10 @@ static void ggfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         return;
     }
     const ggp_tensor *t = ggp_tensor_at(tree->model, node.index);
+    if (!ggfs_watch_unchanged(&tree->watch)) {
+        fuse_reply_err(req, EIO);
+        return;
+    }
     if (node.kind == GGFS_TENSOR_RAW)
         read_raw(req, tree, t, start, len);
     else if (node.kind == GGFS_TENSOR_F32)

@@ -49,12 +49,41 @@ static uint64_t *collect_cut_names(uint64_t count, ggp_str (*name_at)(const ggp_
 static ggp_str kv_name(const ggp_file *f, uint64_t i) { return ggp_kv_at(f, i)->key; }
 static ggp_str tensor_name(const ggp_file *f, uint64_t i) { return ggp_tensor_at(f, i)->name; }
 
-bool ggfs_tree_init(ggfs_tree *tree, ggp_file *model, const char *model_path, const struct stat *st)
+static void scratch_free(void *p)
+{
+    ggfs_scratch *s = p;
+    free(s->data);
+    free(s);
+}
+
+void *ggfs_scratch_get(ggfs_tree *tree, size_t size)
+{
+    ggfs_scratch *s = pthread_getspecific(tree->scratch);
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s || pthread_setspecific(tree->scratch, s) != 0) {
+            free(s);
+            return NULL;
+        }
+    }
+    if (s->cap < size) {
+        void *grown = realloc(s->data, size);
+        if (!grown)
+            return NULL;
+        s->data = grown;
+        s->cap = size;
+    }
+    return s->data;
+}
+
+bool ggfs_tree_init(ggfs_tree *tree, ggp_file *model, const char *model_path, const char *real_path,
+                    const struct stat *st)
 {
     memset(tree, 0, sizeof *tree);
     tree->model = model;
     tree->model_path = model_path;
     tree->model_stat = *st;
+    ggfs_watch_init(&tree->watch, real_path, ggp_file_fd(model), st);
     const uint64_t n_kv = ggp_kv_count(model);
     tree->kv_size = malloc((n_kv ? n_kv : 1) * sizeof *tree->kv_size);
     if (!tree->kv_size)
@@ -64,11 +93,17 @@ bool ggfs_tree_init(ggfs_tree *tree, ggp_file *model, const char *model_path, co
     tree->long_kvs = collect_cut_names(n_kv, kv_name, model, &tree->n_long_kvs);
     tree->long_tensors = collect_cut_names(ggp_tensor_count(model), tensor_name, model,
                                            &tree->n_long_tensors);
-    return tree->n_long_kvs != UINT64_MAX && tree->n_long_tensors != UINT64_MAX;
+    return tree->n_long_kvs != UINT64_MAX && tree->n_long_tensors != UINT64_MAX &&
+           pthread_key_create(&tree->scratch, scratch_free) == 0;
 }
 
 void ggfs_tree_destroy(ggfs_tree *tree)
 {
+    // The loop's threads are gone; this thread's scratch, if any, goes here.
+    void *own = pthread_getspecific(tree->scratch);
+    if (own)
+        scratch_free(own);
+    pthread_key_delete(tree->scratch);
     free((void *)tree->kv_size);
     free(tree->long_kvs);
     free(tree->long_tensors);

@@ -7,11 +7,13 @@
 #ifndef GGFS_TREE_H
 #define GGFS_TREE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
 #include "ggp.h"
+#include "watch.h"
 
 typedef enum ggfs_kind {
     GGFS_NONE,
@@ -50,11 +52,25 @@ typedef struct ggfs_tree {
     uint64_t n_long_kvs;
     uint64_t *long_tensors;    // tensors whose file names were cut
     uint64_t n_long_tensors;
+    ggfs_watch watch;          // notices the model changing under the mount
+    pthread_key_t scratch;     // each loop thread's ggfs_scratch for f32 reads
 } ggfs_tree;
 
+/* A loop thread's reusable buffer, so reads allocate nothing once warm. */
+typedef struct ggfs_scratch {
+    void *data;
+    size_t cap;
+} ggfs_scratch;
+
+/* The calling thread's scratch, grown to at least size; NULL when out of
+ * memory. */
+void *ggfs_scratch_get(ggfs_tree *tree, size_t size);
+
 /* Builds the tree over an open model; allocates the size cache and the
- * lists of cut names. Returns false on allocation failure. */
-bool ggfs_tree_init(ggfs_tree *tree, ggp_file *model, const char *model_path, const struct stat *st);
+ * lists of cut names. real_path (absolute) is watched for changes. Returns
+ * false on allocation failure. */
+bool ggfs_tree_init(ggfs_tree *tree, ggp_file *model, const char *model_path, const char *real_path,
+                    const struct stat *st);
 void ggfs_tree_destroy(ggfs_tree *tree);
 
 ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino);

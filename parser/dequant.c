@@ -2,11 +2,17 @@
  * Element ranges of a tensor in f32: maps [first, first + count) onto the
  * blocks it touches, dequantizes whole blocks straight into the caller's
  * buffer and partial ones through a one-block scratch. Big-endian files go
- * through a small buffer where their fields are swapped back first.
+ * through a small buffer where their fields are swapped back first. Each
+ * call uses the type's AVX2 dequantizer when the handle allows it (same
+ * bits, see dequant_avx2.c), else the scalar one.
  */
 #include <string.h>
 
 #include "ggp_i.h"
+
+#ifdef GGP_HAVE_AVX2
+#include <cpuid.h>
+#endif
 
 #define MAX_BLOCK_ELEMS 256
 #define MAX_BLOCK_BYTES 292
@@ -20,6 +26,25 @@ const char *ggp_tensor_f32_unavailable(const ggp_file *f, const ggp_tensor *t)
     if (f->big_endian && d->be_rule == GGP_BE_NONE)
         return "big-endian layout of this type is not defined";
     return NULL;
+}
+
+bool ggp_simd_supported(void)
+{
+#ifdef GGP_HAVE_AVX2
+    // AVX2 as the compiler runtime reports it (it also checks that the OS
+    // saves the ymm registers); F16C from CPUID, as clang 14's
+    // __builtin_cpu_supports has no name for it.
+    unsigned eax, ebx, ecx, edx;
+    return __builtin_cpu_supports("avx2") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
+           (ecx & bit_F16C) != 0;
+#else
+    return false;
+#endif
+}
+
+void ggp_file_set_simd(ggp_file *f, bool enabled)
+{
+    f->use_simd = enabled && ggp_simd_supported();
 }
 
 /* Undoes a big-endian file's swaps on nblocks blocks copied to buf. */
@@ -51,8 +76,9 @@ static void dequant_blocks(const ggp_file *f, const ggp_type_desc *d, const uint
 {
     const size_t bytes = d->info.block_bytes;
     const uint8_t *src = data + first * bytes;
+    ggp_dequant_fn *const dequant = f->use_simd && d->dequant_simd ? d->dequant_simd : d->dequant;
     if (!f->big_endian || d->be_rule == GGP_BE_AS_IS) {
-        d->dequant(src, dst, (size_t)nblocks);
+        dequant(src, dst, (size_t)nblocks);
         return;
     }
     uint8_t buf[BE_CHUNK_BYTES];
@@ -61,15 +87,17 @@ static void dequant_blocks(const ggp_file *f, const ggp_type_desc *d, const uint
         const size_t n = nblocks < per_chunk ? (size_t)nblocks : per_chunk;
         memcpy(buf, src, n * bytes);
         swap_to_little(d, buf, n);
-        d->dequant(buf, dst, n);
+        dequant(buf, dst, n);
         src += n * bytes;
         dst += n * d->info.block_elems;
         nblocks -= n;
     }
 }
 
-ggp_err ggp_tensor_read_f32(const ggp_file *f, const ggp_tensor *t, uint64_t first,
-                            uint64_t count, float *dst)
+/* Elements [first, first + count) of t from data, which holds the tensor's
+ * blocks from block index data_block on. */
+static ggp_err decode_range(const ggp_file *f, const ggp_tensor *t, const uint8_t *data,
+                            uint64_t data_block, uint64_t first, uint64_t count, float *dst)
 {
     if (ggp_tensor_f32_unavailable(f, t))
         return GGP_ERR_UNSUPPORTED;
@@ -77,25 +105,39 @@ ggp_err ggp_tensor_read_f32(const ggp_file *f, const ggp_tensor *t, uint64_t fir
         return GGP_ERR_RANGE;
     const ggp_type_desc *d = ggp_type_desc_of(t->type_id);
     const uint64_t per_block = d->info.block_elems;
-    uint64_t block = first / per_block;
-    uint64_t skip = first % per_block;
+    uint64_t block = first / per_block - data_block;
+    const uint64_t skip = first % per_block;
     float scratch[MAX_BLOCK_ELEMS];
 
     // Leading partial block.
     if (skip != 0 && count > 0) {
-        dequant_blocks(f, d, t->data, block, 1, scratch);
+        dequant_blocks(f, d, data, block, 1, scratch);
         const uint64_t n = per_block - skip < count ? per_block - skip : count;
         memcpy(dst, scratch + skip, (size_t)n * sizeof(float));
         dst += n, count -= n, block++;
     }
     const uint64_t whole = count / per_block;
     if (whole > 0) {
-        dequant_blocks(f, d, t->data, block, whole, dst);
+        dequant_blocks(f, d, data, block, whole, dst);
         dst += whole * per_block, count -= whole * per_block, block += whole;
     }
     if (count > 0) {
-        dequant_blocks(f, d, t->data, block, 1, scratch);
+        dequant_blocks(f, d, data, block, 1, scratch);
         memcpy(dst, scratch, (size_t)count * sizeof(float));
     }
     return GGP_OK;
+}
+
+ggp_err ggp_tensor_read_f32(const ggp_file *f, const ggp_tensor *t, uint64_t first,
+                            uint64_t count, float *dst)
+{
+    return decode_range(f, t, t->data, 0, first, count, dst);
+}
+
+ggp_err ggp_tensor_decode_f32(const ggp_file *f, const ggp_tensor *t, const void *blocks,
+                              uint64_t first, uint64_t count, float *dst)
+{
+    if (!t->type)
+        return GGP_ERR_UNSUPPORTED;
+    return decode_range(f, t, blocks, first / t->type->block_elems, first, count, dst);
 }

@@ -196,6 +196,13 @@ const uint8_t *ggp_file_bytes(const ggp_file *file);
 /* The file descriptor of a file opened by path; -1 for ggp_open_mem. */
 int ggp_file_fd(const ggp_file *file);
 
+/* Keeps the header, metadata and descriptors in private memory at the same
+ * addresses, so that views stay valid and unchanged however the file is
+ * cut or rewritten later (costs a copy of everything before the data).
+ * Tensor data stays file-backed: read it with pread, or accept that a
+ * truncated file faults. No-op for ggp_open_mem. */
+bool ggp_file_pin_header(ggp_file *file, ggp_error *err);
+
 uint64_t ggp_kv_count(const ggp_file *file);
 const ggp_kv *ggp_kv_at(const ggp_file *file, uint64_t index);
 /* The kv with exactly this key, or NULL. */
@@ -259,5 +266,18 @@ const char *ggp_tensor_f32_unavailable(const ggp_file *file, const ggp_tensor *t
  * range leaves the tensor, GGP_ERR_UNSUPPORTED when t has no f32 view. */
 ggp_err ggp_tensor_read_f32(const ggp_file *file, const ggp_tensor *t,
                             uint64_t first, uint64_t count, float *dst);
+
+/* As ggp_tensor_read_f32, from a copy of the tensor's bytes the caller read
+ * itself (with pread, say): blocks holds the tensor's blocks from the one
+ * containing element `first` to the one containing element first+count-1. */
+ggp_err ggp_tensor_decode_f32(const ggp_file *file, const ggp_tensor *t, const void *blocks,
+                              uint64_t first, uint64_t count, float *dst);
+
+/* Chooses between the SIMD (x86-64 AVX2 + F16C) and the scalar dequantizers
+ * for this handle's reads; both give the same bits. Handles start with SIMD
+ * on wherever the CPU has it. Enabling it on a CPU or build without it keeps
+ * the scalar code. Not synchronised with reads: call it before the handle
+ * is shared between threads. */
+void ggp_file_set_simd(ggp_file *file, bool enabled);
 
 #endif

@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# Faults and load: the model changing under a live mount, unmounting with
+# files open, SIGTERM while readers run, many readers over several mounts.
+
+load test_helper
+
+setup() {
+    require_fuse
+    MODEL="$BATS_TEST_TMPDIR/model.gguf"
+    cp "$(fixture type-q4_K.gguf)" "$MODEL"
+    MNT="$BATS_TEST_TMPDIR/mnt"
+}
+
+daemon_pid() {
+    awk 'NR == 1 {print $1}' "$BATS_TEST_TMPDIR/daemons"
+}
+
+# The mount still answers for everything that is not tensor data.
+tree_still_answers() {
+    ls "$MNT/tensors" >/dev/null
+    cat "$MNT/header" "$MNT/tensors/mat/info" "$MNT"/metadata/* >/dev/null
+    kill -0 "$(daemon_pid)"
+}
+
+@test "a model truncated under the mount: data reads are EIO, the tree answers, one log line" {
+    mount_model "$MODEL" "$MNT"
+    cat "$MNT/tensors/mat/f32" >/dev/null
+    truncate -s 0 "$MODEL"
+    run -1 --separate-stderr cat "$MNT/tensors/cube/f32"
+    [[ "$stderr" == *"Input/output error"* ]]
+    run -1 --separate-stderr cat "$MNT/tensors/cube/raw"
+    [[ "$stderr" == *"Input/output error"* ]]
+    tree_still_answers
+    [ "$(grep -c "$MODEL" "$BATS_TEST_TMPDIR/daemon.log")" -eq 1 ]
+    grep -q 'since it was mounted' "$BATS_TEST_TMPDIR/daemon.log"
+}
+
+@test "a model rewritten in place: data reads are EIO, never other bytes" {
+    mount_model "$MODEL" "$MNT"
+    local size
+    size=$(stat -c %s "$MODEL")
+    touch -d '2001-01-01' "$MODEL"  # a rewrite changes the mtime
+    run -1 cat "$MNT/tensors/vec/f32"
+    tree_still_answers
+    [ "$(stat -c %s "$MODEL")" -eq "$size" ]
+}
+
+@test "a model replaced by rename: data reads are EIO within a second" {
+    mount_model "$MODEL" "$MNT"
+    cp "$(fixture type-q6_K.gguf)" "$BATS_TEST_TMPDIR/other.gguf"
+    mv "$BATS_TEST_TMPDIR/other.gguf" "$MODEL"
+    sleep 1.1
+    run -1 cat "$MNT/tensors/vec/raw"
+    tree_still_answers
+}
+
+@test "a lazy unmount with files open ends the daemon once they close" {
+    mount_model "$MODEL" "$MNT"
+    local pid holder
+    pid=$(daemon_pid)
+    sleep 2 <"$MNT/tensors/mat/f32" &
+    holder=$!
+    run fusermount3 -u "$MNT"
+    [ "$status" -ne 0 ]                      # busy: a file is open
+    fusermount3 -u -z "$MNT"
+    ! mountpoint -q "$MNT"
+    wait "$holder"
+    wait_gone "$pid"
+}
+
+@test "SIGTERM under load: the daemon ends, the mount goes, readers stop with errors" {
+    mount_model "$MODEL" "$MNT"
+    local pid readers=() i
+    pid=$(daemon_pid)
+    for i in 1 2 3 4; do
+        (while cat "$MNT/tensors/mat/f32" "$MNT/tensors/cube/raw" >/dev/null 2>&1; do :; done) &
+        readers+=($!)
+    done
+    sleep 1
+    kill -TERM "$pid"
+    wait_gone "$pid"
+    ! mountpoint -q "$MNT"
+    for i in "${readers[@]}"; do
+        timeout 10 tail --pid="$i" -f /dev/null
+    done
+}
+
+@test "many readers over several mounts: cat, dd at random offsets and numpy.memmap agree with ggml" {
+    local models=(type-q4_K type-q6_K type-iq2_xs type-f16) m i pids=()
+    for m in "${models[@]}"; do
+        mount_model "$(fixture "$m.gguf")" "$BATS_TEST_TMPDIR/$m"
+    done
+    local before
+    before=$(awk '/^RssAnon/ {print $2}' "/proc/$(daemon_pid)/status")
+    for m in "${models[@]}"; do
+        for i in 1 2 3; do
+            "$PYTHON" "$HELPERS/load_reader.py" "$BATS_TEST_TMPDIR/$m" "$(fixture "$m")" "$i" 8 \
+                >"$BATS_TEST_TMPDIR/load.$m.$i" 2>&1 &
+            pids+=($!)
+        done
+    done
+    local status=0
+    for i in "${pids[@]}"; do
+        wait "$i" || status=1
+    done
+    [ "$status" -eq 0 ] || { cat "$BATS_TEST_TMPDIR"/load.*; false; }
+    local after
+    after=$(awk '/^RssAnon/ {print $2}' "/proc/$(daemon_pid)/status")
+    # Flat: the first daemon's anonymous memory grew by less than 8 MiB.
+    [ $((after - before)) -lt 8192 ] || { echo "RssAnon $before kB -> $after kB"; false; }
+}
