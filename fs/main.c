@@ -18,14 +18,17 @@
 #include <syslog.h>
 
 #include "ops.h"
+#include "readahead.h"
 #include "tree.h"
 
 #define GGFS_VERSION "0.1.0"
+#define GGFS_DEFAULT_READAHEAD_KB 1024
 
 typedef struct options {
     const char *model;
     int show_help;
     int show_version;
+    unsigned readahead_kb; // 0: the kernel's default
 } options;
 
 static const struct fuse_opt option_spec[] = {
@@ -33,6 +36,7 @@ static const struct fuse_opt option_spec[] = {
     {"--help", offsetof(options, show_help), 1},
     {"-V", offsetof(options, show_version), 1},
     {"--version", offsetof(options, show_version), 1},
+    {"readahead_kb=%u", offsetof(options, readahead_kb), 0},
     FUSE_OPT_END,
 };
 
@@ -55,8 +59,10 @@ static void usage(const char *prog)
            "Mounts a GGUF model file as a read-only directory tree:\n"
            "  header, metadata/KEY, tensors/NAME/{info,raw,f32}\n\n"
            "    -h   --help            print help\n"
-           "    -V   --version         print version\n",
-           prog);
+           "    -V   --version         print version\n"
+           "    -o readahead_kb=N      read-ahead of this mount in KiB (default %u;\n"
+           "                           0 keeps the kernel's 128)\n",
+           prog, GGFS_DEFAULT_READAHEAD_KB);
     fuse_cmdline_help();
     fuse_lowlevel_help();
 }
@@ -96,6 +102,7 @@ static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap
 
 static int serve(ggfs_tree *tree, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
 {
+    const char *model = tree->model_path;
     int status = 1;
     struct fuse_session *se = fuse_session_new(args, &ggfs_ops, sizeof ggfs_ops, tree);
     if (!se)
@@ -104,6 +111,9 @@ static int serve(ggfs_tree *tree, struct fuse_args *args, struct fuse_cmdline_op
         goto out_session;
     if (fuse_session_mount(se, cmd->mountpoint) != 0)
         goto out_signals;
+    if (tree->readahead_kb && !ggfs_set_mount_readahead(cmd->mountpoint, tree->readahead_kb))
+        fprintf(stderr, "gguf-fs: %s: cannot set read-ahead to %u KiB: %s (continuing)\n", model,
+                tree->readahead_kb, strerror(errno));
     if (!cmd->foreground) {
         openlog("gguf-fs", LOG_PID, LOG_DAEMON);
         fuse_set_log_func(log_to_syslog);
@@ -130,7 +140,7 @@ out_session:
 int main(int argc, char *argv[])
 {
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-    options opts = {0};
+    options opts = {.readahead_kb = GGFS_DEFAULT_READAHEAD_KB};
     if (fuse_opt_parse(&args, &opts, option_spec, take_model) != 0)
         return 1;
     if (opts.show_help) {
@@ -185,6 +195,7 @@ int main(int argc, char *argv[])
         goto out_model;
     }
     free(mount_opts);
+    tree.readahead_kb = opts.readahead_kb;
     status = serve(&tree, &args, &cmd);
     ggfs_tree_destroy(&tree);
     free(real_path);

@@ -111,45 +111,71 @@ static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, gg
     }
 }
 
-static void ggfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-                            struct fuse_file_info *fi)
+/* readdir and readdirplus: offsets 1 is ".", 2 is "..", 3 + i is entry i.
+ * With plus, each entry carries its attributes, so `ls -l` needs no
+ * lookup per file; without, only what the kernel reads (inode and type),
+ * so a plain `ls` renders no sizes. */
+static void fill_dir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
 {
-    (void)fi;
     ggfs_tree *tree = tree_of(req);
     const ggfs_node dir = ggfs_node_of(tree, ino);
     if (!is_dir(dir.kind)) {
         fuse_reply_err(req, ENOTDIR);
         return;
     }
-    char *buf = malloc(size);
+    char *buf = ggfs_scratch_get(tree, size);
     if (!buf) {
         fuse_reply_err(req, ENOMEM);
         return;
     }
     size_t used = 0;
-    // Offsets: 1 is ".", 2 is "..", 3 + i is entry i.
     for (uint64_t pos = (uint64_t)off;; pos++) {
         char name[GGFS_NAME_MAX + 1];
-        struct stat st;
-        memset(&st, 0, sizeof st);
-        if (pos < 2) {
+        struct fuse_entry_param e;
+        memset(&e, 0, sizeof e);
+        bool dot = pos < 2;
+        if (dot) {
             strcpy(name, pos == 0 ? "." : "..");
-            st.st_ino = pos == 0 ? ino : GGFS_INO_ROOT;
-            st.st_mode = S_IFDIR;
+            e.attr.st_ino = pos == 0 ? ino : GGFS_INO_ROOT;
+            e.attr.st_mode = S_IFDIR;
         } else {
             ggfs_node node;
             if (!dir_entry(tree, dir, pos - 2, name, &node))
                 break;
-            if (!ggfs_stat(tree, node, &st))
+            if (!ggfs_node_exists(tree, node))
                 continue;
+            if (plus) {
+                ggfs_stat(tree, node, &e.attr);
+                e.ino = e.attr.st_ino;
+                e.attr_timeout = CACHE_SECONDS;
+                e.entry_timeout = CACHE_SECONDS;
+            } else {
+                e.attr.st_ino = ggfs_ino_of(tree, node);
+                e.attr.st_mode = is_dir(node.kind) ? S_IFDIR : S_IFREG;
+            }
         }
-        const size_t need = fuse_add_direntry(req, buf + used, size - used, name, &st, (off_t)pos + 1);
+        const off_t next = (off_t)pos + 1;
+        const size_t need = plus ? fuse_add_direntry_plus(req, buf + used, size - used, name, &e, next)
+                                 : fuse_add_direntry(req, buf + used, size - used, name, &e.attr, next);
         if (need > size - used)
             break;
         used += need;
     }
     fuse_reply_buf(req, buf, used);
-    free(buf);
+}
+
+static void ggfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                            struct fuse_file_info *fi)
+{
+    (void)fi;
+    fill_dir(req, ino, size, off, false);
+}
+
+static void ggfs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                                struct fuse_file_info *fi)
+{
+    (void)fi;
+    fill_dir(req, ino, size, off, true);
 }
 
 /* ==== Files ==== */
@@ -403,9 +429,12 @@ static void ggfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 
 static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
-    (void)userdata;
+    const ggfs_tree *tree = userdata;
     if (conn->capable & FUSE_CAP_SPLICE_WRITE)
         conn->want |= FUSE_CAP_SPLICE_WRITE;
+    // The kernel caps a mount's read-ahead at what init asks for.
+    if (tree->readahead_kb)
+        conn->max_readahead = tree->readahead_kb * 1024;
 }
 
 /* Every change is refused: the model is mounted read-only. */
@@ -485,6 +514,7 @@ const struct fuse_lowlevel_ops ggfs_ops = {
     .lookup = ggfs_op_lookup,
     .getattr = ggfs_op_getattr,
     .readdir = ggfs_op_readdir,
+    .readdirplus = ggfs_op_readdirplus,
     .open = ggfs_op_open,
     .read = ggfs_op_read,
     .release = ggfs_op_release,

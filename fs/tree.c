@@ -260,7 +260,7 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
     }
 }
 
-static bool node_exists(const ggfs_tree *tree, ggfs_node node)
+bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
 {
     if (node.kind == GGFS_NONE)
         return false;
@@ -273,7 +273,7 @@ static bool node_exists(const ggfs_tree *tree, ggfs_node node)
 
 bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
 {
-    if (!node_exists(tree, node))
+    if (!ggfs_node_exists(tree, node))
         return false;
     const struct stat *m = &tree->model_stat;
     memset(st, 0, sizeof *st);

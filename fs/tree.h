@@ -54,6 +54,7 @@ typedef struct ggfs_tree {
     uint64_t n_long_tensors;
     ggfs_watch watch;          // notices the model changing under the mount
     pthread_key_t scratch;     // each loop thread's ggfs_scratch for f32 reads
+    unsigned readahead_kb;     // asked of the kernel at init; 0 keeps its own
 } ggfs_tree;
 
 /* A loop thread's reusable buffer, so reads allocate nothing once warm. */
@@ -82,6 +83,9 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
 /* Whether the tensor has a raw / f32 file. */
 bool ggfs_tensor_has_raw(const ggfs_tree *tree, const ggp_tensor *t);
 bool ggfs_tensor_has_f32(const ggfs_tree *tree, const ggp_tensor *t);
+
+/* Whether node is in the tree (raw and f32 are not, for some tensors). */
+bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node);
 
 /* Fills st for node (sizes exact); false when node does not exist. */
 bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st);

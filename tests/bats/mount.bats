@@ -147,3 +147,16 @@ daemon_pids() {
         cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got.$i"
     done
 }
+
+@test "the mount's read-ahead is 1 MiB unless -o readahead_kb says otherwise" {
+    bdi_readahead() {
+        cat "/sys/class/bdi/$(awk -v m="$1" '$5 == m {print $3}' /proc/self/mountinfo)/read_ahead_kb"
+    }
+    mount_model "$MODEL" "$MNT"
+    [ "$(bdi_readahead "$MNT")" -eq 1024 ]
+    mount_model "$MODEL" "$BATS_TEST_TMPDIR/mnt2" -o readahead_kb=4096
+    [ "$(bdi_readahead "$BATS_TEST_TMPDIR/mnt2")" -eq 4096 ]
+    mount_model "$MODEL" "$BATS_TEST_TMPDIR/mnt3" -o readahead_kb=0
+    [ "$(bdi_readahead "$BATS_TEST_TMPDIR/mnt3")" -eq 128 ]
+    cmp "$MNT/tensors/mat/f32" "$BATS_TEST_TMPDIR/mnt2/tensors/mat/f32"
+}

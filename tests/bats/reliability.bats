@@ -90,6 +90,10 @@ tree_still_answers() {
     for m in "${models[@]}"; do
         mount_model "$(fixture "$m.gguf")" "$BATS_TEST_TMPDIR/$m"
     done
+    # Warm: every file read once, then the daemon's memory is measured.
+    for m in "${models[@]}"; do
+        find "$BATS_TEST_TMPDIR/$m" -type f -exec cat {} + >/dev/null
+    done
     local before
     before=$(awk '/^RssAnon/ {print $2}' "/proc/$(daemon_pid)/status")
     for m in "${models[@]}"; do
@@ -106,6 +110,10 @@ tree_still_answers() {
     [ "$status" -eq 0 ] || { cat "$BATS_TEST_TMPDIR"/load.*; false; }
     local after
     after=$(awk '/^RssAnon/ {print $2}' "/proc/$(daemon_pid)/status")
-    # Flat: the first daemon's anonymous memory grew by less than 8 MiB.
-    [ $((after - before)) -lt 8192 ] || { echo "RssAnon $before kB -> $after kB"; false; }
+    # Flat: the first daemon's anonymous memory grew by less than 2 MiB
+    # under load. A sanitizer's own bookkeeping (ASan's quarantine of freed
+    # memory, TSan's shadow) grows by design, so only plain builds say.
+    if ! ldd "$GGUF_FS" | grep -qE 'lib(a|t)san'; then
+        [ $((after - before)) -lt 2048 ] || { echo "RssAnon $before kB -> $after kB"; false; }
+    fi
 }
