@@ -73,3 +73,27 @@ setup() {
     run cat "$MNT/metadata/nested"
     [ "$output" = "[[[[[[[7]]]]]]]" ]
 }
+
+@test "hostile tensor names: distinct, safe file names whose xattr gives the full name back" {
+    mount_model "$CORPUS/hostile-tensor-names.gguf" "$MNT"
+    run ls -A "$MNT/tensors"
+    [ "${#lines[@]}" -eq 10 ]
+    local d n=0
+    for d in "$MNT"/tensors/*; do
+        [ "${#d}" -le $((${#MNT} + 9 + 255)) ]
+        [ -f "$d/info" ] && [ -f "$d/f32" ]
+        [ "$(stat -c %s "$d/f32")" -eq 32 ]
+        xattr user.gguf.name "$d" >/dev/null
+        n=$((n + 1))
+    done
+    [ "$n" -eq 10 ]
+    [ "$(xattr user.gguf.name "$MNT/tensors/a%2Fb")" = "a/b" ]
+    [ "$(xattr user.gguf.name "$MNT/tensors/%2E")" = "." ]
+    [ "$(xattr user.gguf.name "$MNT/tensors/%252F")" = "%2F" ]
+    # Two 301-byte names equal in their first 300 bytes stay two directories.
+    run bash -c "ls '$MNT/tensors' | grep -c '^x*~[0-9a-f]\{8\}$'"
+    [ "$output" -eq 2 ]
+    run bash -c "for d in '$MNT'/tensors/x*; do getfattr --absolute-names --only-values -n user.gguf.name \"\$d\"; echo; done | sort"
+    [ "${lines[0]}" = "$(printf 'x%.0s' $(seq 300))1" ]
+    [ "${lines[1]}" = "$(printf 'x%.0s' $(seq 300))2" ]
+}

@@ -6,6 +6,7 @@
  *   ggml-ref LIBGGML_BASE.so dump-tensors FILE.gguf    (the .tensors text, to stdout)
  *   ggml-ref LIBGGML_BASE.so make-model OUT.gguf [--blocks N] [--embd N] [--ff N]
  *            [--vocab N] [--merges N] [--name TEXT] [--extra-tensors N]
+ *            [--types TYPE,...]
  *                          (a llama-shaped Q4_K_M model; see "make-model" below)
  *
  * libggml-base.so is loaded with dlopen(); nothing here links against ggml or
@@ -1353,13 +1354,18 @@ static void make_metadata_file(const char *dir)
  *   blk.N.ffn_gate.weight        q4_K  [embd, ff]
  *   blk.N.ffn_up.weight          q4_K  [embd, ff]
  *   blk.N.ffn_down.weight        q6_K  [ff, embd]
+ *   typed.TYPE.weight            TYPE  [embd, ff]     only with --types, one per TYPE
  *   extra.NNNNN.weight           f16   [32]           only with --extra-tensors
  *
  * Weights are pseudo-random (a fixed seed per tensor name, so the same
  * options give the same bytes), norms near 1.0, quantized by
  * ggml_quantize_chunk. embd and ff are row lengths (ne0) of q4_K/q6_K
  * tensors, so multiples of 256, the block; heads are 64 wide, so head_count
- * is embd/64 and head_count_kv embd/256.
+ * is embd/64 and head_count_kv embd/256. --types takes ggml type names
+ * (q8_0,f16,iq2_xs: any type ggml_quantize_chunk makes) and adds a weight
+ * of each, made like the others; a type that needs an importance matrix
+ * (iq2_xs, ...) gets fill_imatrix's. The benchmark uses them to time types
+ * the Q4_K_M mix does not have.
  *
  * The data is streamed: ggml writes the header, metadata and tensor infos
  * (gguf_write_to_file with only_meta, which ends padded to the alignment, so
@@ -1389,6 +1395,8 @@ typedef struct model_opts {
     int64_t merges;
     int64_t extra;      // extra.NNNNN.weight tensors
     const char *name;   // general.name
+    int types[N_TYPES]; // typed.TYPE.weight tensors
+    int n_types;
 } model_opts;
 
 enum { MT_WEIGHT, MT_NORM, MT_EXTRA };
@@ -1681,7 +1689,7 @@ static void model_tensor_set(model_tensor *t, int kind, int type, int64_t ne0, i
     t->hash = FNV_INIT;
 }
 
-/* The tensors in file order; returns how many (3 + 9 * blocks + extra). */
+/* The tensors in file order; returns how many (3 + 9 * blocks + n_types + extra). */
 static int64_t model_tensors(const model_opts *o, model_tensor *mt)
 {
     const int64_t e = o->embd, f = o->ff, v = o->vocab;
@@ -1701,6 +1709,9 @@ static int64_t model_tensors(const model_opts *o, model_tensor *mt)
         model_tensor_set(&mt[n++], MT_WEIGHT, T_Q4_K, e, f, "blk.%" PRId64 ".ffn_up.weight", b);
         model_tensor_set(&mt[n++], MT_WEIGHT, T_Q6_K, f, e, "blk.%" PRId64 ".ffn_down.weight", b);
     }
+    for (int k = 0; k < o->n_types; k++)
+        model_tensor_set(&mt[n++], MT_WEIGHT, o->types[k], e, f, "typed.%s.weight",
+                         G.ggml_get_type_traits(o->types[k])->type_name);
     for (int64_t x = 0; x < o->extra; x++)
         model_tensor_set(&mt[n++], MT_EXTRA, T_F16, MODEL_EXTRA_NE, 0,
                          "extra.%05" PRId64 ".weight", x);
@@ -1783,12 +1794,17 @@ static void model_write_tensor(model_out *out, model_tensor *t)
         step = distinct;
     float *x = xmalloc((size_t)(step * ne0) * sizeof *x);
     uint8_t *q = xmalloc((size_t)distinct * row);
+    float *imatrix = NULL;
+    if (G.ggml_quantize_requires_imatrix(t->type)) {
+        imatrix = xmalloc((size_t)ne0 * sizeof *imatrix);
+        fill_imatrix(imatrix, ne0);
+    }
     for (int64_t r0 = 0; r0 < distinct; r0 += step) {
         const int64_t nr = distinct - r0 < step ? distinct - r0 : step;
         for (int64_t r = 0; r < nr; r++)
             fill_normal(&s, x + r * ne0, ne0, 0.0f, 0.01f + 0.02f * rng_unit(&s));
         const size_t got =
-            G.ggml_quantize_chunk(t->type, x, q + (size_t)r0 * row, 0, nr, ne0, NULL);
+            G.ggml_quantize_chunk(t->type, x, q + (size_t)r0 * row, 0, nr, ne0, imatrix);
         if (got != (size_t)nr * row)
             die("ggml_quantize_chunk(%s) wrote %zu bytes, expected %zu", t->name, got,
                 (size_t)nr * row);
@@ -1799,6 +1815,7 @@ static void model_write_tensor(model_out *out, model_tensor *t)
     }
     free(x);
     free(q);
+    free(imatrix);
 }
 
 /* ---- writing and checking the file ---- */
@@ -1865,7 +1882,7 @@ static void verify_model(const char *path, const model_opts *o, const model_tens
 
 static void make_model(const char *path, const model_opts *o)
 {
-    const int64_t n_cap = 3 + 9 * o->blocks + o->extra;
+    const int64_t n_cap = 3 + 9 * o->blocks + o->n_types + o->extra;
     model_tensor *mt = xmalloc((size_t)n_cap * sizeof *mt);
     const int64_t n = model_tensors(o, mt);
 
@@ -1936,6 +1953,31 @@ static int64_t parse_count(const char *opt, const char *s, int64_t min, int64_t 
     return v;
 }
 
+/* The ids of a comma-separated list of ggml type names, for --types. */
+static void parse_types(const char *opt, const char *list, model_opts *o)
+{
+    o->n_types = 0;
+    for (const char *p = list; *p;) {
+        const size_t len = strcspn(p, ",");
+        size_t i = 0;
+        while (i < N_TYPES &&
+               (strlen(all_types[i].name) != len || strncmp(all_types[i].name, p, len) != 0))
+            i++;
+        if (i == N_TYPES)
+            die("%s: '%.*s' is not a ggml type name", opt, (int)len, p);
+        const int id = all_types[i].id;
+        if (is_int_plain(id) || id == T_F64 || id == T_Q8_1 || id == T_Q8_K)
+            die("%s: ggml_quantize_chunk cannot make %s", opt, all_types[i].name);
+        for (int k = 0; k < o->n_types; k++)
+            if (o->types[k] == id)
+                die("%s: %s is listed twice", opt, all_types[i].name);
+        o->types[o->n_types++] = id;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+}
+
 /* Options after make-model OUT.gguf; dies on a bad one. */
 static void parse_model_opts(int argc, char **argv, model_opts *o)
 {
@@ -1960,6 +2002,8 @@ static void parse_model_opts(int argc, char **argv, model_opts *o)
             o->extra = parse_count(opt, val, 0, 100000); // look names up linearly: O(n^2)
         else if (strcmp(opt, "--name") == 0)
             o->name = val;
+        else if (strcmp(opt, "--types") == 0)
+            parse_types(opt, val, o);
         else
             die("make-model: unknown option %s", opt);
     }
@@ -1980,7 +2024,8 @@ static int usage(void)
             "       %s LIBGGML_BASE.so dump-metadata FILE.gguf\n"
             "       %s LIBGGML_BASE.so dump-tensors FILE.gguf\n"
             "       %s LIBGGML_BASE.so make-model OUT.gguf [--blocks N] [--embd N] [--ff N]\n"
-            "           [--vocab N] [--merges N] [--name TEXT] [--extra-tensors N]\n",
+            "           [--vocab N] [--merges N] [--name TEXT] [--extra-tensors N]\n"
+            "           [--types TYPE,...]\n",
             prog, prog, prog, prog);
     return 2;
 }

@@ -216,6 +216,13 @@ def cases():
     yield 'odd-keys-and-trailing-bytes', g.b, 'accept', '-', '-'
     g = Gguf(); g.header(0, 1); g.kv('general.alignment', V['u32'], 1)
     yield 'alignment-1', g.b, 'accept', '-', '-'
+    names = [b'a/b', b'..', b'.', b'%', b'%2F', b'x' * 300 + b'1', b'x' * 300 + b'2',
+             b'ctl\x01\x7f', b'\xff\xfe', b'/' * 100]
+    g = Gguf(); g.header(len(names), 0)
+    for i, n in enumerate(names):
+        g.tensor(n, [8], 0, 32 * i)
+    g.pad(); g.raw(b'\0' * 32 * len(names))
+    yield 'hostile-tensor-names', g.b, 'accept', '-', '-'
 
 
 def truncations(out, lines):
