@@ -86,22 +86,12 @@ void ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink)
     }
 }
 
-typedef struct counter {
-    ggp_sink sink;
-    uint64_t total;
-} counter;
-
-static void count(ggp_sink *sink, const char *bytes, size_t len)
-{
-    (void)bytes;
-    ((counter *)sink)->total += len;
-}
-
 uint64_t ggfs_text_size(const ggfs_tree *tree, ggfs_node node)
 {
     if (node.kind == GGFS_KV)
         return ggp_render_size(tree->model, &ggp_kv_at(tree->model, node.index)->value);
-    counter c = {{count}, 0};
+    ggp_counting_sink c;
+    ggp_counting_sink_init(&c);
     ggfs_text_render(tree, node, &c.sink);
     return c.total;
 }

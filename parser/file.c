@@ -42,6 +42,29 @@ static uint64_t *index_slot(const ggp_name_index *ix, const ggp_str *names, size
     }
 }
 
+/* Checks that count entries of at least min_size bytes each fit in what
+ * remains (so a lying count is refused before anything is allocated for
+ * it), then allocates the entries and their name index. NULL on failure,
+ * with r->err filled. */
+static void *alloc_entries(ggp_reader *r, uint64_t count, uint64_t min_size, size_t entry_size,
+                           ggp_name_index *ix, const char *what, uint64_t count_offset)
+{
+    if (count > ggp_remaining(r) / min_size) {
+        ggp_fail(r->err, GGP_ERR_TRUNCATED, count_offset,
+                 "%s %llu cannot fit in the %llu bytes that remain", what,
+                 (unsigned long long)count, (unsigned long long)ggp_remaining(r));
+        return NULL;
+    }
+    void *entries = calloc(count ? count : 1, entry_size);
+    if (!entries || !index_init(ix, count)) {
+        free(entries);
+        ggp_fail(r->err, GGP_ERR_NOMEM, count_offset, "no memory for %s %llu", what,
+                 (unsigned long long)count);
+        return NULL;
+    }
+    return entries;
+}
+
 /* ==== Header ==== */
 
 static bool parse_magic(ggp_file *f, ggp_reader *r, ggp_error *err)
@@ -95,14 +118,10 @@ static bool parse_kvs(ggp_file *f, ggp_reader *r, uint64_t count_offset, ggp_err
 {
     // A key needs its length, a type and at least one byte of value.
     const uint64_t min_kv = (f->version == 1 ? 4 : 8) + 4 + 1;
-    if (f->n_kv > ggp_remaining(r) / min_kv)
-        return ggp_fail(err, GGP_ERR_TRUNCATED, count_offset,
-                        "kv_count %llu cannot fit in the %llu bytes that remain",
-                        (unsigned long long)f->n_kv, (unsigned long long)ggp_remaining(r));
-    f->kvs = calloc(f->n_kv ? f->n_kv : 1, sizeof *f->kvs);
-    if (!f->kvs || !index_init(&f->kv_index, f->n_kv))
-        return ggp_fail(err, GGP_ERR_NOMEM, count_offset, "no memory for %llu keys",
-                        (unsigned long long)f->n_kv);
+    f->kvs = alloc_entries(r, f->n_kv, min_kv, sizeof *f->kvs, &f->kv_index, "kv_count",
+                           count_offset);
+    if (!f->kvs)
+        return false;
     for (uint64_t i = 0; i < f->n_kv; i++) {
         ggp_kv *kv = &f->kvs[i];
         kv->offset = r->pos;
@@ -203,14 +222,10 @@ static bool parse_tensors(ggp_file *f, ggp_reader *r, uint64_t count_offset, ggp
 {
     // A descriptor needs a name length, n_dims, a type and an offset.
     const uint64_t min_tensor = (f->version == 1 ? 4 : 8) + 4 + 4 + 8;
-    if (f->n_tensors > ggp_remaining(r) / min_tensor)
-        return ggp_fail(err, GGP_ERR_TRUNCATED, count_offset,
-                        "tensor_count %llu cannot fit in the %llu bytes that remain",
-                        (unsigned long long)f->n_tensors, (unsigned long long)ggp_remaining(r));
-    f->tensors = calloc(f->n_tensors ? f->n_tensors : 1, sizeof *f->tensors);
-    if (!f->tensors || !index_init(&f->tensor_index, f->n_tensors))
-        return ggp_fail(err, GGP_ERR_NOMEM, count_offset, "no memory for %llu tensors",
-                        (unsigned long long)f->n_tensors);
+    f->tensors = alloc_entries(r, f->n_tensors, min_tensor, sizeof *f->tensors, &f->tensor_index,
+                               "tensor_count", count_offset);
+    if (!f->tensors)
+        return false;
     for (uint64_t i = 0; i < f->n_tensors; i++) {
         if (!parse_tensor(f, r, i, err))
             return false;

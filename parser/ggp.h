@@ -241,6 +241,14 @@ typedef struct ggp_sink {
     void (*write)(struct ggp_sink *sink, const char *bytes, size_t len);
 } ggp_sink;
 
+/* A sink that keeps only the number of bytes written to it. */
+typedef struct ggp_counting_sink {
+    ggp_sink sink;
+    uint64_t total;
+} ggp_counting_sink;
+
+void ggp_counting_sink_init(ggp_counting_sink *counter);
+
 /* Writes the text form of a value (SPEC "metadata/KEY") to sink. */
 void ggp_render(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
 

@@ -206,25 +206,32 @@ static void put_json_string(ggp_str s, ggp_sink *sink)
 
 /* ==== Arrays ==== */
 
-/* An inner array as one JSON line. Nesting is at most GGP_MAX_ARRAY_DEPTH,
- * checked at open, so this recursion is bounded. */
-static void put_json_array(const ggp_file *f, const ggp_value *array, ggp_sink *sink)
+/* The elements of an array, separated by sep: inner arrays as JSON, strings
+ * and numbers as a JSON value (json) or as one escaped line. Nesting is at
+ * most GGP_MAX_ARRAY_DEPTH, checked at open, so the recursion through
+ * inner arrays is bounded. */
+static void put_elements(const ggp_file *f, const ggp_value *array, bool json, const char *sep,
+                         ggp_sink *sink)
 {
     ggp_array_iter it;
     ggp_value e;
-    put(sink, "[", 1);
     ggp_array_iter_init(&it, f, array);
     for (bool first = true; ggp_array_next(&it, &e); first = false) {
         if (!first)
-            put(sink, ",", 1);
-        if (e.type == GGP_V_ARRAY)
-            put_json_array(f, &e, sink);
-        else if (e.type == GGP_V_STRING)
-            put_json_string(ggp_value_str(f, &e), sink);
-        else
-            put_number(f, &e, true, sink);
+            put(sink, sep, 1);
+        if (e.type == GGP_V_ARRAY) {
+            put(sink, "[", 1);
+            put_elements(f, &e, true, ",", sink);
+            put(sink, "]", 1);
+        } else if (e.type == GGP_V_STRING) {
+            if (json)
+                put_json_string(ggp_value_str(f, &e), sink);
+            else
+                ggp_render_line_escaped(ggp_value_str(f, &e), sink);
+        } else {
+            put_number(f, &e, json, sink);
+        }
     }
-    put(sink, "]", 1);
 }
 
 void ggp_render(const ggp_file *f, const ggp_value *v, ggp_sink *sink)
@@ -234,37 +241,25 @@ void ggp_render(const ggp_file *f, const ggp_value *v, ggp_sink *sink)
         put(sink, s.ptr, (size_t)s.len);
     } else if (v->type != GGP_V_ARRAY) {
         put_number(f, v, false, sink);
+    } else if (v->count == 0) {
+        return; // an empty array is an empty file
     } else {
-        ggp_array_iter it;
-        ggp_value e;
-        ggp_array_iter_init(&it, f, v);
-        for (bool first = true; ggp_array_next(&it, &e); first = false) {
-            if (!first)
-                put(sink, "\n", 1);
-            if (e.type == GGP_V_ARRAY)
-                put_json_array(f, &e, sink);
-            else if (e.type == GGP_V_STRING)
-                ggp_render_line_escaped(ggp_value_str(f, &e), sink);
-            else
-                put_number(f, &e, false, sink);
-        }
-        if (v->count == 0)
-            return; // an empty array is an empty file
+        put_elements(f, v, false, "\n", sink);
     }
     put(sink, "\n", 1);
 }
 
 /* ==== Sizes ==== */
 
-typedef struct counting_sink {
-    ggp_sink sink;
-    uint64_t total;
-} counting_sink;
-
 static void count_bytes(ggp_sink *sink, const char *bytes, size_t len)
 {
     (void)bytes;
-    ((counting_sink *)sink)->total += len;
+    ((ggp_counting_sink *)sink)->total += len;
+}
+
+void ggp_counting_sink_init(ggp_counting_sink *counter)
+{
+    *counter = (ggp_counting_sink){{count_bytes}, 0};
 }
 
 uint64_t ggp_render_size(const ggp_file *f, const ggp_value *v)
@@ -272,7 +267,8 @@ uint64_t ggp_render_size(const ggp_file *f, const ggp_value *v)
     // Scalars and strings need no walk.
     if (v->type == GGP_V_STRING)
         return v->size + 1;
-    counting_sink c = {{count_bytes}, 0};
+    ggp_counting_sink c;
+    ggp_counting_sink_init(&c);
     ggp_render(f, v, &c.sink);
     return c.total;
 }

@@ -15,24 +15,14 @@
 #include "check.h"
 #include "ggp.h"
 
-typedef struct counter {
-    ggp_sink sink;
-    uint64_t total;
-} counter;
-
-static void count(ggp_sink *sink, const char *bytes, size_t len)
-{
-    (void)bytes;
-    ((counter *)sink)->total += len;
-}
-
 /* Every value renders to exactly its announced size; every tensor with an
  * f32 view reads whole. */
 static int check_readable(const ggp_file *f)
 {
     for (uint64_t i = 0; i < ggp_kv_count(f); i++) {
         const ggp_kv *kv = ggp_kv_at(f, i);
-        counter c = {{count}, 0};
+        ggp_counting_sink c;
+        ggp_counting_sink_init(&c);
         ggp_render(f, &kv->value, &c.sink);
         EXPECT_EQ(c.total, ggp_render_size(f, &kv->value));
         EXPECT(ggp_kv_find(f, kv->key.ptr, (size_t)kv->key.len) == kv);
