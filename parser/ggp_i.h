@@ -6,8 +6,12 @@
 #ifndef GGP_I_H
 #define GGP_I_H
 
+#include <string.h>
+
 #include "ggp.h"
 #include "dequant.h"
+
+#define GGP_HOST_BIG_ENDIAN (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 
 /* ==== The handle ==== */
 
@@ -56,12 +60,35 @@ bool ggp_read_count(ggp_reader *r, uint64_t *out, const char *what);
 /* A length-prefixed string whose bytes must fit in what remains. */
 bool ggp_read_str(ggp_reader *r, ggp_str *out, const char *what);
 bool ggp_skip(ggp_reader *r, uint64_t n, const char *what);
-uint64_t ggp_remaining(const ggp_reader *r);
 
-/* Integer loads in the file's byte order from validated bytes. */
-uint16_t ggp_load16(const uint8_t *p, bool big_endian);
-uint32_t ggp_load32(const uint8_t *p, bool big_endian);
-uint64_t ggp_load64(const uint8_t *p, bool big_endian);
+static inline uint64_t ggp_remaining(const ggp_reader *r)
+{
+    return r->end - r->pos;
+}
+
+/* Integer loads in the file's byte order from validated bytes: one
+ * unaligned load and at most one byte swap, inlined into the header walk
+ * that runs them once per string. */
+static inline uint16_t ggp_load16(const uint8_t *p, bool big_endian)
+{
+    uint16_t v;
+    memcpy(&v, p, sizeof v);
+    return big_endian == GGP_HOST_BIG_ENDIAN ? v : __builtin_bswap16(v);
+}
+
+static inline uint32_t ggp_load32(const uint8_t *p, bool big_endian)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return big_endian == GGP_HOST_BIG_ENDIAN ? v : __builtin_bswap32(v);
+}
+
+static inline uint64_t ggp_load64(const uint8_t *p, bool big_endian)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return big_endian == GGP_HOST_BIG_ENDIAN ? v : __builtin_bswap64(v);
+}
 
 /* ==== Values ==== */
 

@@ -100,13 +100,25 @@ bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t
             f->left = 0;
             continue;
         }
-        f->left--;
         if (f->type == GGP_V_STRING) {
-            ggp_str s;
-            if (!ggp_read_str(r, &s, "array string"))
-                return false;
+            // Vocabularies and merge lists are hundreds of thousands of
+            // strings: walk their lengths in a tight loop, and let
+            // ggp_read_str describe the first one that does not fit.
+            const uint64_t width = r->version == 1 ? 4 : 8;
+            for (; f->left > 0; f->left--) {
+                const uint64_t left = ggp_remaining(r);
+                const uint64_t len = left < width ? 0
+                                     : width == 8 ? ggp_load64(r->base + r->pos, r->big_endian)
+                                                  : ggp_load32(r->base + r->pos, r->big_endian);
+                if (left < width || len > left - width) {
+                    ggp_str s;
+                    return ggp_read_str(r, &s, "array string");
+                }
+                r->pos += width + len;
+            }
             continue;
         }
+        f->left--;
         const uint64_t at = r->pos;
         ggp_vtype inner;
         uint64_t n;

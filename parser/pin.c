@@ -5,8 +5,7 @@
  * short or rewritten later cannot fault or change them; tensor data is
  * still the file's own pages.
  */
-#define _DEFAULT_SOURCE // MAP_ANONYMOUS is not POSIX
-#include <stdlib.h>
+#define _GNU_SOURCE // MAP_ANONYMOUS and mremap are Linux
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -21,20 +20,30 @@ bool ggp_file_pin_header(ggp_file *f, ggp_error *err)
     const uint64_t header = f->data_offset < f->size ? f->data_offset : f->size;
     const uint64_t len = (header + page - 1) / page * page;
     const uint64_t copied = len < f->size ? len : f->size;
-    void *copy = malloc(copied ? copied : 1);
-    if (!copy)
+    // Copy into fresh anonymous pages, then move them over the file's pages
+    // in one step: the views never see a moment without their bytes.
+    void *copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (copy == MAP_FAILED)
         return ggp_fail(err, GGP_ERR_NOMEM, 0, "no memory to keep the %llu-byte header",
                         (unsigned long long)copied);
-    memcpy(copy, f->base, copied);
+    // pread, not a copy through the mapping: the same page-cache bytes,
+    // without a page fault per page, and a short count instead of SIGBUS
+    // should the file shrink meanwhile.
+    uint64_t done = 0;
+    while (done < copied) {
+        const ssize_t n = pread(f->fd, (char *)copy + done, (size_t)(copied - done), (off_t)done);
+        if (n <= 0) {
+            munmap(copy, len);
+            return ggp_fail(err, GGP_ERR_IO, done, "file changed while it was opened");
+        }
+        done += (uint64_t)n;
+    }
+    mprotect(copy, len, PROT_READ);
     void *at = (void *)f->base;
-    void *p = mmap(at, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
-    if (p != at) {
-        free(copy);
-        return ggp_fail(err, GGP_ERR_NOMEM, 0, "cannot map the %llu-byte header",
+    if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, at) != at) {
+        munmap(copy, len);
+        return ggp_fail(err, GGP_ERR_NOMEM, 0, "cannot move the %llu-byte header into place",
                         (unsigned long long)len);
     }
-    memcpy(p, copy, copied);
-    free(copy);
-    mprotect(p, len, PROT_READ);
     return true;
 }

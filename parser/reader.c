@@ -5,32 +5,6 @@
  */
 #include "ggp_i.h"
 
-uint64_t ggp_remaining(const ggp_reader *r)
-{
-    return r->end - r->pos;
-}
-
-uint16_t ggp_load16(const uint8_t *p, bool big_endian)
-{
-    return big_endian ? (uint16_t)((p[0] << 8) | p[1]) : (uint16_t)(p[0] | (p[1] << 8));
-}
-
-uint32_t ggp_load32(const uint8_t *p, bool big_endian)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)p[big_endian ? 3 - i : i] << (8 * i);
-    return v;
-}
-
-uint64_t ggp_load64(const uint8_t *p, bool big_endian)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[big_endian ? 7 - i : i] << (8 * i);
-    return v;
-}
-
 static bool need(ggp_reader *r, uint64_t n, const char *what)
 {
     if (n <= ggp_remaining(r))
