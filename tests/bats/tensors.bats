@@ -62,3 +62,48 @@ setup() {
     [ ! -e "$mnt/tensors/odd/raw" ]
     [ ! -e "$mnt/tensors/odd/f32" ]
 }
+
+@test "big-endian and version 1 and 2 files give the same f32 as ggml's little-endian original" {
+    local variant type checked=0
+    for variant in be be-old v1 v2; do
+        for type in f32 f16 bf16 i16 q4_0 q8_0 q4_K q6_K mxfp4; do
+            local mnt="$BATS_TEST_TMPDIR/$variant-$type"
+            mount_model "$GGUF_FS_FIXTURES/$variant/type-$type.gguf" "$mnt"
+            run env PYTHONPATH="$HELPERS" "$PYTHON" - "$mnt" "$GGUF_FS_FIXTURES/type-$type" <<'PY'
+import os, sys
+from spec_render import file_name
+mnt, base = sys.argv[1], sys.argv[2]
+ref = open(base + ".ref", "rb").read()
+pos = 0
+for line in open(base + ".tensors"):
+    if line.startswith("#"):
+        continue
+    name, _, ne, _, _ = line.split("\t")
+    n = 1
+    for d in ne.split():
+        n *= int(d)
+    path = os.path.join(mnt, "tensors", file_name(name.encode()).decode("utf-8", "surrogateescape"), "f32")
+    assert open(path, "rb").read() == ref[pos:pos + 4 * n], path
+    pos += 4 * n
+assert pos == len(ref)
+PY
+            [ "$status" -eq 0 ] || { echo "$variant/$type: $output"; false; }
+            case $variant in
+                be*) grep -qx 'byte_order: big' "$mnt/header" ;;
+                v1) grep -qx 'version: 1' "$mnt/header" ;;
+            esac
+            checked=$((checked + 1))
+        done
+    done
+    [ "$checked" -eq 36 ]
+}
+
+@test "a big-endian q5_0 tensor has raw but no f32, and info says why" {
+    local mnt="$BATS_TEST_TMPDIR/mnt"
+    mount_model "$GGUF_FS_FIXTURES/be/type-q5_0.gguf" "$mnt"
+    [ -f "$mnt/tensors/mat/raw" ]
+    [ ! -e "$mnt/tensors/mat/f32" ]
+    run ls "$mnt/tensors/mat"
+    [ "$output" = "$(printf 'info\nraw')" ]
+    grep -qx 'f32: none, big-endian layout of this type is not defined' "$mnt/tensors/mat/info"
+}
