@@ -314,8 +314,13 @@ ggp_file *ggp_open(const char *path, ggp_error *err)
         return NULL;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ggp_fail(err, GGP_ERR_IO, 0, "%s", S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    if (why) {
+        ggp_fail(err, GGP_ERR_IO, 0, "cannot open: %s", why);
         close(fd);
         return NULL;
     }

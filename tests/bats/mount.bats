@@ -82,6 +82,8 @@ daemon_pids() {
     run -1 --separate-stderr "$GGUF_FS" "$BATS_TEST_TMPDIR/absent.gguf" "$MNT"
     [ "${#stderr_lines[@]}" -eq 1 ]
     [[ "$stderr" == "gguf-fs: $BATS_TEST_TMPDIR/absent.gguf: cannot open: No such file or directory" ]]
+    run -1 --separate-stderr "$GGUF_FS" "$BATS_TEST_TMPDIR" "$MNT"
+    [[ "$stderr" == "gguf-fs: $BATS_TEST_TMPDIR: cannot open: not a regular file" ]]
     ! mountpoint -q "$MNT"
 }
 
