@@ -10,6 +10,7 @@
 #define _DEFAULT_SOURCE // vsyslog is not POSIX
 #include <errno.h>
 #include <fuse_lowlevel.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,11 @@ out_session:
 
 int main(int argc, char *argv[])
 {
+    // Reads use buffers of up to a read-ahead window (1 MiB). Left to
+    // itself, glibc raises its mmap threshold after the first such free and
+    // keeps later ones in each thread's arena for good; a fixed threshold
+    // hands them back, so the daemon stays small however many threads ran.
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     options opts = {.readahead_kb = GGFS_DEFAULT_READAHEAD_KB};
     if (fuse_opt_parse(&args, &opts, option_spec, take_model) != 0)
