@@ -440,8 +440,6 @@ static void ggfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
     const ggfs_tree *tree = userdata;
-    if (conn->capable & FUSE_CAP_SPLICE_WRITE)
-        conn->want |= FUSE_CAP_SPLICE_WRITE;
     // The kernel caps a mount's read-ahead at what init asks for.
     if (tree->readahead_kb)
         conn->max_readahead = tree->readahead_kb * 1024;
