@@ -10,6 +10,7 @@
 #define _DEFAULT_SOURCE // vsyslog is not POSIX
 #include <errno.h>
 #include <fuse_lowlevel.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,15 +25,24 @@
 
 #define GGFS_VERSION "0.1.0"
 #define GGFS_DEFAULT_READAHEAD_KB 1024
+// Each loop thread keeps a scratch the size of a read (up to the read-ahead
+// window). Four threads keep two cores busy while the kernel reads ahead;
+// ten (libfuse's default) only hold more memory. Letting idle threads exit
+// instead measured 15% slower.
+#define GGFS_DEFAULT_MAX_THREADS 4
 
 typedef struct options {
     const char *model;
     int show_help;
     int show_version;
+    int max_threads_given;
     unsigned readahead_kb; // 0: the kernel's default
 } options;
 
+enum { KEY_MAX_THREADS = 1 };
+
 static const struct fuse_opt option_spec[] = {
+    FUSE_OPT_KEY("max_threads=", KEY_MAX_THREADS),
     {"-h", offsetof(options, show_help), 1},
     {"--help", offsetof(options, show_help), 1},
     {"-V", offsetof(options, show_version), 1},
@@ -42,11 +52,14 @@ static const struct fuse_opt option_spec[] = {
 };
 
 /* Takes the first non-option argument as the model; the next one is the
- * mount point, left for fuse_parse_cmdline. */
+ * mount point, left for fuse_parse_cmdline. Notes whether the user chose
+ * max_threads. */
 static int take_model(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
     (void)outargs;
     options *o = data;
+    if (key == KEY_MAX_THREADS)
+        o->max_threads_given = 1; // and kept for fuse_parse_cmdline
     if (key == FUSE_OPT_KEY_NONOPT && o->model == NULL) {
         o->model = arg;
         return 0;
@@ -126,6 +139,8 @@ static int serve(ggfs_tree *tree, struct fuse_args *args, struct fuse_cmdline_op
         struct fuse_loop_config *loop = fuse_loop_cfg_create();
         fuse_loop_cfg_set_clone_fd(loop, cmd->clone_fd);
         fuse_loop_cfg_set_max_threads(loop, cmd->max_threads);
+        if (cmd->max_idle_threads != UINT_MAX)
+            fuse_loop_cfg_set_idle_threads(loop, cmd->max_idle_threads);
         status = fuse_session_loop_mt(se, loop);
         fuse_loop_cfg_destroy(loop);
     }
@@ -163,6 +178,8 @@ int main(int argc, char *argv[])
     struct fuse_cmdline_opts cmd;
     if (fuse_parse_cmdline(&args, &cmd) != 0)
         return 1;
+    if (!opts.max_threads_given)
+        cmd.max_threads = GGFS_DEFAULT_MAX_THREADS;
     if (!opts.model || !cmd.mountpoint) {
         fprintf(stderr, "usage: %s [options] MODEL.gguf MOUNTPOINT (see --help)\n", argv[0]);
         free(cmd.mountpoint);

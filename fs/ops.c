@@ -440,6 +440,9 @@ static void ggfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
     const ggfs_tree *tree = userdata;
+    // The model never changes under a working mount: there is nothing for
+    // the kernel to revalidate before serving cached pages.
+    conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
     // The kernel caps a mount's read-ahead at what init asks for.
     if (tree->readahead_kb)
         conn->max_readahead = tree->readahead_kb * 1024;
