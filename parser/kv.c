@@ -120,7 +120,7 @@ bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t
         }
         f->left--;
         const uint64_t at = r->pos;
-        ggp_vtype inner;
+        ggp_vtype inner = GGP_V_U8; // read_elem_type sets it; gcc -O3 cannot tell
         uint64_t n;
         if (!read_elem_type(r, &inner, ctx) || !ggp_read_count(r, &n, "array count"))
             return false;
