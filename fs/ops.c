@@ -248,11 +248,23 @@ static bool clamp(uint64_t total, off_t off, size_t size, uint64_t *start, uint6
     return true;
 }
 
-/* Bytes [start, start + len) of the tensor as stored, read with pread into
- * this thread's scratch: a model cut short under the mount gives a short
- * count here, never a fault. (Splicing from the descriptor measured
- * slower for reads over 128 KiB: libfuse's pipe cannot hold them, and it
- * falls back to a fresh buffer per read.) */
+/* Reads len bytes of the model at offset into buf. Tensor data is only
+ * ever read this way, never through the mapping, so that a model cut short
+ * under the mount is a short count here and not a SIGBUS. On a short read,
+ * replies EIO and returns false. */
+static bool read_model(fuse_req_t req, ggfs_tree *tree, void *buf, size_t len, uint64_t offset)
+{
+    if (pread(ggp_file_fd(tree->model), buf, len, (off_t)offset) == (ssize_t)len)
+        return true;
+    ggfs_watch_mark_changed(&tree->watch, "was cut short");
+    fuse_reply_err(req, EIO);
+    return false;
+}
+
+/* Bytes [start, start + len) of the tensor as stored, through this thread's
+ * scratch and one reply. (Splicing from the descriptor measured slower for
+ * reads over 128 KiB: libfuse's pipe cannot hold them, and it falls back to
+ * a fresh buffer per read.) */
 static void read_raw(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint64_t start, uint64_t len)
 {
     char *bytes = ggfs_scratch_get(tree, (size_t)len);
@@ -260,18 +272,12 @@ static void read_raw(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint6
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    const ssize_t got = pread(ggp_file_fd(tree->model), bytes, (size_t)len, (off_t)(t->offset + start));
-    if (got != (ssize_t)len) {
-        ggfs_watch_mark_changed(&tree->watch, "was cut short");
-        fuse_reply_err(req, EIO);
-        return;
-    }
-    fuse_reply_buf(req, bytes, (size_t)len);
+    if (read_model(req, tree, bytes, (size_t)len, t->offset + start))
+        fuse_reply_buf(req, bytes, (size_t)len);
 }
 
-/* Bytes [start, start + len) of the tensor's f32 view. The blocks are read
- * with pread rather than through the mapping, so that a model truncated
- * under the mount is an EIO here and not a SIGBUS. */
+/* Bytes [start, start + len) of the tensor's f32 view, dequantized from
+ * the blocks they touch. */
 static void read_f32(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint64_t start, uint64_t len)
 {
     const uint64_t per_block = t->type->block_elems;
@@ -290,13 +296,8 @@ static void read_f32(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint6
     }
     float *values = (float *)scratch;
     uint8_t *blocks = (uint8_t *)scratch + blocks_at;
-    const off_t at = (off_t)(t->offset + first_block * t->type->block_bytes);
-    const ssize_t got = pread(ggp_file_fd(tree->model), blocks, block_bytes, at);
-    if (got != (ssize_t)block_bytes) {
-        ggfs_watch_mark_changed(&tree->watch, "was cut short");
-        fuse_reply_err(req, EIO);
+    if (!read_model(req, tree, blocks, block_bytes, t->offset + first_block * t->type->block_bytes))
         return;
-    }
     if (ggp_tensor_decode_f32(tree->model, t, blocks, first, end - first, values) != GGP_OK) {
         fuse_reply_err(req, EIO);
         return;

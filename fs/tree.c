@@ -82,7 +82,6 @@ bool ggfs_tree_init(ggfs_tree *tree, ggp_file *model, const char *model_path, co
     memset(tree, 0, sizeof *tree);
     tree->model = model;
     tree->model_path = model_path;
-    tree->model_stat = *st;
     ggfs_watch_init(&tree->watch, real_path, ggp_file_fd(model), st);
     const uint64_t n_kv = ggp_kv_count(model);
     tree->kv_size = malloc((n_kv ? n_kv : 1) * sizeof *tree->kv_size);
@@ -275,7 +274,7 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
 {
     if (!ggfs_node_exists(tree, node))
         return false;
-    const struct stat *m = &tree->model_stat;
+    const struct stat *m = &tree->watch.at_mount;
     memset(st, 0, sizeof *st);
     st->st_ino = ggfs_ino_of(tree, node);
     st->st_uid = m->st_uid;

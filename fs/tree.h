@@ -46,13 +46,13 @@ typedef struct ggfs_node {
 typedef struct ggfs_tree {
     ggp_file *model;
     const char *model_path;
-    struct stat model_stat;    // owner, mode, times and identity at mount
     _Atomic uint64_t *kv_size; // rendered sizes, UINT64_MAX until computed
     uint64_t *long_kvs;        // keys whose file names were cut
     uint64_t n_long_kvs;
     uint64_t *long_tensors;    // tensors whose file names were cut
     uint64_t n_long_tensors;
-    ggfs_watch watch;          // notices the model changing under the mount
+    ggfs_watch watch;          // the model's stat at mount (owner, mode, times
+                               // of every entry), and whether it has changed
     pthread_key_t scratch;     // each loop thread's ggfs_scratch for f32 reads
     unsigned readahead_kb;     // asked of the kernel at init; 0 keeps its own
 } ggfs_tree;
