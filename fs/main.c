@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <syslog.h>
 
+#include "guard.h"
 #include "ops.h"
 #include "readahead.h"
 #include "tree.h"
@@ -121,7 +122,9 @@ static int serve(ggfs_tree *tree, struct fuse_args *args, struct fuse_cmdline_op
     struct fuse_session *se = fuse_session_new(args, &ggfs_ops, sizeof ggfs_ops, tree);
     if (!se)
         return 1;
-    if (fuse_set_signal_handlers(se) != 0)
+    // f32 is decoded straight from the model's mapping: a model cut short
+    // under it must give EIO, not SIGBUS.
+    if (!ggfs_guard_install() || fuse_set_signal_handlers(se) != 0)
         goto out_session;
     if (fuse_session_mount(se, cmd->mountpoint) != 0)
         goto out_signals;

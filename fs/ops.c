@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "names.h"
 #include "ops.h"
 #include "text.h"
@@ -248,10 +249,9 @@ static bool clamp(uint64_t total, off_t off, size_t size, uint64_t *start, uint6
     return true;
 }
 
-/* Reads len bytes of the model at offset into buf. Tensor data is only
- * ever read this way, never through the mapping, so that a model cut short
- * under the mount is a short count here and not a SIGBUS. On a short read,
- * replies EIO and returns false. */
+/* Reads len bytes of the model at offset into buf; a model cut short under
+ * the mount is a short count here. On a short read, replies EIO and returns
+ * false. */
 static bool read_model(fuse_req_t req, ggfs_tree *tree, void *buf, size_t len, uint64_t offset)
 {
     if (pread(ggp_file_fd(tree->model), buf, len, (off_t)offset) == (ssize_t)len)
@@ -276,29 +276,22 @@ static void read_raw(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint6
         fuse_reply_buf(req, bytes, (size_t)len);
 }
 
-/* Bytes [start, start + len) of the tensor's f32 view, dequantized from
- * the blocks they touch. */
+/* Bytes [start, start + len) of the tensor's f32 view, dequantized straight
+ * from the mapping, from the blocks they touch, under the SIGBUS guard: a
+ * model cut short between the watch's check and the read gives EIO. */
 static void read_f32(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint64_t start, uint64_t len)
 {
-    const uint64_t per_block = t->type->block_elems;
     const uint64_t first = start / sizeof(float);
     const uint64_t end = (start + len + sizeof(float) - 1) / sizeof(float);
-    const uint64_t first_block = first / per_block;
-    const uint64_t end_block = (end + per_block - 1) / per_block;
-    const size_t block_bytes = (size_t)((end_block - first_block) * t->type->block_bytes);
-    const size_t value_bytes = (size_t)(end - first) * sizeof(float);
-    // One scratch holds the values, then the blocks (8-byte aligned).
-    const size_t blocks_at = (value_bytes + 7) & ~(size_t)7;
-    char *scratch = ggfs_scratch_get(tree, blocks_at + block_bytes);
-    if (!scratch) {
+    float *values = ggfs_scratch_get(tree, (size_t)(end - first) * sizeof(float));
+    if (!values) {
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    float *values = (float *)scratch;
-    uint8_t *blocks = (uint8_t *)scratch + blocks_at;
-    if (!read_model(req, tree, blocks, block_bytes, t->offset + first_block * t->type->block_bytes))
-        return;
-    if (ggp_tensor_decode_f32(tree->model, t, blocks, first, end - first, values) != GGP_OK) {
+    bool cut_short;
+    if (ggfs_guarded_read_f32(tree->model, t, first, end - first, values, &cut_short) != GGP_OK) {
+        if (cut_short)
+            ggfs_watch_mark_changed(&tree->watch, "was cut short");
         fuse_reply_err(req, EIO);
         return;
     }

@@ -199,8 +199,9 @@ int ggp_file_fd(const ggp_file *file);
 /* Keeps the header, metadata and descriptors in private memory at the same
  * addresses, so that views stay valid and unchanged however the file is
  * cut or rewritten later (costs a copy of everything before the data).
- * Tensor data stays file-backed: read it with pread, or accept that a
- * truncated file faults. No-op for ggp_open_mem. */
+ * Tensor data stays file-backed: read it with pread, or catch the SIGBUS
+ * that touching it raises once the file is cut short. No-op for
+ * ggp_open_mem. */
 bool ggp_file_pin_header(ggp_file *file, ggp_error *err);
 
 uint64_t ggp_kv_count(const ggp_file *file);
