@@ -94,10 +94,8 @@ static void dequant_blocks(const ggp_file *f, const ggp_type_desc *d, const uint
     }
 }
 
-/* Elements [first, first + count) of t from data, which holds the tensor's
- * blocks from block index data_block on. */
-static ggp_err decode_range(const ggp_file *f, const ggp_tensor *t, const uint8_t *data,
-                            uint64_t data_block, uint64_t first, uint64_t count, float *dst)
+ggp_err ggp_tensor_read_f32(const ggp_file *f, const ggp_tensor *t, uint64_t first,
+                            uint64_t count, float *dst)
 {
     if (ggp_tensor_f32_unavailable(f, t))
         return GGP_ERR_UNSUPPORTED;
@@ -105,7 +103,8 @@ static ggp_err decode_range(const ggp_file *f, const ggp_tensor *t, const uint8_
         return GGP_ERR_RANGE;
     const ggp_type_desc *d = ggp_type_desc_of(t->type_id);
     const uint64_t per_block = d->info.block_elems;
-    uint64_t block = first / per_block - data_block;
+    const uint8_t *data = t->data;
+    uint64_t block = first / per_block;
     const uint64_t skip = first % per_block;
     float scratch[MAX_BLOCK_ELEMS];
 
@@ -128,16 +127,3 @@ static ggp_err decode_range(const ggp_file *f, const ggp_tensor *t, const uint8_
     return GGP_OK;
 }
 
-ggp_err ggp_tensor_read_f32(const ggp_file *f, const ggp_tensor *t, uint64_t first,
-                            uint64_t count, float *dst)
-{
-    return decode_range(f, t, t->data, 0, first, count, dst);
-}
-
-ggp_err ggp_tensor_decode_f32(const ggp_file *f, const ggp_tensor *t, const void *blocks,
-                              uint64_t first, uint64_t count, float *dst)
-{
-    if (!t->type)
-        return GGP_ERR_UNSUPPORTED;
-    return decode_range(f, t, blocks, first / t->type->block_elems, first, count, dst);
-}

@@ -276,12 +276,6 @@ const char *ggp_tensor_f32_unavailable(const ggp_file *file, const ggp_tensor *t
 ggp_err ggp_tensor_read_f32(const ggp_file *file, const ggp_tensor *t,
                             uint64_t first, uint64_t count, float *dst);
 
-/* As ggp_tensor_read_f32, from a copy of the tensor's bytes the caller read
- * itself (with pread, say): blocks holds the tensor's blocks from the one
- * containing element `first` to the one containing element first+count-1. */
-ggp_err ggp_tensor_decode_f32(const ggp_file *file, const ggp_tensor *t, const void *blocks,
-                              uint64_t first, uint64_t count, float *dst);
-
 /* Chooses between the SIMD (x86-64 AVX2 + F16C) and the scalar dequantizers
  * for this handle's reads; both give the same bits. Handles start with SIMD
  * on wherever the CPU has it. Enabling it on a CPU or build without it keeps
