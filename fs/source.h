@@ -1,0 +1,72 @@
+/*
+ * A source of bytes: what a model's shard is read from. A source knows
+ * nothing of GGUF; it reads [off, off + len) of something (a local file, a
+ * URL), says whether that something is still what was opened, and gives the
+ * owner, mode and times the tree shows.
+ *
+ * Adding a kind of source (S3, say) is one file implementing
+ * ggfs_source_ops and one row in the table of source.c.
+ */
+#ifndef GGFS_SOURCE_H
+#define GGFS_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "ggp.h"
+
+typedef struct ggfs_source ggfs_source;
+
+typedef struct ggfs_source_ops {
+    /* Reads exactly len bytes at off into buf. Returns 0, or an errno:
+     * EIO when the source changed, was cut short or kept failing (the
+     * source logs why, once per cause). Safe to call from many threads. */
+    int (*read)(ggfs_source *src, void *buf, size_t len, uint64_t off);
+    /* Whether the source still holds the bytes it held when opened. Cheap
+     * enough to ask before every data read. */
+    bool (*unchanged)(ggfs_source *src);
+    /* Keeps [0, len) of `map` readable and unchanged whatever happens to
+     * the source later (a local file moves those pages into private
+     * memory). NULL for sources without a map: their header is fetched
+     * into memory the model owns. */
+    bool (*pin)(ggfs_source *src, uint64_t len, ggp_error *err);
+    /* Marks the source changed (a read found it cut short), logging why once. */
+    void (*mark_changed)(ggfs_source *src, const char *why);
+    void (*close)(ggfs_source *src);
+} ggfs_source_ops;
+
+struct ggfs_source {
+    const ggfs_source_ops *ops;
+    const char *name;      // as the user named it (path or URL), for messages
+    uint64_t size;         // bytes, fixed at open
+    const uint8_t *map;    // all `size` bytes mapped read-only, or NULL when
+                           // the bytes are only reachable through read()
+    struct stat st;        // owner, group, mode and times for the tree
+};
+
+/* Opens the source `name` names: a URL by its scheme, else a local path.
+ * On failure returns NULL and fills err (code GGP_ERR_IO, msg without the
+ * name, which the caller prints). */
+ggfs_source *ggfs_source_open(const char *name, ggp_error *err);
+
+/* Opens a local file. */
+ggfs_source *ggfs_source_file_open(const char *path, ggp_error *err);
+
+static inline int ggfs_source_read(ggfs_source *s, void *buf, size_t len, uint64_t off)
+{
+    return s->ops->read(s, buf, len, off);
+}
+
+static inline bool ggfs_source_unchanged(ggfs_source *s)
+{
+    return s->ops->unchanged(s);
+}
+
+static inline void ggfs_source_close(ggfs_source *s)
+{
+    if (s)
+        s->ops->close(s);
+}
+
+#endif
