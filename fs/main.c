@@ -1,5 +1,6 @@
 /*
- * gguf-fs: mounts a GGUF model file as a read-only directory tree.
+ * gguf-fs: mounts a GGUF model (a file, or a split set by any of its
+ * shards) as a read-only directory tree.
  *
  *   gguf-fs [FUSE options] MODEL.gguf MOUNTPOINT
  *
@@ -100,13 +101,14 @@ static char *mount_options(const char *model)
     return arg;
 }
 
-static void report_open_error(const char *model, const ggp_error *err)
+static void report_open_error(const ggfs_model_error *err)
 {
-    if (err->code == GGP_ERR_IO || err->code == GGP_ERR_NOMEM)
-        fprintf(stderr, "gguf-fs: %s: %s\n", model, err->msg);
+    const ggp_error *e = &err->error;
+    if ((e->code == GGP_ERR_IO && e->offset == 0) || e->code == GGP_ERR_NOMEM)
+        fprintf(stderr, "gguf-fs: %s: %s\n", err->where, e->msg);
     else
-        fprintf(stderr, "gguf-fs: %s: offset 0x%llx: %s\n", model,
-                (unsigned long long)err->offset, err->msg);
+        fprintf(stderr, "gguf-fs: %s: offset 0x%llx: %s\n", err->where,
+                (unsigned long long)e->offset, e->msg);
 }
 
 /* Once daemonized, stderr is /dev/null: log lines go to syslog. */
@@ -115,9 +117,8 @@ static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap
     vsyslog((int)level, fmt, ap);
 }
 
-static int serve(ggfs_tree *tree, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
+static int serve(ggfs_tree *tree, const char *model, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
 {
-    const char *model = tree->model_path;
     int status = 1;
     struct fuse_session *se = fuse_session_new(args, &ggfs_ops, sizeof ggfs_ops, tree);
     if (!se)
@@ -191,42 +192,25 @@ int main(int argc, char *argv[])
     }
 
     int status = 1;
-    ggp_error err;
-    ggp_file *model = ggp_open(opts.model, &err);
+    ggfs_model_error err;
+    ggfs_model *model = ggfs_model_open(opts.model, &err);
     if (!model) {
-        report_open_error(opts.model, &err);
+        report_open_error(&err);
         goto out_args;
     }
-    // Metadata is served from the index's views for as long as the mount
-    // lives: keep them out of reach of whatever happens to the file.
-    if (!ggp_file_pin_header(model, &err)) {
-        report_open_error(opts.model, &err);
-        goto out_model;
-    }
-    struct stat st;
-    if (fstat(ggp_file_fd(model), &st) != 0) {
-        fprintf(stderr, "gguf-fs: %s: %s\n", opts.model, strerror(errno));
-        goto out_model;
-    }
-    // The daemon leaves the working directory; the watch needs a path that
-    // still names the model from "/".
-    char *real_path = realpath(opts.model, NULL);
     ggfs_tree tree;
     char *mount_opts = mount_options(opts.model);
-    if (!real_path || !mount_opts || fuse_opt_add_arg(&args, mount_opts) != 0 ||
-        !ggfs_tree_init(&tree, model, opts.model, real_path, &st)) {
-        fprintf(stderr, "gguf-fs: %s: %s\n", opts.model, real_path ? "out of memory" : strerror(errno));
+    if (!mount_opts || fuse_opt_add_arg(&args, mount_opts) != 0 || !ggfs_tree_init(&tree, model)) {
+        fprintf(stderr, "gguf-fs: %s: out of memory\n", opts.model);
         free(mount_opts);
-        free(real_path);
         goto out_model;
     }
     free(mount_opts);
     tree.readahead_kb = opts.readahead_kb;
-    status = serve(&tree, &args, &cmd);
+    status = serve(&tree, opts.model, &args, &cmd);
     ggfs_tree_destroy(&tree);
-    free(real_path);
 out_model:
-    ggp_close(model);
+    ggfs_model_close(model);
 out_args:
     free(cmd.mountpoint);
     fuse_opt_free_args(&args);

@@ -2,8 +2,9 @@
  * One ggfs_op_<op>() per FUSE operation. The model never changes while it
  * is mounted, so entries and attributes are cached for as long as the
  * kernel will keep them and file pages are kept between opens. Text files
- * are rendered once per open; raw is served from the model's file; f32 is
- * dequantized per read from the blocks the read touches.
+ * are rendered once per open; raw and model.gguf are served from the
+ * shards' bytes; f32 is dequantized per read from the blocks the read
+ * touches.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -11,11 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-#include "guard.h"
 #include "names.h"
 #include "ops.h"
+#include "read_data.h"
 #include "text.h"
 #include "tree.h"
 
@@ -28,12 +30,13 @@ static ggfs_tree *tree_of(fuse_req_t req)
 
 static bool is_dir(ggfs_kind k)
 {
-    return k == GGFS_ROOT || k == GGFS_METADATA_DIR || k == GGFS_TENSORS_DIR || k == GGFS_TENSOR_DIR;
+    return k == GGFS_ROOT || k == GGFS_METADATA_DIR || k == GGFS_TENSORS_DIR || k == GGFS_TENSOR_DIR ||
+           k == GGFS_SHARDS_DIR;
 }
 
 static bool is_text(ggfs_kind k)
 {
-    return k == GGFS_HEADER || k == GGFS_KV || k == GGFS_TENSOR_INFO;
+    return k == GGFS_HEADER || k == GGFS_KV || k == GGFS_TENSOR_INFO || k == GGFS_SHARD;
 }
 
 static void ggfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -71,19 +74,25 @@ static void ggfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 /* The name and node of entry i of directory dir (after "." and ".."). */
 static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, ggfs_node *node)
 {
-    static const char *const root_names[] = {"header", "metadata", "tensors"};
-    static const ggfs_kind root_kinds[] = {GGFS_HEADER, GGFS_METADATA_DIR, GGFS_TENSORS_DIR};
-    static const char *const tensor_files[] = {"info", "raw", "f32"};
-    static const ggfs_kind tensor_kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32};
+    static const char *const root_names[] = {"header", "model.gguf", "metadata", "tensors", "shards"};
+    static const ggfs_kind root_kinds[] = {GGFS_HEADER, GGFS_MODEL_GGUF, GGFS_METADATA_DIR,
+                                           GGFS_TENSORS_DIR, GGFS_SHARDS_DIR};
+    static const char *const tensor_files[] = {"info", "raw", "f32", "f32.npy", "stats"};
+    static const ggfs_kind tensor_kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
+                                             GGFS_TENSOR_NPY, GGFS_TENSOR_STATS};
+    const ggfs_model *m = tree->model;
+    uint32_t shard;
+    // Entries that do not exist for this model or tensor (shards, raw,
+    // f32...) are skipped by the caller, which keeps offsets stable.
     switch (dir.kind) {
     case GGFS_ROOT:
-        if (i >= 3)
+        if (i >= sizeof root_names / sizeof root_names[0])
             return false;
         strcpy(name, root_names[i]);
         *node = (ggfs_node){root_kinds[i], 0};
         return true;
     case GGFS_METADATA_DIR: {
-        const ggp_kv *kv = ggp_kv_at(tree->model, i);
+        const ggp_kv *kv = ggp_kv_at(tree->keys, i);
         if (!kv)
             return false;
         ggfs_name_encode(kv->key.ptr, kv->key.len, name);
@@ -91,22 +100,25 @@ static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, gg
         return true;
     }
     case GGFS_TENSORS_DIR: {
-        const ggp_tensor *t = ggp_tensor_at(tree->model, i);
+        const ggp_tensor *t = ggfs_model_tensor(m, i, &shard);
         if (!t)
             return false;
         ggfs_name_encode(t->name.ptr, t->name.len, name);
         *node = (ggfs_node){GGFS_TENSOR_DIR, i};
         return true;
     }
-    case GGFS_TENSOR_DIR: {
-        // Entries that do not exist for this tensor (raw, f32) are skipped
-        // by the caller, which keeps offsets stable.
-        if (i >= 3)
+    case GGFS_SHARDS_DIR:
+        if (i >= m->n_shards)
+            return false;
+        snprintf(name, GGFS_NAME_MAX + 1, "%s", m->shards[i].file_name);
+        *node = (ggfs_node){GGFS_SHARD, i};
+        return true;
+    case GGFS_TENSOR_DIR:
+        if (i >= sizeof tensor_files / sizeof tensor_files[0])
             return false;
         strcpy(name, tensor_files[i]);
         *node = (ggfs_node){tensor_kinds[i], dir.index};
         return true;
-    }
     default:
         return false;
     }
@@ -249,55 +261,6 @@ static bool clamp(uint64_t total, off_t off, size_t size, uint64_t *start, uint6
     return true;
 }
 
-/* Reads len bytes of the model at offset into buf; a model cut short under
- * the mount is a short count here. On a short read, replies EIO and returns
- * false. */
-static bool read_model(fuse_req_t req, ggfs_tree *tree, void *buf, size_t len, uint64_t offset)
-{
-    if (pread(ggp_file_fd(tree->model), buf, len, (off_t)offset) == (ssize_t)len)
-        return true;
-    ggfs_watch_mark_changed(&tree->watch, "was cut short");
-    fuse_reply_err(req, EIO);
-    return false;
-}
-
-/* Bytes [start, start + len) of the tensor as stored, through this thread's
- * scratch and one reply. (Splicing from the descriptor measured slower for
- * reads over 128 KiB: libfuse's pipe cannot hold them, and it falls back to
- * a fresh buffer per read.) */
-static void read_raw(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint64_t start, uint64_t len)
-{
-    char *bytes = ggfs_scratch_get(tree, (size_t)len);
-    if (!bytes) {
-        fuse_reply_err(req, ENOMEM);
-        return;
-    }
-    if (read_model(req, tree, bytes, (size_t)len, t->offset + start))
-        fuse_reply_buf(req, bytes, (size_t)len);
-}
-
-/* Bytes [start, start + len) of the tensor's f32 view, dequantized straight
- * from the mapping, from the blocks they touch, under the SIGBUS guard: a
- * model cut short between the watch's check and the read gives EIO. */
-static void read_f32(fuse_req_t req, ggfs_tree *tree, const ggp_tensor *t, uint64_t start, uint64_t len)
-{
-    const uint64_t first = start / sizeof(float);
-    const uint64_t end = (start + len + sizeof(float) - 1) / sizeof(float);
-    float *values = ggfs_scratch_get(tree, (size_t)(end - first) * sizeof(float));
-    if (!values) {
-        fuse_reply_err(req, ENOMEM);
-        return;
-    }
-    bool cut_short;
-    if (ggfs_guarded_read_f32(tree->model, t, first, end - first, values, &cut_short) != GGP_OK) {
-        if (cut_short)
-            ggfs_watch_mark_changed(&tree->watch, "was cut short");
-        fuse_reply_err(req, EIO);
-        return;
-    }
-    fuse_reply_buf(req, (const char *)values + (start - first * sizeof(float)), (size_t)len);
-}
-
 static void ggfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                          struct fuse_file_info *fi)
 {
@@ -318,17 +281,7 @@ static void ggfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         fuse_reply_buf(req, NULL, 0);
         return;
     }
-    const ggp_tensor *t = ggp_tensor_at(tree->model, node.index);
-    if (!ggfs_watch_unchanged(&tree->watch)) {
-        fuse_reply_err(req, EIO);
-        return;
-    }
-    if (node.kind == GGFS_TENSOR_RAW)
-        read_raw(req, tree, t, start, len);
-    else if (node.kind == GGFS_TENSOR_F32)
-        read_f32(req, tree, t, start, len);
-    else
-        fuse_reply_err(req, EIO);
+    ggfs_read_data(req, tree, node, start, len);
 }
 
 /* ==== Extended attributes ==== */
@@ -340,11 +293,12 @@ static long xattr_value(ggfs_tree *tree, ggfs_node node, const char *name, char 
     ggp_str full = {NULL, 0};
     const ggp_tensor *t = NULL;
     const ggp_kv *kv = NULL;
+    uint32_t shard;
     if (node.kind == GGFS_KV) {
-        kv = ggp_kv_at(tree->model, node.index);
+        kv = ggp_kv_at(tree->keys, node.index);
         full = kv->key;
-    } else if (node.kind >= GGFS_TENSOR_DIR) {
-        t = ggp_tensor_at(tree->model, node.index);
+    } else if (node.kind >= GGFS_TENSOR_DIR && node.kind <= GGFS_TENSOR_STATS) {
+        t = ggfs_model_tensor(tree->model, node.index, &shard);
         full = t->name;
     }
     if (!full.ptr)
@@ -424,8 +378,8 @@ static void ggfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
     memset(&sv, 0, sizeof sv);
     sv.f_bsize = 4096;
     sv.f_frsize = 4096;
-    sv.f_blocks = (ggp_file_size(tree->model) + 4095) / 4096;
-    sv.f_files = GGFS_INO_FIRST_KV + ggp_kv_count(tree->model) + 4 * ggp_tensor_count(tree->model);
+    sv.f_blocks = (tree->model->total_size + 4095) / 4096;
+    sv.f_files = ggfs_ino_of(tree, (ggfs_node){GGFS_TENSOR_DIR, tree->model->n_tensors});
     sv.f_namemax = GGFS_NAME_MAX;
     sv.f_flag = ST_RDONLY;
     fuse_reply_statfs(req, &sv);

@@ -1,6 +1,6 @@
 /*
- * The synthesized text files. header and info are a few `key: value`
- * lines; metadata/KEY is the parser's rendering of the value.
+ * The synthesized text files. header, info and shards/FILE are a few
+ * `key: value` lines; metadata/KEY is the parser's rendering of the value.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -36,18 +36,36 @@ void ggfs_shape_text(const ggp_tensor *t, char *buf, size_t bufsize)
         o += (size_t)snprintf(buf + o, bufsize - o, j ? " %" PRId64 : "%" PRId64, t->ne[j]);
 }
 
-static void render_header(const ggp_file *f, ggp_sink *sink)
+/* The header lines of one file, with the counts and size given. */
+static void render_header_lines(const ggp_file *f, uint64_t tensor_count, uint64_t file_size, ggp_sink *sink)
 {
     putf(sink, "version: %" PRIu32 "\n", ggp_version(f));
     putf(sink, "byte_order: %s\n", ggp_byte_order_of(f) == GGP_BIG ? "big" : "little");
-    putf(sink, "tensor_count: %" PRIu64 "\n", ggp_tensor_count(f));
+    putf(sink, "tensor_count: %" PRIu64 "\n", tensor_count);
     putf(sink, "kv_count: %" PRIu64 "\n", ggp_kv_count(f));
     putf(sink, "alignment: %" PRIu32 "\n", ggp_alignment(f));
     putf(sink, "data_offset: %" PRIu64 "\n", ggp_data_offset(f));
-    putf(sink, "file_size: %" PRIu64 "\n", ggp_file_size(f));
+    putf(sink, "file_size: %" PRIu64 "\n", file_size);
 }
 
-static void render_info(const ggp_file *f, const ggp_tensor *t, ggp_sink *sink)
+/* The model's header: shard 1's, with the counts of the whole set. */
+static void render_header(const ggfs_model *m, ggp_sink *sink)
+{
+    render_header_lines(ggfs_model_keys(m), m->n_tensors, m->total_size, sink);
+    if (ggfs_model_is_split(m))
+        putf(sink, "shards: %" PRIu32 "\n", m->n_shards);
+}
+
+/* shards/FILE: that shard's own header, and where it is. */
+static void render_shard(const ggfs_shard *s, ggp_sink *sink)
+{
+    render_header_lines(s->file, ggp_tensor_count(s->file), s->source->size, sink);
+    put(sink, "path: ");
+    put(sink, s->source->name);
+    put(sink, "\n");
+}
+
+static void render_info(const ggfs_model *m, const ggp_tensor *t, uint32_t shard, ggp_sink *sink)
 {
     put(sink, "name: ");
     ggp_render_line_escaped(t->name, sink);
@@ -64,22 +82,30 @@ static void render_info(const ggp_file *f, const ggp_tensor *t, ggp_sink *sink)
     else
         put(sink, "bytes: unknown\n");
     putf(sink, "offset: %" PRIu64 "\n", t->offset);
-    const char *why = ggp_tensor_f32_unavailable(f, t);
+    if (ggfs_model_is_split(m))
+        putf(sink, "shard: %" PRIu32 "\n", shard + 1);
+    const char *why = ggp_tensor_f32_unavailable(m->shards[shard].file, t);
     if (why)
         putf(sink, "f32: none, %s\n", why);
 }
 
 void ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink)
 {
+    uint32_t shard;
     switch (node.kind) {
     case GGFS_HEADER:
         render_header(tree->model, sink);
         break;
-    case GGFS_TENSOR_INFO:
-        render_info(tree->model, ggp_tensor_at(tree->model, node.index), sink);
+    case GGFS_SHARD:
+        render_shard(&tree->model->shards[node.index], sink);
         break;
+    case GGFS_TENSOR_INFO: {
+        const ggp_tensor *t = ggfs_model_tensor(tree->model, node.index, &shard);
+        render_info(tree->model, t, shard, sink);
+        break;
+    }
     case GGFS_KV:
-        ggp_render(tree->model, &ggp_kv_at(tree->model, node.index)->value, sink);
+        ggp_render(tree->keys, &ggp_kv_at(tree->keys, node.index)->value, sink);
         break;
     default:
         break;
@@ -89,7 +115,7 @@ void ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink)
 uint64_t ggfs_text_size(const ggfs_tree *tree, ggfs_node node)
 {
     if (node.kind == GGFS_KV)
-        return ggp_render_size(tree->model, &ggp_kv_at(tree->model, node.index)->value);
+        return ggp_render_size(tree->keys, &ggp_kv_at(tree->keys, node.index)->value);
     ggp_counting_sink c;
     ggp_counting_sink_init(&c);
     ggfs_text_render(tree, node, &c.sink);

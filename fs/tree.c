@@ -8,16 +8,26 @@
 #include "text.h"
 #include "tree.h"
 
-#define TENSOR_INODES 4 // directory, info, raw, f32
+#define TENSOR_INODES 6 // directory, info, raw, f32, f32.npy, stats
+
+static uint64_t first_shard_ino(const ggfs_tree *tree)
+{
+    return GGFS_INO_FIRST_KV + ggp_kv_count(tree->keys);
+}
 
 static uint64_t first_tensor_ino(const ggfs_tree *tree)
 {
-    return GGFS_INO_FIRST_KV + ggp_kv_count(tree->model);
+    return first_shard_ino(tree) + tree->model->n_shards;
+}
+
+const ggp_tensor *ggfs_tree_tensor(const ggfs_tree *tree, uint64_t index, uint32_t *shard)
+{
+    return ggfs_model_tensor(tree->model, index, shard);
 }
 
 /* Indexes of the keys (or tensors) whose file names had to be cut. */
-static uint64_t *collect_cut_names(uint64_t count, ggp_str (*name_at)(const ggp_file *, uint64_t),
-                                   const ggp_file *model, uint64_t *n_out)
+static uint64_t *collect_cut_names(uint64_t count, ggp_str (*name_at)(const ggfs_tree *, uint64_t),
+                                   const ggfs_tree *model, uint64_t *n_out)
 {
     uint64_t *list = NULL;
     uint64_t n = 0, cap = 0;
@@ -46,8 +56,16 @@ static uint64_t *collect_cut_names(uint64_t count, ggp_str (*name_at)(const ggp_
     return list;
 }
 
-static ggp_str kv_name(const ggp_file *f, uint64_t i) { return ggp_kv_at(f, i)->key; }
-static ggp_str tensor_name(const ggp_file *f, uint64_t i) { return ggp_tensor_at(f, i)->name; }
+static ggp_str kv_name(const ggfs_tree *tree, uint64_t i)
+{
+    return ggp_kv_at(tree->keys, i)->key;
+}
+
+static ggp_str tensor_name(const ggfs_tree *tree, uint64_t i)
+{
+    uint32_t shard;
+    return ggfs_model_tensor(tree->model, i, &shard)->name;
+}
 
 static void scratch_free(void *p)
 {
@@ -76,22 +94,19 @@ void *ggfs_scratch_get(ggfs_tree *tree, size_t size)
     return s->data;
 }
 
-bool ggfs_tree_init(ggfs_tree *tree, ggp_file *model, const char *model_path, const char *real_path,
-                    const struct stat *st)
+bool ggfs_tree_init(ggfs_tree *tree, ggfs_model *model)
 {
     memset(tree, 0, sizeof *tree);
     tree->model = model;
-    tree->model_path = model_path;
-    ggfs_watch_init(&tree->watch, real_path, ggp_file_fd(model), st);
-    const uint64_t n_kv = ggp_kv_count(model);
+    tree->keys = ggfs_model_keys(model);
+    const uint64_t n_kv = ggp_kv_count(tree->keys);
     tree->kv_size = malloc((n_kv ? n_kv : 1) * sizeof *tree->kv_size);
     if (!tree->kv_size)
         return false;
     for (uint64_t i = 0; i < n_kv; i++)
         atomic_init(&tree->kv_size[i], UINT64_MAX);
-    tree->long_kvs = collect_cut_names(n_kv, kv_name, model, &tree->n_long_kvs);
-    tree->long_tensors = collect_cut_names(ggp_tensor_count(model), tensor_name, model,
-                                           &tree->n_long_tensors);
+    tree->long_kvs = collect_cut_names(n_kv, kv_name, tree, &tree->n_long_kvs);
+    tree->long_tensors = collect_cut_names(model->n_tensors, tensor_name, tree, &tree->n_long_tensors);
     return tree->n_long_kvs != UINT64_MAX && tree->n_long_tensors != UINT64_MAX &&
            pthread_key_create(&tree->scratch, scratch_free) == 0;
 }
@@ -115,16 +130,22 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     case GGFS_INO_HEADER: return (ggfs_node){GGFS_HEADER, 0};
     case GGFS_INO_METADATA: return (ggfs_node){GGFS_METADATA_DIR, 0};
     case GGFS_INO_TENSORS: return (ggfs_node){GGFS_TENSORS_DIR, 0};
+    case GGFS_INO_MODEL_GGUF: return (ggfs_node){GGFS_MODEL_GGUF, 0};
+    case GGFS_INO_SHARDS: return (ggfs_node){GGFS_SHARDS_DIR, 0};
     }
+    const uint64_t first_shard = first_shard_ino(tree);
     const uint64_t first_tensor = first_tensor_ino(tree);
-    if (ino >= GGFS_INO_FIRST_KV && ino < first_tensor)
+    if (ino >= GGFS_INO_FIRST_KV && ino < first_shard)
         return (ggfs_node){GGFS_KV, ino - GGFS_INO_FIRST_KV};
+    if (ino >= first_shard && ino < first_tensor)
+        return (ggfs_node){GGFS_SHARD, ino - first_shard};
     if (ino >= first_tensor) {
         const uint64_t rel = ino - first_tensor;
         const uint64_t index = rel / TENSOR_INODES;
-        if (index < ggp_tensor_count(tree->model)) {
+        if (index < tree->model->n_tensors) {
             static const ggfs_kind kinds[TENSOR_INODES] = {
-                GGFS_TENSOR_DIR, GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
+                GGFS_TENSOR_DIR, GGFS_TENSOR_INFO, GGFS_TENSOR_RAW,
+                GGFS_TENSOR_F32, GGFS_TENSOR_NPY,  GGFS_TENSOR_STATS,
             };
             return (ggfs_node){kinds[rel % TENSOR_INODES], index};
         }
@@ -140,33 +161,39 @@ uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node)
     case GGFS_HEADER: return GGFS_INO_HEADER;
     case GGFS_METADATA_DIR: return GGFS_INO_METADATA;
     case GGFS_TENSORS_DIR: return GGFS_INO_TENSORS;
+    case GGFS_MODEL_GGUF: return GGFS_INO_MODEL_GGUF;
+    case GGFS_SHARDS_DIR: return GGFS_INO_SHARDS;
     case GGFS_KV: return GGFS_INO_FIRST_KV + node.index;
+    case GGFS_SHARD: return first_shard_ino(tree) + node.index;
     case GGFS_TENSOR_DIR: return tensor_base;
     case GGFS_TENSOR_INFO: return tensor_base + 1;
     case GGFS_TENSOR_RAW: return tensor_base + 2;
     case GGFS_TENSOR_F32: return tensor_base + 3;
+    case GGFS_TENSOR_NPY: return tensor_base + 4;
+    case GGFS_TENSOR_STATS: return tensor_base + 5;
     case GGFS_NONE: break;
     }
     return 0;
 }
 
-bool ggfs_tensor_has_raw(const ggfs_tree *tree, const ggp_tensor *t)
+bool ggfs_tensor_has_raw(const ggfs_tree *tree, uint64_t index)
 {
-    (void)tree;
-    return t->type != NULL;
+    uint32_t shard;
+    return ggfs_model_tensor(tree->model, index, &shard)->type != NULL;
 }
 
-bool ggfs_tensor_has_f32(const ggfs_tree *tree, const ggp_tensor *t)
+bool ggfs_tensor_has_f32(const ggfs_tree *tree, uint64_t index)
 {
-    return ggp_tensor_f32_unavailable(tree->model, t) == NULL;
+    uint32_t shard;
+    const ggp_tensor *t = ggfs_model_tensor(tree->model, index, &shard);
+    return ggp_tensor_f32_unavailable(tree->model->shards[shard].file, t) == NULL;
 }
 
-/* Finds the entry called fname among count names: by decoding it, or for a
- * cut name by encoding each of the cut entries. Returns UINT64_MAX if none. */
+/* Finds the entry called fname: by decoding it, or for a cut name by
+ * encoding each of the cut entries. Returns UINT64_MAX if none. */
 static uint64_t find_named(const ggfs_tree *tree, const char *fname,
-                           const void *(*find)(const ggp_file *, const char *, size_t),
-                           uint64_t (*index_of)(const ggp_file *, const void *),
-                           ggp_str (*name_at)(const ggp_file *, uint64_t),
+                           uint64_t (*find)(const ggfs_tree *, const char *, size_t),
+                           ggp_str (*name_at)(const ggfs_tree *, uint64_t),
                            const uint64_t *cut, uint64_t n_cut)
 {
     const size_t flen = strlen(fname);
@@ -175,19 +202,19 @@ static uint64_t find_named(const ggfs_tree *tree, const char *fname,
     char decoded[GGFS_NAME_MAX + 1];
     size_t dlen;
     if (ggfs_name_decode(fname, flen, decoded, &dlen)) {
-        const void *hit = find(tree->model, decoded, dlen);
-        if (hit) {
+        const uint64_t hit = find(tree, decoded, dlen);
+        if (hit != UINT64_MAX) {
             // A name that had to be cut has no short file name of its own.
             char again[GGFS_NAME_MAX + 1];
-            ggp_str name = name_at(tree->model, index_of(tree->model, hit));
+            ggp_str name = name_at(tree, hit);
             if (ggfs_name_encode(name.ptr, name.len, again) == flen && memcmp(again, fname, flen) == 0)
-                return index_of(tree->model, hit);
+                return hit;
         }
     }
     if (!ggfs_name_is_cut(fname, flen))
         return UINT64_MAX;
     for (uint64_t i = 0; i < n_cut; i++) {
-        ggp_str name = name_at(tree->model, cut[i]);
+        ggp_str name = name_at(tree, cut[i]);
         char candidate[GGFS_NAME_MAX + 1];
         if (ggfs_name_encode(name.ptr, name.len, candidate) == flen && memcmp(candidate, fname, flen) == 0)
             return cut[i];
@@ -195,37 +222,57 @@ static uint64_t find_named(const ggfs_tree *tree, const char *fname,
     return UINT64_MAX;
 }
 
-static const void *find_kv(const ggp_file *f, const char *n, size_t len) { return ggp_kv_find(f, n, len); }
-static const void *find_tensor(const ggp_file *f, const char *n, size_t len) { return ggp_tensor_find(f, n, len); }
-static uint64_t kv_index(const ggp_file *f, const void *kv) { return (uint64_t)((const ggp_kv *)kv - ggp_kv_at(f, 0)); }
-static uint64_t tensor_index(const ggp_file *f, const void *t) { return (uint64_t)((const ggp_tensor *)t - ggp_tensor_at(f, 0)); }
+static uint64_t find_kv(const ggfs_tree *tree, const char *name, size_t len)
+{
+    const ggp_kv *kv = ggp_kv_find(tree->keys, name, len);
+    return kv ? (uint64_t)(kv - ggp_kv_at(tree->keys, 0)) : UINT64_MAX;
+}
+
+static uint64_t find_tensor(const ggfs_tree *tree, const char *name, size_t len)
+{
+    return ggfs_model_tensor_find(tree->model, name, len);
+}
+
+/* The shard whose file is called name. */
+static uint64_t find_shard(const ggfs_tree *tree, const char *name)
+{
+    const ggfs_model *m = tree->model;
+    for (uint32_t k = 0; ggfs_model_is_split(m) && k < m->n_shards; k++) {
+        if (strcmp(m->shards[k].file_name, name) == 0)
+            return k;
+    }
+    return UINT64_MAX;
+}
 
 ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
 {
     const ggfs_node none = {GGFS_NONE, 0};
+    uint64_t i;
     switch (parent.kind) {
     case GGFS_ROOT:
         if (strcmp(name, "header") == 0) return (ggfs_node){GGFS_HEADER, 0};
         if (strcmp(name, "metadata") == 0) return (ggfs_node){GGFS_METADATA_DIR, 0};
         if (strcmp(name, "tensors") == 0) return (ggfs_node){GGFS_TENSORS_DIR, 0};
+        if (strcmp(name, "model.gguf") == 0) return (ggfs_node){GGFS_MODEL_GGUF, 0};
+        if (strcmp(name, "shards") == 0) return (ggfs_node){GGFS_SHARDS_DIR, 0};
         return none;
-    case GGFS_METADATA_DIR: {
-        const uint64_t i = find_named(tree, name, find_kv, kv_index, kv_name, tree->long_kvs, tree->n_long_kvs);
+    case GGFS_METADATA_DIR:
+        i = find_named(tree, name, find_kv, kv_name, tree->long_kvs, tree->n_long_kvs);
         return i == UINT64_MAX ? none : (ggfs_node){GGFS_KV, i};
-    }
-    case GGFS_TENSORS_DIR: {
-        const uint64_t i = find_named(tree, name, find_tensor, tensor_index, tensor_name,
-                                      tree->long_tensors, tree->n_long_tensors);
+    case GGFS_TENSORS_DIR:
+        i = find_named(tree, name, find_tensor, tensor_name, tree->long_tensors, tree->n_long_tensors);
         return i == UINT64_MAX ? none : (ggfs_node){GGFS_TENSOR_DIR, i};
-    }
+    case GGFS_SHARDS_DIR:
+        i = find_shard(tree, name);
+        return i == UINT64_MAX ? none : (ggfs_node){GGFS_SHARD, i};
     case GGFS_TENSOR_DIR: {
-        const ggp_tensor *t = ggp_tensor_at(tree->model, parent.index);
-        if (strcmp(name, "info") == 0)
-            return (ggfs_node){GGFS_TENSOR_INFO, parent.index};
-        if (strcmp(name, "raw") == 0 && ggfs_tensor_has_raw(tree, t))
-            return (ggfs_node){GGFS_TENSOR_RAW, parent.index};
-        if (strcmp(name, "f32") == 0 && ggfs_tensor_has_f32(tree, t))
-            return (ggfs_node){GGFS_TENSOR_F32, parent.index};
+        static const char *const files[] = {"info", "raw", "f32", "f32.npy", "stats"};
+        static const ggfs_kind kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
+                                          GGFS_TENSOR_NPY, GGFS_TENSOR_STATS};
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            if (strcmp(name, files[f]) == 0)
+                return (ggfs_node){kinds[f], parent.index};
+        }
         return none;
     }
     default:
@@ -235,11 +282,14 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
 
 uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
 {
-    const ggp_tensor *t;
+    uint32_t shard;
     switch (node.kind) {
     case GGFS_HEADER:
     case GGFS_TENSOR_INFO:
+    case GGFS_SHARD:
         return ggfs_text_size(tree, node);
+    case GGFS_MODEL_GGUF:
+        return tree->model->merged.size;
     case GGFS_KV: {
         uint64_t size = atomic_load_explicit(&tree->kv_size[node.index], memory_order_relaxed);
         if (size == UINT64_MAX) {
@@ -250,10 +300,9 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
         return size;
     }
     case GGFS_TENSOR_RAW:
-        return ggp_tensor_at(tree->model, node.index)->bytes;
+        return ggfs_model_tensor(tree->model, node.index, &shard)->bytes;
     case GGFS_TENSOR_F32:
-        t = ggp_tensor_at(tree->model, node.index);
-        return t->elements * sizeof(float);
+        return ggfs_model_tensor(tree->model, node.index, &shard)->elements * sizeof(float);
     default:
         return 0;
     }
@@ -261,20 +310,30 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
 
 bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
 {
-    if (node.kind == GGFS_NONE)
+    switch (node.kind) {
+    case GGFS_NONE:
+    case GGFS_TENSOR_NPY:
+    case GGFS_TENSOR_STATS:
         return false;
-    if (node.kind == GGFS_TENSOR_RAW || node.kind == GGFS_TENSOR_F32) {
-        const ggp_tensor *t = ggp_tensor_at(tree->model, node.index);
-        return node.kind == GGFS_TENSOR_RAW ? ggfs_tensor_has_raw(tree, t) : ggfs_tensor_has_f32(tree, t);
+    case GGFS_TENSOR_RAW:
+        return ggfs_tensor_has_raw(tree, node.index);
+    case GGFS_TENSOR_F32:
+        return ggfs_tensor_has_f32(tree, node.index);
+    case GGFS_MODEL_GGUF:
+        return tree->model->merged.available;
+    case GGFS_SHARDS_DIR:
+    case GGFS_SHARD:
+        return ggfs_model_is_split(tree->model);
+    default:
+        return true;
     }
-    return true;
 }
 
 bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
 {
     if (!ggfs_node_exists(tree, node))
         return false;
-    const struct stat *m = &tree->watch.at_mount;
+    const struct stat *m = &tree->model->shards[0].source->st;
     memset(st, 0, sizeof *st);
     st->st_ino = ggfs_ino_of(tree, node);
     st->st_uid = m->st_uid;
@@ -289,16 +348,18 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
     switch (node.kind) {
     case GGFS_ROOT:
         st->st_mode = S_IFDIR | (0555 & dir_allowed);
-        st->st_nlink = 4; // ".", its entry, and the two subdirectories' ".."
+        // ".", its entry, and the subdirectories' ".."
+        st->st_nlink = ggfs_model_is_split(tree->model) ? 5 : 4;
         break;
     case GGFS_METADATA_DIR:
+    case GGFS_SHARDS_DIR:
     case GGFS_TENSOR_DIR:
         st->st_mode = S_IFDIR | (0555 & dir_allowed);
         st->st_nlink = 2;
         break;
     case GGFS_TENSORS_DIR:
         st->st_mode = S_IFDIR | (0555 & dir_allowed);
-        st->st_nlink = 2 + ggp_tensor_count(tree->model);
+        st->st_nlink = 2 + tree->model->n_tensors;
         break;
     default:
         st->st_mode = S_IFREG | (0444 & allowed);

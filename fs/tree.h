@@ -1,8 +1,9 @@
 /*
- * The mounted tree as arithmetic on inode numbers: nothing is built per
- * file at mount. Fixed inodes for the root, header and the two
- * directories; then one inode per key; then four per tensor (its
- * directory, info, raw, f32).
+ * The mounted tree of one model as arithmetic on inode numbers: nothing is
+ * built per file at mount. Fixed inodes for the root's entries; then one
+ * inode per key (shard 1's); then one per shard file in shards/ (split
+ * sets); then TENSOR_INODES per tensor of the model (its directory and its
+ * files).
  */
 #ifndef GGFS_TREE_H
 #define GGFS_TREE_H
@@ -13,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "ggp.h"
-#include "watch.h"
+#include "model.h"
 
 typedef enum ggfs_kind {
     GGFS_NONE,
@@ -26,6 +27,11 @@ typedef enum ggfs_kind {
     GGFS_TENSOR_INFO,
     GGFS_TENSOR_RAW,
     GGFS_TENSOR_F32,
+    GGFS_TENSOR_NPY,   // reserved: f32.npy
+    GGFS_TENSOR_STATS, // reserved: stats
+    GGFS_MODEL_GGUF,
+    GGFS_SHARDS_DIR,
+    GGFS_SHARD,
 } ggfs_kind;
 
 enum {
@@ -33,26 +39,27 @@ enum {
     GGFS_INO_HEADER = 2,
     GGFS_INO_METADATA = 3,
     GGFS_INO_TENSORS = 4,
+    GGFS_INO_MODEL_GGUF = 5,
+    GGFS_INO_SHARDS = 6,
+    // 7..15 are kept for further files at the root
     GGFS_INO_FIRST_KV = 16,
 };
 
 typedef struct ggfs_node {
     ggfs_kind kind;
-    uint64_t index; // kv or tensor index
+    uint64_t index; // kv, shard or tensor index
 } ggfs_node;
 
 /* Everything the daemon knows, shared read-only by all threads except the
  * lazily filled size cache. */
 typedef struct ggfs_tree {
-    ggp_file *model;
-    const char *model_path;
+    ggfs_model *model;
+    const ggp_file *keys;      // the model's metadata: shard 1's
     _Atomic uint64_t *kv_size; // rendered sizes, UINT64_MAX until computed
     uint64_t *long_kvs;        // keys whose file names were cut
     uint64_t n_long_kvs;
     uint64_t *long_tensors;    // tensors whose file names were cut
     uint64_t n_long_tensors;
-    ggfs_watch watch;          // the model's stat at mount (owner, mode, times
-                               // of every entry), and whether it has changed
     pthread_key_t scratch;     // each loop thread's ggfs_scratch for f32 reads
     unsigned readahead_kb;     // asked of the kernel at init; 0 keeps its own
 } ggfs_tree;
@@ -68,10 +75,8 @@ typedef struct ggfs_scratch {
 void *ggfs_scratch_get(ggfs_tree *tree, size_t size);
 
 /* Builds the tree over an open model; allocates the size cache and the
- * lists of cut names. real_path (absolute) is watched for changes. Returns
- * false on allocation failure. */
-bool ggfs_tree_init(ggfs_tree *tree, ggp_file *model, const char *model_path, const char *real_path,
-                    const struct stat *st);
+ * lists of cut names. Returns false on allocation failure. */
+bool ggfs_tree_init(ggfs_tree *tree, ggfs_model *model);
 void ggfs_tree_destroy(ggfs_tree *tree);
 
 ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino);
@@ -80,9 +85,12 @@ uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node);
 /* The child called name in directory parent; kind GGFS_NONE if none. */
 ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name);
 
-/* Whether the tensor has a raw / f32 file. */
-bool ggfs_tensor_has_raw(const ggfs_tree *tree, const ggp_tensor *t);
-bool ggfs_tensor_has_f32(const ggfs_tree *tree, const ggp_tensor *t);
+/* Tensor `index` of the model, and its shard. */
+const ggp_tensor *ggfs_tree_tensor(const ggfs_tree *tree, uint64_t index, uint32_t *shard);
+
+/* Whether tensor `index` has a raw / f32 file. */
+bool ggfs_tensor_has_raw(const ggfs_tree *tree, uint64_t index);
+bool ggfs_tensor_has_f32(const ggfs_tree *tree, uint64_t index);
 
 /* Whether node is in the tree (raw and f32 are not, for some tensors). */
 bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node);

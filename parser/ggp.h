@@ -196,13 +196,6 @@ const uint8_t *ggp_file_bytes(const ggp_file *file);
 /* The file descriptor of a file opened by path; -1 for ggp_open_mem. */
 int ggp_file_fd(const ggp_file *file);
 
-/* Keeps the header, metadata and descriptors in private memory at the same
- * addresses, so that views stay valid and unchanged however the file is
- * cut or rewritten later (costs a copy of everything before the data).
- * Tensor data stays file-backed: read it with pread, or catch the SIGBUS
- * that touching it raises once the file is cut short. No-op for
- * ggp_open_mem. */
-bool ggp_file_pin_header(ggp_file *file, ggp_error *err);
 
 uint64_t ggp_kv_count(const ggp_file *file);
 const ggp_kv *ggp_kv_at(const ggp_file *file, uint64_t index);

@@ -1,0 +1,192 @@
+/*
+ * Reads of the shards' bytes. raw and model.gguf reply straight from the
+ * shards' mappings with one gathered reply, so the only copy is the
+ * kernel's; a file cut short under that copy makes the kernel's copy fail
+ * (EFAULT to the daemon, EIO to the reader), never a signal. f32 is
+ * dequantized from the mapping under the SIGBUS guard. Bytes that cannot
+ * be replied from a mapping go through the source's read into this
+ * thread's scratch.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "guard.h"
+#include "read_data.h"
+
+#define MAX_PIECES 64       // runs gathered into one reply before copying instead
+#define ZEROS_LEN 4096
+
+static const char zeros[ZEROS_LEN];
+
+/* The run of bytes of node that starts at off. */
+static bool piece_at(ggfs_tree *tree, ggfs_node node, uint64_t off, ggfs_piece *piece)
+{
+    if (node.kind == GGFS_MODEL_GGUF)
+        return ggfs_merged_piece(&tree->model->merged, tree->model, off, piece);
+    uint32_t shard;
+    const ggp_tensor *t = ggfs_model_tensor(tree->model, node.index, &shard);
+    *piece = (ggfs_piece){GGFS_PIECE_SHARD, shard, t->offset + off, t->bytes - off};
+    return true;
+}
+
+/* A read's runs, before replying. */
+typedef struct gather {
+    struct iovec iov[MAX_PIECES];
+    int n;
+    bool mapped;             // every run can be replied from memory
+    uint64_t touched;        // bit k: shard k % 64 gave bytes
+} gather;
+
+static bool add(gather *g, const void *base, size_t len)
+{
+    if (g->n == MAX_PIECES)
+        return false;
+    g->iov[g->n++] = (struct iovec){(void *)base, len};
+    return true;
+}
+
+/* Collects the runs of [start, start + len). Returns 0, or an errno. */
+static int collect(ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len, gather *g)
+{
+    const ggfs_model *m = tree->model;
+    for (uint64_t done = 0; done < len;) {
+        ggfs_piece p;
+        if (!piece_at(tree, node, start + done, &p))
+            return ENOMEM;
+        uint64_t run = p.len < len - done ? p.len : len - done;
+        const uint8_t *bytes = NULL;
+        switch (p.kind) {
+        case GGFS_PIECE_HEADER:
+            bytes = atomic_load(&m->merged.header) + p.at;
+            break;
+        case GGFS_PIECE_ZEROS:
+            run = run < ZEROS_LEN ? run : ZEROS_LEN;
+            bytes = (const uint8_t *)zeros;
+            break;
+        case GGFS_PIECE_SHARD: {
+            ggfs_source *src = m->shards[p.shard].source;
+            if (!(g->touched & (UINT64_C(1) << (p.shard % 64))) && !ggfs_source_unchanged(src))
+                return EIO;
+            g->touched |= UINT64_C(1) << (p.shard % 64);
+            if (src->map)
+                bytes = src->map + p.at;
+            else
+                g->mapped = false;
+            break;
+        }
+        }
+        if (g->mapped && !add(g, bytes, (size_t)run))
+            g->mapped = false;
+        done += run;
+    }
+    return 0;
+}
+
+/* Fills buf with [start, start + len) through the sources' reads (no
+ * mapping is touched, so nothing can fault). Returns 0 or an errno. */
+static int copy_out(ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len, char *buf)
+{
+    const ggfs_model *m = tree->model;
+    for (uint64_t done = 0; done < len;) {
+        ggfs_piece p;
+        if (!piece_at(tree, node, start + done, &p))
+            return ENOMEM;
+        const uint64_t run = p.len < len - done ? p.len : len - done;
+        int err = 0;
+        switch (p.kind) {
+        case GGFS_PIECE_HEADER:
+            memcpy(buf + done, atomic_load(&m->merged.header) + p.at, (size_t)run);
+            break;
+        case GGFS_PIECE_ZEROS:
+            memset(buf + done, 0, (size_t)run);
+            break;
+        case GGFS_PIECE_SHARD:
+            err = ggfs_source_read(m->shards[p.shard].source, buf + done, (size_t)run, p.at);
+            break;
+        }
+        if (err)
+            return err;
+        done += run;
+    }
+    return 0;
+}
+
+/* After a reply from the mappings failed (the kernel could not copy: a
+ * shard was cut short), the sources it touched say which and log it. */
+static void recheck(ggfs_tree *tree, uint64_t touched)
+{
+    for (uint32_t k = 0; k < tree->model->n_shards; k++) {
+        if (touched & (UINT64_C(1) << (k % 64)))
+            ggfs_source_unchanged(tree->model->shards[k].source);
+    }
+}
+
+static void read_bytes(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
+{
+    gather g = {.n = 0, .mapped = true, .touched = 0};
+    int err = collect(tree, node, start, len, &g);
+    if (err) {
+        fuse_reply_err(req, err);
+        return;
+    }
+    if (g.mapped) {
+        if (fuse_reply_iov(req, g.iov, g.n) == -EFAULT)
+            recheck(tree, g.touched);
+        return;
+    }
+    char *buf = ggfs_scratch_get(tree, (size_t)len);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    err = copy_out(tree, node, start, len, buf);
+    if (err)
+        fuse_reply_err(req, err);
+    else
+        fuse_reply_buf(req, buf, (size_t)len);
+}
+
+/* Bytes [start, start + len) of the tensor's f32 view, dequantized straight
+ * from the mapping, from the blocks they touch, under the SIGBUS guard: a
+ * shard cut short between the check and the read gives EIO. */
+static void read_f32(fuse_req_t req, ggfs_tree *tree, uint64_t index, uint64_t start, uint64_t len)
+{
+    uint32_t shard;
+    const ggp_tensor *t = ggfs_model_tensor(tree->model, index, &shard);
+    const ggfs_shard *s = &tree->model->shards[shard];
+    if (!ggfs_source_unchanged(s->source)) {
+        fuse_reply_err(req, EIO);
+        return;
+    }
+    const uint64_t first = start / sizeof(float);
+    const uint64_t end = (start + len + sizeof(float) - 1) / sizeof(float);
+    float *values = ggfs_scratch_get(tree, (size_t)(end - first) * sizeof(float));
+    if (!values) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    bool cut_short;
+    if (ggfs_guarded_read_f32(s->file, t, first, end - first, values, &cut_short) != GGP_OK) {
+        if (cut_short)
+            s->source->ops->mark_changed(s->source, "was cut short");
+        fuse_reply_err(req, EIO);
+        return;
+    }
+    fuse_reply_buf(req, (const char *)values + (start - first * sizeof(float)), (size_t)len);
+}
+
+void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
+{
+    switch (node.kind) {
+    case GGFS_TENSOR_RAW:
+    case GGFS_MODEL_GGUF:
+        read_bytes(req, tree, node, start, len);
+        break;
+    case GGFS_TENSOR_F32:
+        read_f32(req, tree, node.index, start, len);
+        break;
+    default:
+        fuse_reply_err(req, EIO);
+    }
+}

@@ -1,0 +1,203 @@
+/*
+ * A local file as a source: opened, checked to be a regular file and
+ * mapped read-only once. Reads are pread (a file cut short gives a short
+ * count, not SIGBUS); the mapping serves readers that can survive a fault
+ * (the SIGBUS guard, or the kernel's own copy of a reply).
+ *
+ * Change detection: the identity, size and mtime recorded at open are
+ * compared with the open file on every data read, and with whatever the
+ * path names at most once a second (a file renamed over the model leaves
+ * the open one intact). A change is final: from then on data reads fail
+ * with EIO, and the log gets one line saying why.
+ */
+#define _GNU_SOURCE // MAP_ANONYMOUS, mremap
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_log.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "source.h"
+
+#define PATH_CHECK_NS INT64_C(1000000000)
+
+typedef struct file_source {
+    ggfs_source base;
+    int fd;
+    char *real_path;     // absolute: the daemon leaves its working directory
+    atomic_bool changed;
+    atomic_int_least64_t next_path_check; // CLOCK_MONOTONIC ns
+} file_source;
+
+static void file_mark_changed(ggfs_source *s, const char *why)
+{
+    file_source *f = (file_source *)s;
+    if (!atomic_exchange(&f->changed, true))
+        fuse_log(FUSE_LOG_ERR, "gguf-fs: %s: %s since it was mounted; reads of tensor data now fail with EIO\n",
+                 f->base.name, why);
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool file_unchanged(ggfs_source *s)
+{
+    file_source *f = (file_source *)s;
+    if (atomic_load(&f->changed))
+        return false;
+    struct stat st;
+    if (fstat(f->fd, &st) != 0 || !same_file(&st, &f->base.st)) {
+        char why[96];
+        snprintf(why, sizeof why, "changed (size %lld, now %lld)", (long long)f->base.st.st_size,
+                 (long long)st.st_size);
+        file_mark_changed(s, why);
+        return false;
+    }
+    const int64_t now = now_ns();
+    int64_t due = atomic_load(&f->next_path_check);
+    if (now >= due && atomic_compare_exchange_strong(&f->next_path_check, &due, now + PATH_CHECK_NS)) {
+        if (stat(f->real_path, &st) != 0 || !same_file(&st, &f->base.st)) {
+            file_mark_changed(s, "was replaced or removed");
+            return false;
+        }
+    }
+    return true;
+}
+
+static int file_read(ggfs_source *s, void *buf, size_t len, uint64_t off)
+{
+    file_source *f = (file_source *)s;
+    size_t done = 0;
+    while (done < len) {
+        const ssize_t n = pread(f->fd, (char *)buf + done, len - done, (off_t)(off + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            file_mark_changed(s, "was cut short");
+            return EIO;
+        }
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* Copies [0, len) into fresh anonymous pages, then moves them over the
+ * file's pages in one step: views into the mapping never see a moment
+ * without their bytes. pread, not a copy through the mapping: the same
+ * page-cache bytes without a fault per page, and a short count instead of
+ * SIGBUS should the file shrink meanwhile. */
+static bool file_pin(ggfs_source *s, uint64_t len, ggp_error *err)
+{
+    file_source *f = (file_source *)s;
+    if (!f->base.map)
+        return true;
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    const uint64_t want = len < f->base.size ? len : f->base.size;
+    const uint64_t span = (want + page - 1) / page * page;
+    const uint64_t copied = span < f->base.size ? span : f->base.size;
+    if (span == 0)
+        return true;
+    void *copy = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (copy == MAP_FAILED) {
+        err->code = GGP_ERR_NOMEM;
+        snprintf(err->msg, sizeof err->msg, "no memory to keep the %llu-byte header",
+                 (unsigned long long)copied);
+        return false;
+    }
+    if (file_read(s, copy, (size_t)copied, 0) != 0) {
+        munmap(copy, span);
+        err->code = GGP_ERR_IO;
+        snprintf(err->msg, sizeof err->msg, "file changed while it was opened");
+        return false;
+    }
+    mprotect(copy, span, PROT_READ);
+    void *at = (void *)f->base.map;
+    if (mremap(copy, span, span, MREMAP_MAYMOVE | MREMAP_FIXED, at) != at) {
+        munmap(copy, span);
+        err->code = GGP_ERR_NOMEM;
+        snprintf(err->msg, sizeof err->msg, "cannot move the %llu-byte header into place",
+                 (unsigned long long)span);
+        return false;
+    }
+    return true;
+}
+
+static void file_close(ggfs_source *s)
+{
+    file_source *f = (file_source *)s;
+    if (f->base.map)
+        munmap((void *)f->base.map, f->base.size);
+    if (f->fd >= 0)
+        close(f->fd);
+    free(f->real_path);
+    free((char *)f->base.name);
+    free(f);
+}
+
+static const ggfs_source_ops file_ops = {
+    .read = file_read,
+    .unchanged = file_unchanged,
+    .pin = file_pin,
+    .mark_changed = file_mark_changed,
+    .close = file_close,
+};
+
+static ggfs_source *fail(file_source *f, ggp_error *err, const char *fmt, const char *why)
+{
+    err->code = GGP_ERR_IO;
+    err->offset = 0;
+    snprintf(err->msg, sizeof err->msg, fmt, why);
+    file_close(&f->base);
+    return NULL;
+}
+
+ggfs_source *ggfs_source_file_open(const char *path, ggp_error *err)
+{
+    file_source *f = calloc(1, sizeof *f);
+    if (!f) {
+        *err = (ggp_error){GGP_ERR_NOMEM, 0, "out of memory"};
+        return NULL;
+    }
+    f->fd = -1;
+    f->base.ops = &file_ops;
+    atomic_init(&f->changed, false);
+    atomic_init(&f->next_path_check, 0);
+    f->base.name = strdup(path);
+    if (!f->base.name)
+        return fail(f, err, "%s", "out of memory");
+    f->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (f->fd < 0)
+        return fail(f, err, "cannot open: %s", strerror(errno));
+    if (fstat(f->fd, &f->base.st) != 0)
+        return fail(f, err, "cannot open: %s", strerror(errno));
+    if (!S_ISREG(f->base.st.st_mode))
+        return fail(f, err, "cannot open: %s", "not a regular file");
+    f->real_path = realpath(path, NULL);
+    if (!f->real_path)
+        return fail(f, err, "cannot open: %s", strerror(errno));
+    f->base.size = (uint64_t)f->base.st.st_size;
+    if (f->base.size > 0) {
+        void *map = mmap(NULL, f->base.size, PROT_READ, MAP_SHARED, f->fd, 0);
+        if (map == MAP_FAILED)
+            return fail(f, err, "cannot map the file: %s", strerror(errno));
+        f->base.map = map;
+    }
+    return &f->base;
+}
