@@ -6,5 +6,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 GGUF_FS_FIXTURES=$("$here/../../scripts/fixtures" "$1")
 GGUF_FS=$2
-export GGUF_FS GGUF_FS_FIXTURES
+# ggml itself, for suites that have it read what the mount serves.
+GGML_REF=$1
+GGML_LIB=$("$here/../../scripts/ggml-setup")
+GGUF_FS_SCRIPTS=$(cd "$here/../../scripts" && pwd)
+export GGUF_FS GGUF_FS_FIXTURES GGML_REF GGML_LIB GGUF_FS_SCRIPTS
 exec bats --tap "$3"
