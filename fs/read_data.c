@@ -30,86 +30,89 @@ static bool piece_at(ggfs_tree *tree, ggfs_node node, uint64_t off, ggfs_piece *
     return true;
 }
 
-/* A read's runs, before replying. */
+/* Calls visit for each run of [start, start + len) in order, with where it
+ * lands in the read (done) and its length; runs of zeros come at most
+ * ZEROS_LEN at a time. Stops at the first non-zero return (an errno). */
+static int walk(ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len,
+                int (*visit)(void *ctx, const ggfs_piece *p, uint64_t done, uint64_t run), void *ctx)
+{
+    for (uint64_t done = 0; done < len;) {
+        ggfs_piece p;
+        if (!piece_at(tree, node, start + done, &p))
+            return ENOMEM;
+        uint64_t run = p.len < len - done ? p.len : len - done;
+        if (p.kind == GGFS_PIECE_ZEROS && run > ZEROS_LEN)
+            run = ZEROS_LEN;
+        const int err = visit(ctx, &p, done, run);
+        if (err)
+            return err;
+        done += run;
+    }
+    return 0;
+}
+
+/* A read's runs as memory to reply from, before replying. */
 typedef struct gather {
+    const ggfs_model *model;
     struct iovec iov[MAX_PIECES];
     int n;
     bool mapped;             // every run can be replied from memory
     uint64_t touched;        // bit k: shard k % 64 gave bytes
 } gather;
 
-static bool add(gather *g, const void *base, size_t len)
+static int gather_run(void *ctx, const ggfs_piece *p, uint64_t done, uint64_t run)
 {
-    if (g->n == MAX_PIECES)
-        return false;
-    g->iov[g->n++] = (struct iovec){(void *)base, len};
-    return true;
-}
-
-/* Collects the runs of [start, start + len). Returns 0, or an errno. */
-static int collect(ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len, gather *g)
-{
-    const ggfs_model *m = tree->model;
-    for (uint64_t done = 0; done < len;) {
-        ggfs_piece p;
-        if (!piece_at(tree, node, start + done, &p))
-            return ENOMEM;
-        uint64_t run = p.len < len - done ? p.len : len - done;
-        const uint8_t *bytes = NULL;
-        switch (p.kind) {
-        case GGFS_PIECE_HEADER:
-            bytes = atomic_load(&m->merged.header) + p.at;
-            break;
-        case GGFS_PIECE_ZEROS:
-            run = run < ZEROS_LEN ? run : ZEROS_LEN;
-            bytes = (const uint8_t *)zeros;
-            break;
-        case GGFS_PIECE_SHARD: {
-            ggfs_source *src = m->shards[p.shard].source;
-            if (!(g->touched & (UINT64_C(1) << (p.shard % 64))) && !ggfs_source_unchanged(src))
-                return EIO;
-            g->touched |= UINT64_C(1) << (p.shard % 64);
-            if (src->map)
-                bytes = src->map + p.at;
-            else
-                g->mapped = false;
-            break;
-        }
-        }
-        if (g->mapped && !add(g, bytes, (size_t)run))
+    (void)done;
+    gather *g = ctx;
+    const uint8_t *bytes = NULL;
+    switch (p->kind) {
+    case GGFS_PIECE_HEADER:
+        bytes = atomic_load(&g->model->merged.header) + p->at;
+        break;
+    case GGFS_PIECE_ZEROS:
+        bytes = (const uint8_t *)zeros;
+        break;
+    case GGFS_PIECE_SHARD: {
+        ggfs_source *src = g->model->shards[p->shard].source;
+        const uint64_t bit = UINT64_C(1) << (p->shard % 64);
+        if (!(g->touched & bit) && !ggfs_source_unchanged(src))
+            return EIO;
+        g->touched |= bit;
+        if (src->map)
+            bytes = src->map + p->at;
+        else
             g->mapped = false;
-        done += run;
+        break;
     }
+    }
+    if (g->mapped && g->n < MAX_PIECES)
+        g->iov[g->n++] = (struct iovec){(void *)bytes, (size_t)run};
+    else
+        g->mapped = false;
     return 0;
 }
 
-/* Fills buf with [start, start + len) through the sources' reads (no
- * mapping is touched, so nothing can fault). Returns 0 or an errno. */
-static int copy_out(ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len, char *buf)
+/* A read's bytes copied through the sources' reads (no mapping is
+ * touched, so nothing can fault). */
+typedef struct copy {
+    const ggfs_model *model;
+    char *buf;
+} copy;
+
+static int copy_run(void *ctx, const ggfs_piece *p, uint64_t done, uint64_t run)
 {
-    const ggfs_model *m = tree->model;
-    for (uint64_t done = 0; done < len;) {
-        ggfs_piece p;
-        if (!piece_at(tree, node, start + done, &p))
-            return ENOMEM;
-        const uint64_t run = p.len < len - done ? p.len : len - done;
-        int err = 0;
-        switch (p.kind) {
-        case GGFS_PIECE_HEADER:
-            memcpy(buf + done, atomic_load(&m->merged.header) + p.at, (size_t)run);
-            break;
-        case GGFS_PIECE_ZEROS:
-            memset(buf + done, 0, (size_t)run);
-            break;
-        case GGFS_PIECE_SHARD:
-            err = ggfs_source_read(m->shards[p.shard].source, buf + done, (size_t)run, p.at);
-            break;
-        }
-        if (err)
-            return err;
-        done += run;
+    copy *c = ctx;
+    switch (p->kind) {
+    case GGFS_PIECE_HEADER:
+        memcpy(c->buf + done, atomic_load(&c->model->merged.header) + p->at, (size_t)run);
+        return 0;
+    case GGFS_PIECE_ZEROS:
+        memset(c->buf + done, 0, (size_t)run);
+        return 0;
+    case GGFS_PIECE_SHARD:
+        return ggfs_source_read(c->model->shards[p->shard].source, c->buf + done, (size_t)run, p->at);
     }
-    return 0;
+    return EIO;
 }
 
 /* After a reply from the mappings failed (the kernel could not copy: a
@@ -124,8 +127,8 @@ static void recheck(ggfs_tree *tree, uint64_t touched)
 
 static void read_bytes(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
 {
-    gather g = {.n = 0, .mapped = true, .touched = 0};
-    int err = collect(tree, node, start, len, &g);
+    gather g = {.model = tree->model, .n = 0, .mapped = true, .touched = 0};
+    int err = walk(tree, node, start, len, gather_run, &g);
     if (err) {
         fuse_reply_err(req, err);
         return;
@@ -140,7 +143,8 @@ static void read_bytes(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    err = copy_out(tree, node, start, len, buf);
+    copy c = {tree->model, buf};
+    err = walk(tree, node, start, len, copy_run, &c);
     if (err)
         fuse_reply_err(req, err);
     else
