@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "catalog_scan.h"
+#include "split_name.h"
 
 #define SUFFIX ".gguf"
 #define SUFFIX_LEN 5
@@ -116,32 +117,6 @@ const ggfs_scan_entry *ggfs_scan_find(const ggfs_scan *scan, const char *name)
 
 /* ==== Names and magics ==== */
 
-static bool five_digits(const char *s, uint32_t *v)
-{
-    *v = 0;
-    for (int i = 0; i < 5; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        *v = *v * 10 + (uint32_t)(s[i] - '0');
-    }
-    return true;
-}
-
-bool ggfs_split_name(const char *name, size_t *stem_len, uint32_t *k, uint32_t *n)
-{
-    // NAME-KKKKK-of-NNNNN.gguf: the 20 bytes after NAME are fixed in shape.
-    static const size_t tail = 1 + 5 + 4 + 5 + SUFFIX_LEN;
-    const size_t len = strlen(name);
-    if (len <= tail)
-        return false;
-    const char *t = name + len - tail;
-    if (t[0] != '-' || memcmp(t + 6, "-of-", 4) != 0 || memcmp(t + 15, SUFFIX, SUFFIX_LEN) != 0 ||
-        !five_digits(t + 1, k) || !five_digits(t + 10, n) || *k < 1 || *k > *n)
-        return false;
-    *stem_len = len - tail;
-    return true;
-}
-
 static bool has_suffix(const char *name)
 {
     const size_t len = strlen(name);
@@ -169,7 +144,7 @@ typedef struct shard {
     char *real;
     char *stem;     // NAME of NAME-KKKKK-of-NNNNN.gguf
     char *fname;    // the file name
-    uint32_t k, n;
+    unsigned k, n;
     struct stat st;
 } shard;
 
@@ -178,7 +153,7 @@ typedef struct shard_list {
     size_t count, cap;
 } shard_list;
 
-static bool shard_add(shard_list *l, const char *fname, size_t stem_len, uint32_t k, uint32_t n,
+static bool shard_add(shard_list *l, const char *fname, size_t stem_len, unsigned k, unsigned n,
                       const char *path, const char *real, const struct stat *st)
 {
     if (l->count == l->cap) {
@@ -298,8 +273,8 @@ static bool add_entry(const ggfs_folder *f, const char *real_dir, const char *na
     if (!S_ISREG(st.st_mode))
         return true;
     size_t stem_len;
-    uint32_t k, n;
-    if (ggfs_split_name(name, &stem_len, &k, &n))
+    unsigned k, n;
+    if (ggfs_split_name_parse(name, &stem_len, &k, &n))
         return shard_add(shards, name, stem_len, k, n, path, real, &st);
     if (has_suffix(name) || ggfs_has_gguf_magic(f, real))
         return ggfs_scan_add(scan, GGFS_SCAN_MODEL, name, path, real, NULL, &st, 0);

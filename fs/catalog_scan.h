@@ -70,10 +70,6 @@ void ggfs_scan_free(ggfs_scan *scan);
 /* The entry called name, or NULL. */
 const ggfs_scan_entry *ggfs_scan_find(const ggfs_scan *scan, const char *name);
 
-/* Whether name is a shard of a split set, NAME-KKKKK-of-NNNNN.gguf (five
- * digits each, 1 <= K <= N): fills the length of NAME, K and N. */
-bool ggfs_split_name(const char *name, size_t *stem_len, uint32_t *k, uint32_t *n);
-
 /* Whether the file at real (relative to the folder) is a regular file that
  * starts with a GGUF magic ("GGUF" or "FUGG"). Opens with O_NONBLOCK and
  * O_NOFOLLOW and checks the type before reading, so a FIFO or device that
