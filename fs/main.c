@@ -1,12 +1,14 @@
 /*
  * gguf-fs: mounts a GGUF model (a file, or a split set by any of its
- * shards) as a read-only directory tree.
+ * shards) as a read-only directory tree, or every model under a folder.
  *
  *   gguf-fs [FUSE options] MODEL.gguf MOUNTPOINT
+ *   gguf-fs [FUSE options] DIR MOUNTPOINT
  *
- * The model is opened and validated before anything is mounted; a bad file
- * is one line on stderr and exit status 1. Once this command returns 0 the
- * mount answers requests (it daemonizes only after mounting).
+ * A model is opened and validated before anything is mounted; a bad file
+ * is one line on stderr and exit status 1. A folder's models are opened as
+ * they are looked into. Once this command returns 0 the mount answers
+ * requests (it daemonizes only after mounting).
  */
 #define _DEFAULT_SOURCE // vsyslog is not POSIX
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include <sys/stat.h>
 #include <syslog.h>
 
+#include "catalog_ops.h"
 #include "guard.h"
 #include "ops.h"
 #include "readahead.h"
@@ -39,6 +42,7 @@ typedef struct options {
     int show_version;
     int max_threads_given;
     unsigned readahead_kb; // 0: the kernel's default
+    unsigned max_open;     // a folder's models open at once
 } options;
 
 enum { KEY_MAX_THREADS = 1 };
@@ -50,6 +54,7 @@ static const struct fuse_opt option_spec[] = {
     {"-V", offsetof(options, show_version), 1},
     {"--version", offsetof(options, show_version), 1},
     {"readahead_kb=%u", offsetof(options, readahead_kb), 0},
+    {"max_open=%u", offsetof(options, max_open), 0},
     FUSE_OPT_END,
 };
 
@@ -71,14 +76,17 @@ static int take_model(void *data, const char *arg, int key, struct fuse_args *ou
 
 static void usage(const char *prog)
 {
-    printf("usage: %s [options] MODEL.gguf MOUNTPOINT\n\n"
+    printf("usage: %s [options] MODEL.gguf MOUNTPOINT\n"
+           "       %s [options] DIR MOUNTPOINT\n\n"
            "Mounts a GGUF model file as a read-only directory tree:\n"
-           "  header, metadata/KEY, tensors/NAME/{info,raw,f32}\n\n"
+           "  header, metadata/KEY, tensors/NAME/{info,raw,f32}\n"
+           "or every model under DIR, each as a directory named as its file.\n\n"
            "    -h   --help            print help\n"
            "    -V   --version         print version\n"
            "    -o readahead_kb=N      read-ahead of this mount in KiB (default %u;\n"
-           "                           0 keeps the kernel's 128)\n",
-           prog, GGFS_DEFAULT_READAHEAD_KB);
+           "                           0 keeps the kernel's 128)\n"
+           "    -o max_open=N          models of a DIR open at once (default %u)\n",
+           prog, prog, GGFS_DEFAULT_READAHEAD_KB, GGFS_DEFAULT_MAX_OPEN);
     fuse_cmdline_help();
     fuse_lowlevel_help();
 }
@@ -117,10 +125,12 @@ static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap
     vsyslog((int)level, fmt, ap);
 }
 
-static int serve(ggfs_tree *tree, const char *model, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
+/* Mounts and serves until unmounted: ops over userdata. */
+static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, unsigned readahead_kb,
+                 const char *source, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
 {
     int status = 1;
-    struct fuse_session *se = fuse_session_new(args, &ggfs_ops, sizeof ggfs_ops, tree);
+    struct fuse_session *se = fuse_session_new(args, ops, sizeof *ops, userdata);
     if (!se)
         return 1;
     // f32 is decoded straight from the model's mapping: a model cut short
@@ -129,9 +139,9 @@ static int serve(ggfs_tree *tree, const char *model, struct fuse_args *args, str
         goto out_session;
     if (fuse_session_mount(se, cmd->mountpoint) != 0)
         goto out_signals;
-    if (tree->readahead_kb && !ggfs_set_mount_readahead(cmd->mountpoint, tree->readahead_kb))
-        fprintf(stderr, "gguf-fs: %s: cannot set read-ahead to %u KiB: %s (continuing)\n", model,
-                tree->readahead_kb, strerror(errno));
+    if (readahead_kb && !ggfs_set_mount_readahead(cmd->mountpoint, readahead_kb))
+        fprintf(stderr, "gguf-fs: %s: cannot set read-ahead to %u KiB: %s (continuing)\n", source,
+                readahead_kb, strerror(errno));
     if (!cmd->foreground) {
         openlog("gguf-fs", LOG_PID, LOG_DAEMON);
         fuse_set_log_func(log_to_syslog);
@@ -157,6 +167,24 @@ out_session:
     return status;
 }
 
+/* Mounts every model under the folder opts->model: nothing is read but
+ * the folder's own entry until someone looks. */
+static int serve_catalog(const options *opts, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
+{
+    int err;
+    ggfs_catalog_mount mount = {
+        .catalog = ggfs_catalog_open(opts->model, cmd->mountpoint, opts->max_open, &err),
+        .readahead_kb = opts->readahead_kb,
+    };
+    if (!mount.catalog) {
+        fprintf(stderr, "gguf-fs: %s: %s\n", opts->model, strerror(err));
+        return 1;
+    }
+    const int status = serve(&ggfs_catalog_ops, &mount, mount.readahead_kb, opts->model, args, cmd);
+    ggfs_catalog_close(mount.catalog);
+    return status;
+}
+
 int main(int argc, char *argv[])
 {
     // Reads use buffers of up to a read-ahead window (1 MiB). Left to
@@ -165,7 +193,7 @@ int main(int argc, char *argv[])
     // hands them back, so the daemon stays small however many threads ran.
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-    options opts = {.readahead_kb = GGFS_DEFAULT_READAHEAD_KB};
+    options opts = {.readahead_kb = GGFS_DEFAULT_READAHEAD_KB, .max_open = GGFS_DEFAULT_MAX_OPEN};
     if (fuse_opt_parse(&args, &opts, option_spec, take_model) != 0)
         return 1;
     if (opts.show_help) {
@@ -185,13 +213,25 @@ int main(int argc, char *argv[])
     if (!opts.max_threads_given)
         cmd.max_threads = GGFS_DEFAULT_MAX_THREADS;
     if (!opts.model || !cmd.mountpoint) {
-        fprintf(stderr, "usage: %s [options] MODEL.gguf MOUNTPOINT (see --help)\n", argv[0]);
+        fprintf(stderr, "usage: %s [options] MODEL.gguf|DIR MOUNTPOINT (see --help)\n", argv[0]);
         free(cmd.mountpoint);
         fuse_opt_free_args(&args);
         return 1;
     }
 
     int status = 1;
+    char *mount_opts = mount_options(opts.model);
+    if (!mount_opts || fuse_opt_add_arg(&args, mount_opts) != 0) {
+        fprintf(stderr, "gguf-fs: %s: out of memory\n", opts.model);
+        free(mount_opts);
+        goto out_args;
+    }
+    free(mount_opts);
+    struct stat st;
+    if (stat(opts.model, &st) == 0 && S_ISDIR(st.st_mode)) {
+        status = serve_catalog(&opts, &args, &cmd);
+        goto out_args;
+    }
     ggfs_model_error err;
     ggfs_model *model = ggfs_model_open(opts.model, &err);
     if (!model) {
@@ -199,15 +239,12 @@ int main(int argc, char *argv[])
         goto out_args;
     }
     ggfs_tree tree;
-    char *mount_opts = mount_options(opts.model);
-    if (!mount_opts || fuse_opt_add_arg(&args, mount_opts) != 0 || !ggfs_tree_init(&tree, model)) {
+    if (!ggfs_tree_init(&tree, model)) {
         fprintf(stderr, "gguf-fs: %s: out of memory\n", opts.model);
-        free(mount_opts);
         goto out_model;
     }
-    free(mount_opts);
     tree.readahead_kb = opts.readahead_kb;
-    status = serve(&tree, opts.model, &args, &cmd);
+    status = serve(&ggfs_ops, &tree, tree.readahead_kb, opts.model, &args, &cmd);
     ggfs_tree_destroy(&tree);
 out_model:
     ggfs_model_close(model);

@@ -39,9 +39,8 @@ static bool is_text(ggfs_kind k)
     return k == GGFS_HEADER || k == GGFS_KV || k == GGFS_TENSOR_INFO || k == GGFS_SHARD;
 }
 
-static void ggfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+void ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-    ggfs_tree *tree = tree_of(req);
     const ggfs_node node = ggfs_lookup(tree, ggfs_node_of(tree, parent), name);
     struct fuse_entry_param e;
     memset(&e, 0, sizeof e);
@@ -57,10 +56,8 @@ static void ggfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     fuse_reply_entry(req, &e);
 }
 
-static void ggfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
 {
-    (void)fi;
-    ggfs_tree *tree = tree_of(req);
     struct stat st;
     if (!ggfs_stat(tree, ggfs_node_of(tree, ino), &st)) {
         fuse_reply_err(req, ENOENT);
@@ -128,9 +125,9 @@ static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, gg
  * With plus, each entry carries its attributes, so `ls -l` needs no
  * lookup per file; without, only what the kernel reads (inode and type),
  * so a plain `ls` renders no sizes. */
-static void fill_dir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
+void ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                          bool plus)
 {
-    ggfs_tree *tree = tree_of(req);
     const ggfs_node dir = ggfs_node_of(tree, ino);
     if (!is_dir(dir.kind)) {
         fuse_reply_err(req, ENOTDIR);
@@ -149,7 +146,7 @@ static void fill_dir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, boo
         bool dot = pos < 2;
         if (dot) {
             strcpy(name, pos == 0 ? "." : "..");
-            e.attr.st_ino = pos == 0 ? ino : GGFS_INO_ROOT;
+            e.attr.st_ino = pos == 0 ? ino : ggfs_ino_of(tree, (ggfs_node){GGFS_ROOT, 0});
             e.attr.st_mode = S_IFDIR;
         } else {
             ggfs_node node;
@@ -177,19 +174,6 @@ static void fill_dir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, boo
     fuse_reply_buf(req, buf, used);
 }
 
-static void ggfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-                            struct fuse_file_info *fi)
-{
-    (void)fi;
-    fill_dir(req, ino, size, off, false);
-}
-
-static void ggfs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-                                struct fuse_file_info *fi)
-{
-    (void)fi;
-    fill_dir(req, ino, size, off, true);
-}
 
 /* ==== Files ==== */
 
@@ -209,9 +193,8 @@ static void open_text_put(open_text *o)
     }
 }
 
-static void ggfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    ggfs_tree *tree = tree_of(req);
     const ggfs_node node = ggfs_node_of(tree, ino);
     if (is_dir(node.kind)) {
         fuse_reply_err(req, EISDIR);
@@ -242,7 +225,7 @@ static void ggfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
     fuse_reply_open(req, fi);
 }
 
-static void ggfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void ggfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)ino;
     open_text *o = (open_text *)(uintptr_t)fi->fh;
@@ -261,10 +244,9 @@ static bool clamp(uint64_t total, off_t off, size_t size, uint64_t *start, uint6
     return true;
 }
 
-static void ggfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-                         struct fuse_file_info *fi)
+void ggfs_tree_op_read(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
 {
-    ggfs_tree *tree = tree_of(req);
     const ggfs_node node = ggfs_node_of(tree, ino);
     open_text *o = (open_text *)(uintptr_t)fi->fh;
     uint64_t start, len;
@@ -337,9 +319,8 @@ static void reply_xattr(fuse_req_t req, const char *value, size_t len, size_t si
         fuse_reply_buf(req, value, len);
 }
 
-static void ggfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+void ggfs_tree_op_getxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
-    ggfs_tree *tree = tree_of(req);
     char buf[320];
     const char *big = NULL;
     const long len = xattr_value(tree, ggfs_node_of(tree, ino), name, buf, &big);
@@ -350,10 +331,9 @@ static void ggfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, s
     reply_xattr(req, big ? big : buf, (size_t)len, size);
 }
 
-static void ggfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+void ggfs_tree_op_listxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size)
 {
     static const char *const names[] = {"user.gguf.name", "user.gguf.type", "user.gguf.shape"};
-    ggfs_tree *tree = tree_of(req);
     const ggfs_node node = ggfs_node_of(tree, ino);
     char list[64];
     size_t len = 0;
@@ -397,75 +377,123 @@ static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
 }
 
 /* Every change is refused: the model is mounted read-only. */
-static void ggfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+void ggfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
                             struct fuse_file_info *fi)
 {
     (void)ino, (void)attr, (void)to_set, (void)fi;
     fuse_reply_err(req, EROFS);
 }
 
-static void ggfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+void ggfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
     (void)parent, (void)name, (void)mode, (void)rdev;
     fuse_reply_err(req, EROFS);
 }
 
-static void ggfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+void ggfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
     (void)parent, (void)name, (void)mode;
     fuse_reply_err(req, EROFS);
 }
 
-static void ggfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+void ggfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     (void)parent, (void)name;
     fuse_reply_err(req, EROFS);
 }
 
-static void ggfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+void ggfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
     (void)link, (void)parent, (void)name;
     fuse_reply_err(req, EROFS);
 }
 
-static void ggfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+void ggfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
                            const char *newname, unsigned int flags)
 {
     (void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
     fuse_reply_err(req, EROFS);
 }
 
-static void ggfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+void ggfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
     (void)ino, (void)newparent, (void)newname;
     fuse_reply_err(req, EROFS);
 }
 
-static void ggfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+void ggfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
                           struct fuse_file_info *fi)
 {
     (void)ino, (void)buf, (void)size, (void)off, (void)fi;
     fuse_reply_err(req, EROFS);
 }
 
-static void ggfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+void ggfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
                            struct fuse_file_info *fi)
 {
     (void)parent, (void)name, (void)mode, (void)fi;
     fuse_reply_err(req, EROFS);
 }
 
-static void ggfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+void ggfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
                              size_t size, int flags)
 {
     (void)ino, (void)name, (void)value, (void)size, (void)flags;
     fuse_reply_err(req, EROFS);
 }
 
-static void ggfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+void ggfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
     (void)ino, (void)name;
     fuse_reply_err(req, EROFS);
+}
+
+/* ==== One model's mount: every inode is its tree's ==== */
+
+static void ggfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    ggfs_tree_op_lookup(tree_of(req), req, parent, name);
+}
+
+static void ggfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)fi;
+    ggfs_tree_op_getattr(tree_of(req), req, ino);
+}
+
+static void ggfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                            struct fuse_file_info *fi)
+{
+    (void)fi;
+    ggfs_tree_op_readdir(tree_of(req), req, ino, size, off, false);
+}
+
+static void ggfs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                                struct fuse_file_info *fi)
+{
+    (void)fi;
+    ggfs_tree_op_readdir(tree_of(req), req, ino, size, off, true);
+}
+
+static void ggfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    ggfs_tree_op_open(tree_of(req), req, ino, fi);
+}
+
+static void ggfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                         struct fuse_file_info *fi)
+{
+    ggfs_tree_op_read(tree_of(req), req, ino, size, off, fi);
+}
+
+static void ggfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    ggfs_tree_op_getxattr(tree_of(req), req, ino, name, size);
+}
+
+static void ggfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+    ggfs_tree_op_listxattr(tree_of(req), req, ino, size);
 }
 
 const struct fuse_lowlevel_ops ggfs_ops = {

@@ -6,7 +6,41 @@
 
 #include <fuse_lowlevel.h>
 
-/* The session's userdata is a ggfs_tree. */
+#include "tree.h"
+
+/* One model's mount: the session's userdata is its ggfs_tree. */
 extern const struct fuse_lowlevel_ops ggfs_ops;
+
+/* The operations on one model's tree, each replying to req. A single
+ * mount calls them with its one tree; a catalog with the tree of the model
+ * the inode belongs to (tree->ino_base tells them apart). */
+void ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name);
+void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino);
+void ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                          bool plus);
+void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void ggfs_tree_op_read(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi);
+void ggfs_tree_op_getxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);
+void ggfs_tree_op_listxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size);
+
+/* Operations that need no tree: release of an open file (whatever tree it
+ * came from), and the refusals of a read-only mount (EROFS). */
+void ggfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void ggfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, struct fuse_file_info *fi);
+void ggfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev);
+void ggfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode);
+void ggfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name);
+void ggfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name);
+void ggfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+                    const char *newname, unsigned int flags);
+void ggfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname);
+void ggfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+                   struct fuse_file_info *fi);
+void ggfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+                    struct fuse_file_info *fi);
+void ggfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size,
+                      int flags);
+void ggfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
 
 #endif

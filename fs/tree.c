@@ -96,7 +96,30 @@ void *ggfs_scratch_get(ggfs_tree *tree, size_t size)
 
 bool ggfs_tree_init(ggfs_tree *tree, ggfs_model *model)
 {
+    pthread_key_t scratch;
+    if (pthread_key_create(&scratch, scratch_free) != 0) {
+        memset(tree, 0, sizeof *tree);
+        return false;
+    }
+    if (!ggfs_tree_init_shared(tree, model, scratch, 0)) {
+        pthread_key_delete(scratch);
+        tree->owns_scratch = false;
+        return false;
+    }
+    tree->owns_scratch = true;
+    return true;
+}
+
+void ggfs_scratch_destroy(void *scratch)
+{
+    scratch_free(scratch);
+}
+
+bool ggfs_tree_init_shared(ggfs_tree *tree, ggfs_model *model, pthread_key_t scratch, uint64_t ino_base)
+{
     memset(tree, 0, sizeof *tree);
+    tree->scratch = scratch;
+    tree->ino_base = ino_base;
     tree->model = model;
     tree->keys = ggfs_model_keys(model);
     const uint64_t n_kv = ggp_kv_count(tree->keys);
@@ -107,17 +130,18 @@ bool ggfs_tree_init(ggfs_tree *tree, ggfs_model *model)
         atomic_init(&tree->kv_size[i], UINT64_MAX);
     tree->long_kvs = collect_cut_names(n_kv, kv_name, tree, &tree->n_long_kvs);
     tree->long_tensors = collect_cut_names(model->n_tensors, tensor_name, tree, &tree->n_long_tensors);
-    return tree->n_long_kvs != UINT64_MAX && tree->n_long_tensors != UINT64_MAX &&
-           pthread_key_create(&tree->scratch, scratch_free) == 0;
+    return tree->n_long_kvs != UINT64_MAX && tree->n_long_tensors != UINT64_MAX;
 }
 
 void ggfs_tree_destroy(ggfs_tree *tree)
 {
-    // The loop's threads are gone; this thread's scratch, if any, goes here.
-    void *own = pthread_getspecific(tree->scratch);
-    if (own)
-        scratch_free(own);
-    pthread_key_delete(tree->scratch);
+    if (tree->owns_scratch) {
+        // The loop's threads are gone; this thread's scratch, if any, goes here.
+        void *own = pthread_getspecific(tree->scratch);
+        if (own)
+            scratch_free(own);
+        pthread_key_delete(tree->scratch);
+    }
     free((void *)tree->kv_size);
     free(tree->long_kvs);
     free(tree->long_tensors);
@@ -125,6 +149,9 @@ void ggfs_tree_destroy(ggfs_tree *tree)
 
 ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
 {
+    if (ino < tree->ino_base)
+        return (ggfs_node){GGFS_NONE, 0};
+    ino -= tree->ino_base;
     switch (ino) {
     case GGFS_INO_ROOT: return (ggfs_node){GGFS_ROOT, 0};
     case GGFS_INO_HEADER: return (ggfs_node){GGFS_HEADER, 0};
@@ -153,7 +180,7 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     return (ggfs_node){GGFS_NONE, 0};
 }
 
-uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node)
+static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
 {
     const uint64_t tensor_base = first_tensor_ino(tree) + node.index * TENSOR_INODES;
     switch (node.kind) {
@@ -174,6 +201,12 @@ uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node)
     case GGFS_NONE: break;
     }
     return 0;
+}
+
+uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node)
+{
+    const uint64_t local = local_ino_of(tree, node);
+    return local ? tree->ino_base + local : 0;
 }
 
 bool ggfs_tensor_has_raw(const ggfs_tree *tree, uint64_t index)

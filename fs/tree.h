@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -61,6 +62,9 @@ typedef struct ggfs_tree {
     uint64_t *long_tensors;    // tensors whose file names were cut
     uint64_t n_long_tensors;
     pthread_key_t scratch;     // each loop thread's ggfs_scratch for f32 reads
+    bool owns_scratch;         // false when the key is shared (a catalog's trees)
+    uint64_t ino_base;         // added to every inode number: 0 for a single
+                               // model, the model's slot in a catalog
     unsigned readahead_kb;     // asked of the kernel at init; 0 keeps its own
 } ggfs_tree;
 
@@ -74,9 +78,17 @@ typedef struct ggfs_scratch {
  * memory. */
 void *ggfs_scratch_get(ggfs_tree *tree, size_t size);
 
+/* Frees a thread's scratch: the destructor for a scratch key shared by
+ * trees (pthread_key_create). */
+void ggfs_scratch_destroy(void *scratch);
+
 /* Builds the tree over an open model; allocates the size cache and the
  * lists of cut names. Returns false on allocation failure. */
 bool ggfs_tree_init(ggfs_tree *tree, ggfs_model *model);
+/* The same, for one of many trees that share the loop threads' scratch
+ * buffers through `scratch` (which the caller creates and deletes) and
+ * number their inodes from ino_base (+1 is the root). */
+bool ggfs_tree_init_shared(ggfs_tree *tree, ggfs_model *model, pthread_key_t scratch, uint64_t ino_base);
 void ggfs_tree_destroy(ggfs_tree *tree);
 
 ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino);
