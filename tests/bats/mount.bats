@@ -82,8 +82,9 @@ daemon_pids() {
     run -1 --separate-stderr "$GGUF_FS" "$BATS_TEST_TMPDIR/absent.gguf" "$MNT"
     [ "${#stderr_lines[@]}" -eq 1 ]
     [[ "$stderr" == "gguf-fs: $BATS_TEST_TMPDIR/absent.gguf: cannot open: No such file or directory" ]]
-    run -1 --separate-stderr "$GGUF_FS" "$BATS_TEST_TMPDIR" "$MNT"
-    [[ "$stderr" == "gguf-fs: $BATS_TEST_TMPDIR: cannot open: not a regular file" ]]
+    # A directory is a catalog (catalog.bats); a device is nothing to mount.
+    run -1 --separate-stderr "$GGUF_FS" /dev/null "$MNT"
+    [[ "$stderr" == "gguf-fs: /dev/null: cannot open: not a regular file" ]]
     ! mountpoint -q "$MNT"
 }
 
