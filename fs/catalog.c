@@ -23,23 +23,41 @@
 #define LISTING_TTL_NS INT64_C(1000000000) // a lookup reads a directory again after this
 #define MAX_SLOTS (UINT64_C(1) << (64 - GGFS_SLOT_SHIFT))
 
+/* What the mount shows of a file or directory: its stat, less what it
+ * never shows (a slot is kept for every entry ever listed). */
+typedef struct attrs {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    mode_t mode;
+    uid_t uid;
+    gid_t gid;
+    struct timespec atim, mtim, ctim;
+} attrs;
+
+/* A directory's listings: a lookup trusts the last one for a second. */
+typedef struct dir_state {
+    uint64_t started;    // listings begun
+    uint64_t applied;    // the newest listing whose entries are marked seen
+    int64_t listed_at;   // when it was read, CLOCK_MONOTONIC ns; 0: read again
+} dir_state;
+
 typedef struct slot {
     uint64_t id;
     uint64_t parent;
-    ggfs_cat_kind kind;
     const char *name;    // in the parent
     const char *path;    // model: as found (see catalog_scan.h); directory: its real
                          // path; ollama: the store
     const char *real;    // model: the file it names; directory: its real path;
-                         // ollama: the place in the view
-    struct stat st;
-    uint32_t shards;
+                         // ollama: the place in the view (often the same string as path)
     char *error;         // why the model cannot be opened, one line; NULL if none known
-    bool stale;          // the name now names another file: replaced by a new slot
     struct slot *chain;  // in the (parent, name) hash
-    ggfs_scan listing;   // directories: the last listing
-    bool listed;
-    int64_t listed_at;   // CLOCK_MONOTONIC ns
+    dir_state *dir;      // directories only
+    uint64_t seen;       // the parent's listing it was last in
+    attrs a;
+    uint32_t shards;
+    uint8_t kind;        // ggfs_cat_kind
+    bool stale;          // the name now names another file: replaced by a new slot
 } slot;
 
 struct ggfs_catalog {
@@ -107,6 +125,18 @@ static ggfs_cat_kind kind_of(ggfs_scan_kind k)
     return k == GGFS_SCAN_DIR ? GGFS_CAT_DIR : k == GGFS_SCAN_OLLAMA ? GGFS_CAT_OLLAMA : GGFS_CAT_MODEL;
 }
 
+static void attrs_of(const struct stat *st, attrs *a)
+{
+    *a = (attrs){st->st_dev, st->st_ino,  st->st_size, st->st_mode, st->st_uid,
+                 st->st_gid, st->st_atim, st->st_mtim, st->st_ctim};
+}
+
+static bool same_file(const attrs *a, const struct stat *st)
+{
+    return a->dev == st->st_dev && a->ino == st->st_ino && a->size == st->st_size &&
+           a->mtim.tv_sec == st->st_mtim.tv_sec && a->mtim.tv_nsec == st->st_mtim.tv_nsec;
+}
+
 /* Whether slot s was made for what e lists: a directory keeps its slot as
  * entries come and go in it; a model only while its file is the same. */
 static bool same_thing(const slot *s, const ggfs_scan_entry *e)
@@ -115,15 +145,12 @@ static bool same_thing(const slot *s, const ggfs_scan_entry *e)
         return false;
     if (s->kind == GGFS_CAT_OLLAMA)
         return true;
-    if (s->st.st_dev != e->st.st_dev || s->st.st_ino != e->st.st_ino)
-        return false;
     if (s->kind == GGFS_CAT_DIR)
-        return true;
-    const bool listed_error = e->error != NULL;
-    const bool slot_preset_error = s->error != NULL && listed_error;
-    return s->st.st_size == e->st.st_size && s->st.st_mtim.tv_sec == e->st.st_mtim.tv_sec &&
-           s->st.st_mtim.tv_nsec == e->st.st_mtim.tv_nsec && s->shards == e->shards &&
-           (!listed_error || (slot_preset_error && strcmp(s->error, e->error) == 0));
+        return s->a.dev == e->st.st_dev && s->a.ino == e->st.st_ino;
+    // A model listed with an error (an Ollama manifest naming no model)
+    // stays that error; one listed without keeps any error opening gave.
+    return same_file(&s->a, &e->st) && s->shards == e->shards &&
+           (!e->error || (s->error && strcmp(s->error, e->error) == 0));
 }
 
 /* Adds a slot (under the lock). Returns NULL when out of memory or slots. */
@@ -143,24 +170,29 @@ static slot *slot_new(ggfs_catalog *cat, uint64_t parent, ggfs_cat_kind kind, co
     }
     if (cat->n_slots + 1 > 2 * (cat->mask + 1) && !grow_hash(cat))
         return NULL;
-    const size_t ln = strlen(name) + 1, lp = strlen(path) + 1, lr = strlen(real) + 1;
+    // One block: the slot, then its strings (real only when it differs).
+    const bool same = strcmp(path, real) == 0;
+    const size_t ln = strlen(name) + 1, lp = strlen(path) + 1, lr = same ? 0 : strlen(real) + 1;
     slot *s = calloc(1, sizeof *s + ln + lp + lr);
     char *err_copy = error ? strdup(error) : NULL;
-    if (!s || (error && !err_copy)) {
+    dir_state *dir = kind != GGFS_CAT_MODEL ? calloc(1, sizeof *dir) : NULL;
+    if (!s || (error && !err_copy) || (kind != GGFS_CAT_MODEL && !dir)) {
         free(s);
         free(err_copy);
+        free(dir);
         return NULL;
     }
     char *strings = (char *)(s + 1);
     s->name = memcpy(strings, name, ln);
     s->path = memcpy(strings + ln, path, lp);
-    s->real = memcpy(strings + ln + lp, real, lr);
+    s->real = same ? s->path : memcpy(strings + ln + lp, real, lr);
     s->id = cat->n_slots;
     s->parent = parent;
-    s->kind = kind;
-    s->st = *st;
+    s->kind = (uint8_t)kind;
+    attrs_of(st, &s->a);
     s->shards = shards;
     s->error = err_copy;
+    s->dir = dir;
     cat->slots[cat->n_slots++] = s;
     slot **head = &cat->hash[bucket_of(cat, parent, name)];
     s->chain = *head;
@@ -195,9 +227,18 @@ static slot *slot_at(ggfs_catalog *cat, uint64_t id)
 
 static void entry_of(const slot *s, ggfs_cat_entry *out)
 {
+    memset(out, 0, sizeof *out);
     out->slot = s->id;
-    out->kind = s->kind;
-    out->st = s->st;
+    out->kind = (ggfs_cat_kind)s->kind;
+    out->st.st_dev = s->a.dev;
+    out->st.st_ino = s->a.ino;
+    out->st.st_size = s->a.size;
+    out->st.st_mode = s->a.mode;
+    out->st.st_uid = s->a.uid;
+    out->st.st_gid = s->a.gid;
+    out->st.st_atim = s->a.atim;
+    out->st.st_mtim = s->a.mtim;
+    out->st.st_ctim = s->a.ctim;
     out->shards = s->shards;
 }
 
@@ -221,18 +262,20 @@ uint64_t ggfs_catalog_slots(ggfs_catalog *cat)
 
 /* ==== Listings ==== */
 
-/* Reads directory d again unless its listing is fresh (and not forced).
- * The reading runs outside the lock. Returns 0 or an errno. */
-static int refresh(ggfs_catalog *cat, slot *d, bool force)
+/* Reads directory d (outside the lock) and marks each entry's slot seen in
+ * this listing, making slots for new entries; with out, also hands the
+ * entries back. A listing that ends after a later one began is not
+ * applied (it may be the older view), but out still gets it. */
+static int read_directory(ggfs_catalog *cat, slot *d, ggfs_cat_listing *out)
 {
     pthread_mutex_lock(&cat->lock);
-    const bool fresh = d->listed && !force && now_ns() - d->listed_at < LISTING_TTL_NS;
+    const uint64_t mine = ++d->dir->started;
     // The real paths of the directories shown above d and d itself: slots
     // and their strings live as long as the catalog.
     size_t depth = 0;
     for (const slot *s = d; s->id != 0; s = cat->slots[s->parent])
         depth++;
-    const char **ancestors = fresh ? NULL : malloc((depth + 1) * sizeof *ancestors);
+    const char **ancestors = malloc((depth + 1) * sizeof *ancestors);
     if (ancestors) {
         size_t i = depth + 1;
         for (const slot *s = d;; s = cat->slots[s->parent]) {
@@ -242,23 +285,59 @@ static int refresh(ggfs_catalog *cat, slot *d, bool force)
         }
     }
     pthread_mutex_unlock(&cat->lock);
-    if (fresh)
-        return 0;
     if (!ancestors)
         return ENOMEM;
     ggfs_scan scan;
-    const int err = d->kind == GGFS_CAT_OLLAMA ? ggfs_ollama_list(&cat->folder, d->path, d->real, &scan)
-                                               : ggfs_scan_dir(&cat->folder, d->real, ancestors, depth + 1, &scan);
+    int err = d->kind == GGFS_CAT_OLLAMA ? ggfs_ollama_list(&cat->folder, d->path, d->real, &scan)
+                                         : ggfs_scan_dir(&cat->folder, d->real, ancestors, depth + 1, &scan);
     free(ancestors);
     if (err)
         return err;
+    uint64_t *replaced = calloc(scan.count ? scan.count : 1, sizeof *replaced);
+    size_t n_replaced = 0;
+    if (out) {
+        out->items = calloc(scan.count ? scan.count : 1, sizeof *out->items);
+        out->count = 0;
+    }
+    err = replaced && (!out || out->items) ? 0 : ENOMEM;
     pthread_mutex_lock(&cat->lock);
-    ggfs_scan_free(&d->listing);
-    d->listing = scan;
-    d->listed = true;
-    d->listed_at = now_ns();
+    const bool apply = !err && mine > d->dir->applied;
+    if (apply) {
+        d->dir->applied = mine;
+        d->dir->listed_at = now_ns();
+    }
+    for (size_t i = 0; !err && i < scan.count; i++) {
+        const ggfs_scan_entry *e = &scan.entries[i];
+        uint64_t r;
+        slot *s = slot_for(cat, d->id, e, &r);
+        if (!s) {
+            err = ENOMEM;
+            break;
+        }
+        if (r != UINT64_MAX)
+            replaced[n_replaced++] = r;
+        if (apply)
+            s->seen = mine;
+        if (out) {
+            ggfs_cat_item *item = &out->items[out->count];
+            if (!(item->name = strdup(e->name))) {
+                err = ENOMEM;
+                break;
+            }
+            entry_of(s, &item->entry);
+            out->count++;
+        }
+    }
+    if (err && apply)
+        d->dir->listed_at = 0; // half applied: read it again next time
     pthread_mutex_unlock(&cat->lock);
-    return 0;
+    for (size_t i = 0; i < n_replaced; i++)
+        ggfs_lru_drop(cat->models, replaced[i]);
+    free(replaced);
+    ggfs_scan_free(&scan);
+    if (err && out)
+        ggfs_cat_listing_free(out);
+    return err;
 }
 
 /* The directory slot `id`, or NULL with *err set. */
@@ -271,22 +350,34 @@ static slot *directory(ggfs_catalog *cat, uint64_t id, int *err)
     return *err ? NULL : d;
 }
 
+/* The current slot called name in directory d (under the lock): one the
+ * newest listing of d saw. */
+static const slot *find_listed(ggfs_catalog *cat, const slot *d, const char *name)
+{
+    for (const slot *s = cat->hash[bucket_of(cat, d->id, name)]; s; s = s->chain) {
+        if (s->parent == d->id && !s->stale && strcmp(s->name, name) == 0)
+            return s->seen == d->dir->applied ? s : NULL;
+    }
+    return NULL;
+}
+
 int ggfs_catalog_lookup(ggfs_catalog *cat, uint64_t dir, const char *name, ggfs_cat_entry *out)
 {
     int err;
     slot *d = directory(cat, dir, &err);
-    if (!d || (err = refresh(cat, d, false)) != 0)
+    if (!d)
         return err;
-    uint64_t replaced = UINT64_MAX;
     pthread_mutex_lock(&cat->lock);
-    const ggfs_scan_entry *e = ggfs_scan_find(&d->listing, name);
-    const slot *s = e ? slot_for(cat, d->id, e, &replaced) : NULL;
+    const bool fresh = d->dir->listed_at && now_ns() - d->dir->listed_at < LISTING_TTL_NS;
+    pthread_mutex_unlock(&cat->lock);
+    if (!fresh && (err = read_directory(cat, d, NULL)) != 0)
+        return err;
+    pthread_mutex_lock(&cat->lock);
+    const slot *s = find_listed(cat, d, name);
     if (s)
         entry_of(s, out);
     pthread_mutex_unlock(&cat->lock);
-    if (replaced != UINT64_MAX)
-        ggfs_lru_drop(cat->models, replaced);
-    return s ? 0 : e ? ENOMEM : ENOENT;
+    return s ? 0 : ENOENT;
 }
 
 int ggfs_catalog_list(ggfs_catalog *cat, uint64_t dir, ggfs_cat_listing *out)
@@ -294,36 +385,7 @@ int ggfs_catalog_list(ggfs_catalog *cat, uint64_t dir, ggfs_cat_listing *out)
     memset(out, 0, sizeof *out);
     int err;
     slot *d = directory(cat, dir, &err);
-    if (!d || (err = refresh(cat, d, true)) != 0)
-        return err;
-    pthread_mutex_lock(&cat->lock);
-    const size_t n = d->listing.count;
-    out->items = calloc(n ? n : 1, sizeof *out->items);
-    uint64_t *replaced = calloc(n ? n : 1, sizeof *replaced);
-    size_t n_replaced = 0;
-    err = out->items && replaced ? 0 : ENOMEM;
-    for (size_t i = 0; !err && i < n; i++) {
-        const ggfs_scan_entry *e = &d->listing.entries[i];
-        uint64_t r;
-        const slot *s = slot_for(cat, d->id, e, &r);
-        char *name = s ? strdup(e->name) : NULL;
-        if (!name) {
-            err = ENOMEM;
-            break;
-        }
-        if (r != UINT64_MAX)
-            replaced[n_replaced++] = r;
-        out->items[out->count].name = name;
-        entry_of(s, &out->items[out->count].entry);
-        out->count++;
-    }
-    pthread_mutex_unlock(&cat->lock);
-    for (size_t i = 0; replaced && i < n_replaced; i++)
-        ggfs_lru_drop(cat->models, replaced[i]);
-    free(replaced);
-    if (err)
-        ggfs_cat_listing_free(out);
-    return err;
+    return d ? read_directory(cat, d, out) : err;
 }
 
 void ggfs_cat_listing_free(ggfs_cat_listing *l)
@@ -394,11 +456,8 @@ static bool is_slots_file(const slot *s, const ggfs_model *m)
     const char *base = strrchr(s->path, '/');
     base = base ? base + 1 : s->path;
     for (uint32_t k = 0; k < m->n_shards; k++) {
-        const struct stat *st = &m->shards[k].source->st;
         if (strcmp(m->shards[k].file_name, base) == 0)
-            return st->st_dev == s->st.st_dev && st->st_ino == s->st.st_ino &&
-                   st->st_size == s->st.st_size && st->st_mtim.tv_sec == s->st.st_mtim.tv_sec &&
-                   st->st_mtim.tv_nsec == s->st.st_mtim.tv_nsec;
+            return same_file(&s->a, &m->shards[k].source->st);
     }
     return false;
 }
@@ -452,7 +511,7 @@ static void *open_model(void *ctx, uint64_t id, int *err)
         pthread_mutex_lock(&cat->lock);
         s->stale = true;
         unhash(cat, s);
-        cat->slots[s->parent]->listed = false;
+        cat->slots[s->parent]->dir->listed_at = 0;
         pthread_mutex_unlock(&cat->lock);
         *err = ESTALE;
         return NULL;
@@ -549,8 +608,10 @@ ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigne
         pthread_mutex_destroy(&cat->lock);
         *err = ENOMEM;
     }
-    for (uint64_t i = 0; i < cat->n_slots; i++)
+    for (uint64_t i = 0; i < cat->n_slots; i++) {
+        free(cat->slots[i]->dir);
         free(cat->slots[i]);
+    }
     free(cat->slots);
     free(cat->hash);
     ggfs_folder_close(&cat->folder);
@@ -568,7 +629,7 @@ void ggfs_catalog_close(ggfs_catalog *cat)
         ggfs_scratch_destroy(own);
     pthread_key_delete(cat->scratch);
     for (uint64_t i = 0; i < cat->n_slots; i++) {
-        ggfs_scan_free(&cat->slots[i]->listing);
+        free(cat->slots[i]->dir);
         free(cat->slots[i]->error);
         free(cat->slots[i]);
     }
