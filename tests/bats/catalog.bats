@@ -313,6 +313,45 @@ files_held() {
     cmp "$MNT/llama/type-q4_K.gguf/model.gguf" "$(fixture type-q4_K.gguf)"
 }
 
+@test "readers in parallel over more models than max_open get every byte right" {
+    mount_model "$CATALOG" "$MNT" -o max_open=2
+    # Each reader walks the models in its own order, so models are closed
+    # and opened again under the others' reads all the time.
+    local pairs=(
+        "llama/type-q4_K.gguf $(fixture type-q4_K.gguf)"
+        "llama/type-q8_0.gguf $(fixture type-q8_0.gguf)"
+        "big-endian/type-f32.gguf $(fixture be/type-f32.gguf)"
+        "metadata.gguf $(fixture metadata.gguf)"
+        "split/set.gguf $(fixture type-q6_K.gguf)"
+        "$SNAPSHOT/tiny-split.gguf $(fixture type-q4_0.gguf)"
+        "$OLLAMA/someone/custom:v1 $(fixture type-f16.gguf)"
+    )
+    local r
+    for r in 1 2 3 4; do
+        (
+            for round in 1 2 3; do
+                printf '%s\n' "${pairs[@]}" | shuf | while read -r m file; do
+                    cmp "$MNT/$m/model.gguf" "$file" || exit 1
+                    for t in "$MNT/$m"/tensors/*/; do
+                        [ ! -e "$t/f32" ] || cat "$t/f32" "$t/info" >/dev/null || exit 1
+                    done
+                done || exit 1
+            done
+        ) &
+    done
+    local failed=0
+    for r in 1 2 3 4; do wait -n || failed=1; done
+    [ "$failed" -eq 0 ]
+    # And a model's tensors through the catalog are ggml's: info, raw, and
+    # f32 bit for bit against its to_float.
+    local f
+    for f in type-q4_K type-q8_0; do
+        run "$PYTHON" "$HELPERS/check_tensors.py" "$MNT/llama/$f.gguf" "$(fixture "$f.gguf")" \
+            "$(fixture "$f.tensors")" "$(fixture "$f.ref")"
+        [ "$status" -eq 0 ] || { echo "$output"; false; }
+    done
+}
+
 @test "a model or directory that cannot be read is an error or a refusal, never a hang" {
     local dir="$BATS_TEST_TMPDIR/locked"
     mkdir -p "$dir/private"
