@@ -2,13 +2,14 @@
  * gguf-fs: mounts a GGUF model (a file, or a split set by any of its
  * shards) as a read-only directory tree, or every model under a folder.
  *
- *   gguf-fs [FUSE options] MODEL.gguf MOUNTPOINT
- *   gguf-fs [FUSE options] DIR MOUNTPOINT
+ *   gguf-fs [options] SOURCE MOUNTPOINT
  *
- * A model is opened and validated before anything is mounted; a bad file
- * is one line on stderr and exit status 1. A folder's models are opened as
- * they are looked into. Once this command returns 0 the mount answers
- * requests (it daemonizes only after mounting).
+ * The command line is checked first (exit 2, fs/cli.c), then a model is
+ * opened and validated before anything is mounted (a bad one is one line on
+ * stderr and exit 1; a folder's models are opened as they are looked into),
+ * then mounted (exit 3 when that fails). Once this command returns 0 the
+ * mount answers requests: it daemonizes only after mounting. Under a
+ * service manager the daemon says READY=1 at that point (fs/notify.h).
  */
 #define _DEFAULT_SOURCE // vsyslog is not POSIX
 #include <errno.h>
@@ -23,91 +24,12 @@
 #include <syslog.h>
 
 #include "catalog_ops.h"
+#include "cli.h"
 #include "guard.h"
+#include "notify.h"
 #include "ops.h"
 #include "readahead.h"
 #include "tree.h"
-
-#define GGFS_VERSION "0.1.0"
-#define GGFS_DEFAULT_READAHEAD_KB 1024
-// Each loop thread keeps a scratch the size of a read (up to the read-ahead
-// window). Four threads keep two cores busy while the kernel reads ahead;
-// ten (libfuse's default) only hold more memory. Letting idle threads exit
-// instead measured 15% slower.
-#define GGFS_DEFAULT_MAX_THREADS 4
-
-typedef struct options {
-    const char *model;
-    int show_help;
-    int show_version;
-    int max_threads_given;
-    unsigned readahead_kb; // 0: the kernel's default
-    unsigned max_open;     // a folder's models open at once
-} options;
-
-enum { KEY_MAX_THREADS = 1 };
-
-static const struct fuse_opt option_spec[] = {
-    FUSE_OPT_KEY("max_threads=", KEY_MAX_THREADS),
-    {"-h", offsetof(options, show_help), 1},
-    {"--help", offsetof(options, show_help), 1},
-    {"-V", offsetof(options, show_version), 1},
-    {"--version", offsetof(options, show_version), 1},
-    {"readahead_kb=%u", offsetof(options, readahead_kb), 0},
-    {"max_open=%u", offsetof(options, max_open), 0},
-    FUSE_OPT_END,
-};
-
-/* Takes the first non-option argument as the model; the next one is the
- * mount point, left for fuse_parse_cmdline. Notes whether the user chose
- * max_threads. */
-static int take_model(void *data, const char *arg, int key, struct fuse_args *outargs)
-{
-    (void)outargs;
-    options *o = data;
-    if (key == KEY_MAX_THREADS)
-        o->max_threads_given = 1; // and kept for fuse_parse_cmdline
-    if (key == FUSE_OPT_KEY_NONOPT && o->model == NULL) {
-        o->model = arg;
-        return 0;
-    }
-    return 1;
-}
-
-static void usage(const char *prog)
-{
-    printf("usage: %s [options] MODEL.gguf MOUNTPOINT\n"
-           "       %s [options] DIR MOUNTPOINT\n\n"
-           "Mounts a GGUF model file as a read-only directory tree:\n"
-           "  header, metadata/KEY, tensors/NAME/{info,raw,f32}\n"
-           "or every model under DIR, each as a directory named as its file.\n\n"
-           "    -h   --help            print help\n"
-           "    -V   --version         print version\n"
-           "    -o readahead_kb=N      read-ahead of this mount in KiB (default %u;\n"
-           "                           0 keeps the kernel's 128)\n"
-           "    -o max_open=N          models of a DIR open at once (default %u)\n",
-           prog, prog, GGFS_DEFAULT_READAHEAD_KB, GGFS_DEFAULT_MAX_OPEN);
-    fuse_cmdline_help();
-    fuse_lowlevel_help();
-}
-
-/* fsname= takes the model path; FUSE option syntax needs ',' and '\'
- * escaped. Returns a malloc'ed "-o..." argument. */
-static char *mount_options(const char *model)
-{
-    static const char prefix[] = "-oro,default_permissions,subtype=gguf,fsname=";
-    char *arg = malloc(sizeof prefix + 2 * strlen(model));
-    if (!arg)
-        return NULL;
-    char *o = arg + sprintf(arg, "%s", prefix);
-    for (const char *p = model; *p; p++) {
-        if (*p == ',' || *p == '\\')
-            *o++ = '\\';
-        *o++ = *p;
-    }
-    *o = '\0';
-    return arg;
-}
 
 static void report_open_error(const ggfs_model_error *err)
 {
@@ -125,20 +47,35 @@ static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap
     vsyslog((int)level, fmt, ap);
 }
 
-/* Mounts and serves until unmounted: ops over userdata. */
+/* Tells the service manager, if any, of a state change; a failure is
+ * logged, not fatal (the unit's timeout says the rest). */
+static void notify(const char *state)
+{
+    const char *socket_path = getenv("NOTIFY_SOCKET");
+    if (!ggfs_notify(socket_path, state))
+        fuse_log(FUSE_LOG_ERR, "gguf-fs: cannot send %s to NOTIFY_SOCKET %s: %s\n", state,
+                 socket_path, strerror(errno));
+}
+
+/* Mounts and serves until unmounted: ops over userdata. Returns the exit
+ * status: GGFS_EXIT_MOUNT when mounting fails or the loop ends in an error
+ * (the parent of a daemon has returned GGFS_EXIT_MOUNTED by then). */
 static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, unsigned readahead_kb,
                  const char *source, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
 {
-    int status = 1;
+    // The options were tried when the command line was read (cli.c).
     struct fuse_session *se = fuse_session_new(args, ops, sizeof *ops, userdata);
     if (!se)
-        return 1;
+        return GGFS_EXIT_USAGE;
+    int status = GGFS_EXIT_MOUNT;
     // f32 is decoded straight from the model's mapping: a model cut short
     // under it must give EIO, not SIGBUS.
     if (!ggfs_guard_install() || fuse_set_signal_handlers(se) != 0)
         goto out_session;
-    if (fuse_session_mount(se, cmd->mountpoint) != 0)
+    if (fuse_session_mount(se, cmd->mountpoint) != 0) {
+        fprintf(stderr, "gguf-fs: %s: cannot mount on %s\n", source, cmd->mountpoint);
         goto out_signals;
+    }
     if (readahead_kb && !ggfs_set_mount_readahead(cmd->mountpoint, readahead_kb))
         fprintf(stderr, "gguf-fs: %s: cannot set read-ahead to %u KiB: %s (continuing)\n", source,
                 readahead_kb, strerror(errno));
@@ -147,18 +84,25 @@ static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, unsigned r
         fuse_set_log_func(log_to_syslog);
     }
     fuse_daemonize(cmd->foreground);
+    // Requests wait in the kernel until the loop takes them: the mount
+    // answers from here on.
+    notify("READY=1");
+    int res;
     if (cmd->singlethread) {
-        status = fuse_session_loop(se);
+        res = fuse_session_loop(se);
     } else {
         struct fuse_loop_config *loop = fuse_loop_cfg_create();
         fuse_loop_cfg_set_clone_fd(loop, cmd->clone_fd);
         fuse_loop_cfg_set_max_threads(loop, cmd->max_threads);
         if (cmd->max_idle_threads != UINT_MAX)
             fuse_loop_cfg_set_idle_threads(loop, cmd->max_idle_threads);
-        status = fuse_session_loop_mt(se, loop);
+        res = fuse_session_loop_mt(se, loop);
         fuse_loop_cfg_destroy(loop);
     }
-    status = status == 0 ? 0 : 1;
+    notify("STOPPING=1");
+    // The loop returns the number of the signal that ended it (SIGTERM from
+    // systemctl stop, say): a clean end as much as an unmount is.
+    status = res >= 0 ? GGFS_EXIT_MOUNTED : GGFS_EXIT_MOUNT;
     fuse_session_unmount(se);
 out_signals:
     fuse_remove_signal_handlers(se);
@@ -167,20 +111,20 @@ out_session:
     return status;
 }
 
-/* Mounts every model under the folder opts->model: nothing is read but
+/* Mounts every model under the folder cli->source: nothing is read but
  * the folder's own entry until someone looks. */
-static int serve_catalog(const options *opts, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
+static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
 {
     int err;
     ggfs_catalog_mount mount = {
-        .catalog = ggfs_catalog_open(opts->model, cmd->mountpoint, opts->max_open, &err),
-        .readahead_kb = opts->readahead_kb,
+        .catalog = ggfs_catalog_open(cli->source, cli->cmd.mountpoint, cli->max_open, &err),
+        .readahead_kb = cli->readahead_kb,
     };
     if (!mount.catalog) {
-        fprintf(stderr, "gguf-fs: %s: %s\n", opts->model, strerror(err));
-        return 1;
+        fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
+        return GGFS_EXIT_REFUSED;
     }
-    const int status = serve(&ggfs_catalog_ops, &mount, mount.readahead_kb, opts->model, args, cmd);
+    const int status = serve(&ggfs_catalog_ops, &mount, mount.readahead_kb, cli->source, args, &cli->cmd);
     ggfs_catalog_close(mount.catalog);
     return status;
 }
@@ -192,64 +136,35 @@ int main(int argc, char *argv[])
     // keeps later ones in each thread's arena for good; a fixed threshold
     // hands them back, so the daemon stays small however many threads ran.
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-    struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-    options opts = {.readahead_kb = GGFS_DEFAULT_READAHEAD_KB, .max_open = GGFS_DEFAULT_MAX_OPEN};
-    if (fuse_opt_parse(&args, &opts, option_spec, take_model) != 0)
-        return 1;
-    if (opts.show_help) {
-        usage(argv[0]);
-        fuse_opt_free_args(&args);
-        return 0;
-    }
-    if (opts.show_version) {
-        printf("gguf-fs version %s\nFUSE library version %s\n", GGFS_VERSION, fuse_pkgversion());
-        fuse_lowlevel_version();
-        fuse_opt_free_args(&args);
-        return 0;
-    }
-    struct fuse_cmdline_opts cmd;
-    if (fuse_parse_cmdline(&args, &cmd) != 0)
-        return 1;
-    if (!opts.max_threads_given)
-        cmd.max_threads = GGFS_DEFAULT_MAX_THREADS;
-    if (!opts.model || !cmd.mountpoint) {
-        fprintf(stderr, "usage: %s [options] MODEL.gguf|DIR MOUNTPOINT (see --help)\n", argv[0]);
-        free(cmd.mountpoint);
-        fuse_opt_free_args(&args);
-        return 1;
-    }
-
-    int status = 1;
-    char *mount_opts = mount_options(opts.model);
-    if (!mount_opts || fuse_opt_add_arg(&args, mount_opts) != 0) {
-        fprintf(stderr, "gguf-fs: %s: out of memory\n", opts.model);
-        free(mount_opts);
+    struct fuse_args args;
+    ggfs_cli cli;
+    int status = ggfs_cli_parse(argc, argv, &args, &cli);
+    if (status >= 0)
         goto out_args;
-    }
-    free(mount_opts);
+
+    status = GGFS_EXIT_REFUSED;
     struct stat st;
-    if (stat(opts.model, &st) == 0 && S_ISDIR(st.st_mode)) {
-        status = serve_catalog(&opts, &args, &cmd);
+    if (stat(cli.source, &st) == 0 && S_ISDIR(st.st_mode)) {
+        status = serve_catalog(&cli, &args);
         goto out_args;
     }
     ggfs_model_error err;
-    ggfs_model *model = ggfs_model_open(opts.model, &err);
+    ggfs_model *model = ggfs_model_open(cli.source, &err);
     if (!model) {
         report_open_error(&err);
         goto out_args;
     }
     ggfs_tree tree;
     if (!ggfs_tree_init(&tree, model)) {
-        fprintf(stderr, "gguf-fs: %s: out of memory\n", opts.model);
+        fprintf(stderr, "gguf-fs: %s: out of memory\n", cli.source);
         goto out_model;
     }
-    tree.readahead_kb = opts.readahead_kb;
-    status = serve(&ggfs_ops, &tree, tree.readahead_kb, opts.model, &args, &cmd);
+    tree.readahead_kb = cli.readahead_kb;
+    status = serve(&ggfs_ops, &tree, tree.readahead_kb, cli.source, &args, &cli.cmd);
     ggfs_tree_destroy(&tree);
 out_model:
     ggfs_model_close(model);
 out_args:
-    free(cmd.mountpoint);
-    fuse_opt_free_args(&args);
+    ggfs_cli_destroy(&cli, &args);
     return status;
 }

@@ -44,11 +44,11 @@ daemon_pids() {
     ! mountpoint -q "$MNT"
 }
 
-@test "mounts are read-only, default_permissions, with the model as fsname and subtype gguf" {
+@test "mounts are read-only, nosuid, nodev, default_permissions, with the model as fsname and subtype gguf-fs" {
     mount_model "$MODEL" "$MNT"
     run mountinfo_of "$MNT"
-    [[ "$output" == *" ro,"* ]]
-    [[ "$output" == *"fuse.gguf $MODEL "* ]]
+    [[ "$output" == *" ro,nosuid,nodev,"* ]]
+    [[ "$output" == *"fuse.gguf-fs $MODEL "* ]]
     [[ "$output" == *default_permissions* ]]
     [[ "$output" != *allow_other* ]]
 }
@@ -63,22 +63,22 @@ daemon_pids() {
     cp "$MODEL" "$BATS_TEST_TMPDIR/a,b.gguf"
     mount_model "$BATS_TEST_TMPDIR/a,b.gguf" "$MNT"
     run mountinfo_of "$MNT"
-    [[ "$output" == *"fuse.gguf $BATS_TEST_TMPDIR/a,b.gguf "* ]]
+    [[ "$output" == *"fuse.gguf-fs $BATS_TEST_TMPDIR/a,b.gguf "* ]]
 }
 
 @test "-h prints usage with FUSE's options; -V prints the version" {
     run "$GGUF_FS" -h
     [ "$status" -eq 0 ]
-    [[ "$output" == *"MODEL.gguf MOUNTPOINT"* ]]
-    [[ "$output" == *"-o allow_other"* ]] || [[ "$output" == *"-d"* ]]
+    [[ "$output" == *"SOURCE MOUNTPOINT"* ]]
+    [[ "$output" == *"-o allow_other"* ]]
     run "$GGUF_FS" -V
     [ "$status" -eq 0 ]
     [[ "$output" == *"gguf-fs version"* ]]
     [[ "$output" == *"FUSE library version"* ]]
 }
 
-@test "a missing argument or model is exit 1 and one line" {
-    run -1 "$GGUF_FS" "$MODEL"
+@test "a missing argument is exit 2, a missing model exit 1 and one line" {
+    run -2 "$GGUF_FS" "$MODEL"
     run -1 --separate-stderr "$GGUF_FS" "$BATS_TEST_TMPDIR/absent.gguf" "$MNT"
     [ "${#stderr_lines[@]}" -eq 1 ]
     [[ "$stderr" == "gguf-fs: $BATS_TEST_TMPDIR/absent.gguf: cannot open: No such file or directory" ]]
