@@ -265,6 +265,7 @@ int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli
     }
     if (st.show_version) {
         printf("gguf-fs version %s\nFUSE library version %s\n", GGFS_VERSION, fuse_pkgversion());
+        fflush(stdout); // fusermount3 --version writes the next line
         fuse_lowlevel_version();
         return GGFS_EXIT_MOUNTED;
     }

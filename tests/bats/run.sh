@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one bats suite against a build of the daemon, with the ggml-made
-# fixtures (scripts/fixtures) in GGUF_FS_FIXTURES.
+# fixtures (scripts/fixtures) in GGUF_FS_FIXTURES and the ggml tool that
+# makes them, and the sample model, in GGML_REF.
 #   usage: run.sh GGML_REF GGUF_FS SUITE.bats
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
