@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -247,6 +248,36 @@ static char *resolve_mountpoint(const char *given)
     return path;
 }
 
+/* Drops libfuse's debug lines (its version, under -d) while options are
+ * tried; errors still go to stderr. */
+static void errors_only(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+    if (level <= FUSE_LOG_ERR)
+        vfprintf(stderr, fmt, ap);
+}
+
+/* Whether fuse_session_new takes args: a session is made from a copy and
+ * thrown away, so that an option nobody knows is a usage error before any
+ * source is opened or fetched. libfuse prints what it rejects. */
+static bool fuse_takes(const struct fuse_args *args)
+{
+    static const struct fuse_lowlevel_ops no_ops;
+    struct fuse_args copy = FUSE_ARGS_INIT(0, NULL);
+    for (int i = 0; i < args->argc; i++) {
+        if (fuse_opt_add_arg(&copy, args->argv[i]) != 0) {
+            fuse_opt_free_args(&copy);
+            return false;
+        }
+    }
+    fuse_set_log_func(errors_only);
+    struct fuse_session *se = fuse_session_new(&copy, &no_ops, sizeof no_ops, NULL);
+    fuse_set_log_func(NULL);
+    if (se)
+        fuse_session_destroy(se);
+    fuse_opt_free_args(&copy);
+    return se != NULL;
+}
+
 int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli)
 {
     *cli = (ggfs_cli){
@@ -286,6 +317,8 @@ int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli
         return GGFS_EXIT_USAGE;
     }
     free(opts);
+    if (!fuse_takes(args))
+        return GGFS_EXIT_USAGE;
     cli->cmd.mountpoint = resolve_mountpoint(st.mountpoint);
     return cli->cmd.mountpoint ? -1 : GGFS_EXIT_MOUNT;
 }

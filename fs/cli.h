@@ -48,7 +48,8 @@ typedef struct ggfs_cli {
  * cli->cmd.mountpoint the absolute path of an existing directory. Returns
  * -1 when the caller should go on and mount; otherwise the status to exit
  * with, after a message: GGFS_EXIT_MOUNTED after --help or --version,
- * GGFS_EXIT_USAGE for a wrong command line, GGFS_EXIT_MOUNT for a mount
+ * GGFS_EXIT_USAGE for a wrong command line (an option that neither gguf-fs
+ * nor libfuse knows included), GGFS_EXIT_MOUNT for a mount
  * point that is missing or no directory. Either way, release with
  * ggfs_cli_destroy. */
 int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli);
