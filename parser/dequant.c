@@ -23,6 +23,8 @@ const char *ggp_tensor_f32_unavailable(const ggp_file *f, const ggp_tensor *t)
     const ggp_type_desc *d = ggp_type_desc_of(t->type_id);
     if (!d)
         return "unknown type";
+    if (!d->dequant)
+        return "ik_llama.cpp type, no ggml dequantizer";
     if (f->big_endian && d->be_rule == GGP_BE_NONE)
         return "big-endian layout of this type is not defined";
     return NULL;

@@ -101,7 +101,10 @@ static bool parse_magic(ggp_file *f, ggp_reader *r, ggp_error *err)
 
 /* ==== Metadata ==== */
 
-static bool check_alignment(ggp_file *f, const ggp_kv *kv, uint64_t type_offset, ggp_error *err)
+/* Checks a general.alignment value; the first occurrence of the key sets
+ * the file's alignment, a repeat is checked but changes nothing. */
+static bool check_alignment(ggp_file *f, const ggp_kv *kv, uint64_t type_offset, bool first,
+                            ggp_error *err)
 {
     if (kv->value.type != GGP_V_U32)
         return ggp_fail(err, GGP_ERR_ALIGNMENT, type_offset,
@@ -110,7 +113,23 @@ static bool check_alignment(ggp_file *f, const ggp_kv *kv, uint64_t type_offset,
     if (a == 0 || (a & (a - 1)) != 0)
         return ggp_fail(err, GGP_ERR_ALIGNMENT, kv->value.offset,
                         "general.alignment is %llu, not a power of two", (unsigned long long)a);
-    f->alignment = (uint32_t)a;
+    if (first)
+        f->alignment = (uint32_t)a;
+    return true;
+}
+
+/* Keeps a repeated key aside, out of the list of keys. */
+static bool add_repeat(ggp_file *f, const ggp_kv *kv, uint64_t first_offset, ggp_error *err)
+{
+    if (f->n_repeats == f->repeats_cap) {
+        const uint64_t cap = f->repeats_cap ? f->repeats_cap * 2 : 4;
+        ggp_kv_repeat *grown = realloc(f->repeats, cap * sizeof *grown);
+        if (!grown)
+            return ggp_fail(err, GGP_ERR_NOMEM, kv->offset, "no memory for repeated keys");
+        f->repeats = grown;
+        f->repeats_cap = cap;
+    }
+    f->repeats[f->n_repeats++] = (ggp_kv_repeat){*kv, first_offset};
     return true;
 }
 
@@ -118,12 +137,13 @@ static bool parse_kvs(ggp_file *f, ggp_reader *r, uint64_t count_offset, ggp_err
 {
     // A key needs its length, a type and at least one byte of value.
     const uint64_t min_kv = (f->version == 1 ? 4 : 8) + 4 + 1;
-    f->kvs = alloc_entries(r, f->n_kv, min_kv, sizeof *f->kvs, &f->kv_index, "kv_count",
+    f->kvs = alloc_entries(r, f->n_kv_header, min_kv, sizeof *f->kvs, &f->kv_index, "kv_count",
                            count_offset);
     if (!f->kvs)
         return false;
-    for (uint64_t i = 0; i < f->n_kv; i++) {
-        ggp_kv *kv = &f->kvs[i];
+    for (uint64_t i = 0; i < f->n_kv_header; i++) {
+        // Each key is read into the next free slot; a repeat leaves it free.
+        ggp_kv *kv = &f->kvs[f->n_kv];
         kv->offset = r->pos;
         if (!ggp_read_str(r, &kv->key, "key"))
             return false;
@@ -134,18 +154,23 @@ static bool parse_kvs(ggp_file *f, ggp_reader *r, uint64_t count_offset, ggp_err
         char ctx[GGP_QUOTE_SIZE + 8];
         snprintf(ctx, sizeof ctx, "key '%s'", ggp_quote_name(kv->key, quoted, sizeof quoted));
         uint64_t *slot = index_slot(&f->kv_index, &f->kvs[0].key, sizeof *kv, kv->key.ptr, kv->key.len);
-        if (*slot != 0)
-            return ggp_fail(err, GGP_ERR_KEY, kv->offset, "%s appears twice (first at offset %llu)",
-                            ctx, (unsigned long long)f->kvs[*slot - 1].offset);
-        *slot = i + 1;
+        const bool first = *slot == 0;
         const uint64_t type_offset = r->pos;
         uint32_t type;
         if (!ggp_read_u32(r, &type, "value type") ||
             !ggp_read_value(r, type_offset, type, &kv->value, ctx))
             return false;
         if (kv->key.len == 17 && memcmp(kv->key.ptr, "general.alignment", 17) == 0 &&
-            !check_alignment(f, kv, type_offset, err))
+            !check_alignment(f, kv, type_offset, first, err))
             return false;
+        // A repeated key is tolerated (llama.cpp's converters have written
+        // such files): the first occurrence is the key, later ones are kept
+        // aside for the warnings.
+        if (first) {
+            *slot = ++f->n_kv;
+        } else if (!add_repeat(f, kv, f->kvs[*slot - 1].offset, err)) {
+            return false;
+        }
     }
     return true;
 }
@@ -208,11 +233,16 @@ static bool parse_tensor(ggp_file *f, ggp_reader *r, uint64_t i, ggp_error *err)
             return ggp_fail(err, GGP_ERR_TENSOR, dims_offset,
                             "tensor '%s': dimension 0 is %lld, not a multiple of the %s block size %llu",
                             name, (long long)t->ne[0], t->type->name, (unsigned long long)block);
-        // ne[0] is a whole number of blocks, so every row is too.
-        const uint64_t nblocks = elements / block;
-        if (nblocks > INT64_MAX / t->type->block_bytes)
+        // ne[0] is a whole number of blocks, so every row is too. A row may
+        // start with metadata (ik_llama.cpp's per-row scales); an empty
+        // tensor has no rows and no bytes, as ggml_nbytes says.
+        const uint64_t meta = t->type->row_meta_bytes;
+        const uint64_t row_blocks = (uint64_t)t->ne[0] / block;
+        const uint64_t rows = elements == 0 ? 0 : elements / (uint64_t)t->ne[0];
+        if (row_blocks > (INT64_MAX - meta) / t->type->block_bytes ||
+            (rows != 0 && row_blocks * t->type->block_bytes + meta > INT64_MAX / rows))
             return ggp_fail(err, GGP_ERR_TENSOR, dims_offset, "tensor '%s': byte size overflows int64", name);
-        t->bytes = nblocks * t->type->block_bytes;
+        t->bytes = rows * (row_blocks * t->type->block_bytes + meta);
     }
     t->data_field_offset = r->pos;
     return ggp_read_u64(r, &t->offset, "tensor data offset");
@@ -265,7 +295,7 @@ static bool parse(ggp_file *f, ggp_error *err)
     if (!ggp_read_count(&r, &f->n_tensors, "tensor_count"))
         return false;
     const uint64_t kv_count_offset = r.pos;
-    if (!ggp_read_count(&r, &f->n_kv, "kv_count"))
+    if (!ggp_read_count(&r, &f->n_kv_header, "kv_count"))
         return false;
     f->alignment = GGP_DEFAULT_ALIGNMENT;
     if (!parse_kvs(f, &r, kv_count_offset, err) || !parse_tensors(f, &r, tensor_count_offset, err))
@@ -355,6 +385,7 @@ void ggp_close(ggp_file *f)
         close(f->fd);
     }
     free(f->kvs);
+    free(f->repeats);
     free(f->kv_index.slots);
     free(f->tensors);
     free(f->tensor_index.slots);
@@ -371,11 +402,18 @@ uint64_t ggp_file_size(const ggp_file *f) { return f->size; }
 const uint8_t *ggp_file_bytes(const ggp_file *f) { return f->base; }
 int ggp_file_fd(const ggp_file *f) { return f->fd; }
 uint64_t ggp_kv_count(const ggp_file *f) { return f->n_kv; }
+uint64_t ggp_kv_count_in_header(const ggp_file *f) { return f->n_kv_header; }
+uint64_t ggp_kv_repeat_count(const ggp_file *f) { return f->n_repeats; }
 uint64_t ggp_tensor_count(const ggp_file *f) { return f->n_tensors; }
 
 const ggp_kv *ggp_kv_at(const ggp_file *f, uint64_t index)
 {
     return index < f->n_kv ? &f->kvs[index] : NULL;
+}
+
+const ggp_kv_repeat *ggp_kv_repeat_at(const ggp_file *f, uint64_t index)
+{
+    return index < f->n_repeats ? &f->repeats[index] : NULL;
 }
 
 const ggp_tensor *ggp_tensor_at(const ggp_file *f, uint64_t index)

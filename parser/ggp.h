@@ -37,7 +37,7 @@ typedef enum ggp_err {
     GGP_ERR_MAGIC,       // not "GGUF" / "FUGG"
     GGP_ERR_VERSION,     // version not 1, 2 or 3
     GGP_ERR_TRUNCATED,   // a count, length or field runs past the end
-    GGP_ERR_KEY,         // empty or duplicate key
+    GGP_ERR_KEY,         // empty key
     GGP_ERR_VALUE_TYPE,  // value or array element type outside 0..12
     GGP_ERR_BOOL,        // a bool byte other than 0 or 1
     GGP_ERR_NESTING,     // arrays nested deeper than GGP_MAX_ARRAY_DEPTH
@@ -144,14 +144,24 @@ typedef enum ggp_type {
     GGP_TYPE_COUNT = 43
 } ggp_type;
 
+typedef enum ggp_type_origin {
+    GGP_ORIGIN_GGML,      // ggml's enum ggml_type
+    GGP_ORIGIN_IK_LLAMA,  // ik_llama.cpp's own ids (97 and up): known by
+                          // size, no dequantizer
+} ggp_type_origin;
+
 typedef struct ggp_type_info {
     const char *name;     // ggml's lower-case name: "q4_K", "iq2_xs"
     uint32_t block_elems; // elements per block
     uint32_t block_bytes; // bytes per block
+    uint32_t row_meta_bytes; // bytes before the blocks of every row (the
+                             // per-row scales of some ik_llama.cpp types)
+    ggp_type_origin origin;
 } ggp_type_info;
 
-/* The description of a type id, or NULL for ids ggml never had or removed
- * (4, 5, 31..33, 36..38) and ids past the end of the table. */
+/* The description of a type id, or NULL for ids nobody assigned, ids ggml
+ * removed (4, 5, 31..33, 36..38) and ids past both tables. ggml's table is
+ * looked at first, so an id both assign is ggml's. */
 const ggp_type_info *ggp_type_lookup(uint32_t type_id);
 
 /* True when ggml once assigned this id and then withdrew it: such tensors
@@ -197,10 +207,26 @@ const uint8_t *ggp_file_bytes(const ggp_file *file);
 int ggp_file_fd(const ggp_file *file);
 
 
+/* The keys, each once, in file order: a key that appears again later in the
+ * file is listed at its first occurrence only (its repeats are below). */
 uint64_t ggp_kv_count(const ggp_file *file);
 const ggp_kv *ggp_kv_at(const ggp_file *file, uint64_t index);
-/* The kv with exactly this key, or NULL. */
+/* The first occurrence of exactly this key, or NULL. */
 const ggp_kv *ggp_kv_find(const ggp_file *file, const char *key, size_t len);
+/* kv_count as the file's header states it: the keys plus their repeats. */
+uint64_t ggp_kv_count_in_header(const ggp_file *file);
+
+/* A later occurrence of a key already seen: not in the list of keys, kept
+ * for the warnings. A general.alignment repeat was validated but the first
+ * occurrence's value is the alignment. */
+typedef struct ggp_kv_repeat {
+    ggp_kv kv;             // the repeat itself, with its own offset and value
+    uint64_t first_offset; // file offset of the first occurrence's key
+} ggp_kv_repeat;
+
+/* The repeats in file order; NULL past the end. */
+uint64_t ggp_kv_repeat_count(const ggp_file *file);
+const ggp_kv_repeat *ggp_kv_repeat_at(const ggp_file *file, uint64_t index);
 
 uint64_t ggp_tensor_count(const ggp_file *file);
 const ggp_tensor *ggp_tensor_at(const ggp_file *file, uint64_t index);
@@ -257,6 +283,111 @@ uint64_t ggp_render_size(const ggp_file *file, const ggp_value *v);
  * "nan"). buf holds at least 32 bytes; returns the length. */
 size_t ggp_format_f32(float x, char *buf);
 size_t ggp_format_f64(double x, char *buf);
+
+/* Writes a value as JSON: integers with all their digits, floats as
+ * ggp_render writes them but NaN, Infinity and -Infinity for nan and inf,
+ * strings with bytes that are not UTF-8 as \udcHH, arrays as arrays. */
+void ggp_render_json(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
+
+/* Writes a value on one line: numbers as ggp_render, strings escaped as
+ * ggp_render_line_escaped, arrays as one line of JSON (as an array of
+ * arrays' lines). */
+void ggp_render_one_line(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
+
+/* ==== Views for tools ==== */
+
+/* Writes metadata.json: one JSON object of every key (first occurrences,
+ * file order), one key per line:
+ *
+ *   {
+ *     "general.architecture": "llama",
+ *     "tokenizer.ggml.tokens": ["<unk>","<s>"]
+ *   }
+ *
+ * and "{}" for a file without keys; the text ends in a newline. */
+void ggp_render_metadata_json(const ggp_file *file, ggp_sink *sink);
+
+/* Writes the warnings view: one line per finding, each starting with
+ * "offset N: ", in order of offset: a key that appears again (its offset,
+ * the first occurrence's, and its value as ggp_render_one_line writes it),
+ * a tensor of unknown type, tensors whose data overlap (both names and
+ * ranges; each overlapping tensor once, against the earlier tensor reaching
+ * farthest), and bytes after the tensor data (beyond the padding to the
+ * alignment that ggml's writer adds; not reported when a tensor's type, and
+ * so its size, is unknown). Nothing when the file has none of these.
+ * Allocates (and frees) an index of the tensors; returns false, having
+ * written nothing, when that fails. */
+bool ggp_render_warnings(const ggp_file *file, ggp_sink *sink);
+
+/* The first line of tensors.tsv:
+ * "name\ttype\tshape\telements\tbytes\toffset\tshard\n". */
+void ggp_render_tsv_header(ggp_sink *sink);
+
+/* One line of tensors.tsv for tensor t of shard number `shard` (1-based):
+ * the name escaped as ggp_render_line_escaped, the type name (as
+ * ggp_format_type_name), the shape as "ne0,ne1,..." (empty for a scalar),
+ * elements, bytes ("unknown" for an unknown type), the absolute offset of
+ * the data in its file, and shard. */
+void ggp_render_tsv_row(const ggp_tensor *t, uint32_t shard, ggp_sink *sink);
+
+/* The type's name, or "unknown(ID)". buf holds GGP_TYPE_NAME_SIZE bytes;
+ * returns the length. */
+#define GGP_TYPE_NAME_SIZE 24
+size_t ggp_format_type_name(const ggp_tensor *t, char *buf);
+
+/* Writes the NumPy format 1.0 header of t's f32.npy into buf: magic,
+ * version, length and the dict {'descr': '<f4', 'fortran_order': False,
+ * 'shape': (ne[n-1], ..., ne[0]), } padded with spaces and a newline to a
+ * multiple of 64 bytes (a 1-D shape is "(n,)", a scalar's "()"). Returns
+ * its length. The f32 bytes follow it unchanged. */
+#define GGP_NPY_HEADER_MAX 256
+size_t ggp_npy_header(const ggp_tensor *t, char buf[GGP_NPY_HEADER_MAX]);
+
+/* ==== Statistics (tensors/NAME/stats) ==== */
+
+/* An accumulator of f32 values fed in chunks of any size: counts over all
+ * values, the rest over the finite ones. Sums are float64: each block of
+ * values is summed, then its squared deviations from its own mean, and the
+ * blocks are merged with Chan's formula (mean and std within a few ulps of
+ * a float64 two-pass result over the whole tensor). */
+typedef struct ggp_stats {
+    uint64_t count;       // values seen
+    uint64_t finite;      // of which finite
+    uint64_t zeros, nans, infs;
+    float min, max, abs_max; // over the finite values (when finite > 0)
+    double sum, sum_err;  // sum of the finite values, compensated (Neumaier)
+    double m2;            // sum of their squared deviations from the mean
+    bool use_simd;        // AVX2 blocks where the CPU has them
+} ggp_stats;
+
+void ggp_stats_init(ggp_stats *s);
+/* Chooses the AVX2 (default where the CPU has it) or scalar code: the
+ * counts, min and max are the same, mean and std agree to a few ulps. */
+void ggp_stats_set_simd(ggp_stats *s, bool enabled);
+void ggp_stats_add(ggp_stats *s, const float *values, size_t n);
+
+/* Mean and population standard deviation of the finite values; NaN when
+ * there are none. */
+double ggp_stats_mean(const ggp_stats *s);
+double ggp_stats_std(const ggp_stats *s);
+
+/* The stats text of a tensor of `elements` values:
+ *
+ *   min: -1.23456789e+00          f32 values: %+.8e, which reads back exactly
+ *   max: +1.23456789e+00
+ *   mean: +1.2345678901234567e-03 float64: %+.16e, which reads back exactly
+ *   std: +1.2345678901234567e-01
+ *   abs_max: +1.23456789e+00
+ *   zeros: 12                     counts, padded on the right with spaces to
+ *   nans: 0                       the number of digits of `elements`
+ *   infs: 0
+ *
+ * Floats without finite values are "nan" padded on the right to the same
+ * width. Every line has a fixed width, so ggp_stats_text_size(elements) is
+ * the size before anything is computed. The counts of s must not exceed
+ * elements. */
+void ggp_stats_render(const ggp_stats *s, uint64_t elements, ggp_sink *sink);
+uint64_t ggp_stats_text_size(uint64_t elements);
 
 /* ==== Dequantization ==== */
 

@@ -29,8 +29,12 @@ struct ggp_file {
     bool big_endian;
     uint32_t alignment;
     uint64_t data_offset;
-    uint64_t n_kv;
-    ggp_kv *kvs;
+    uint64_t n_kv_header; // kv_count as the header states it
+    uint64_t n_kv;        // keys, each once: first occurrences
+    ggp_kv *kvs;          // n_kv of them, in file order
+    ggp_kv_repeat *repeats; // later occurrences of keys, in file order
+    uint64_t n_repeats;
+    uint64_t repeats_cap;
     ggp_name_index kv_index;
     uint64_t n_tensors;
     ggp_tensor *tensors;
@@ -125,8 +129,35 @@ typedef struct ggp_type_desc {
 
 const ggp_type_desc *ggp_type_desc_of(uint32_t type_id);
 
+/* An ik_llama.cpp type id past ggml's table (types_ik.c), or NULL. Its
+ * descriptor has no dequantizer. */
+const ggp_type_desc *ggp_type_desc_ik(uint32_t type_id);
+
 /* True when this build has SIMD dequantizers and the CPU can run them. */
 bool ggp_simd_supported(void);
+
+/* ==== Statistics ==== */
+
+/* What one pass over a block of at most GGP_STATS_BLOCK values finds. */
+#define GGP_STATS_BLOCK 4096
+typedef struct ggp_stats_block {
+    uint32_t zeros, nans, infs;
+    float min, max, abs_max; // over the finite values; +inf, -inf, 0 if none
+    double sum;              // of the finite values
+} ggp_stats_block;
+
+/* Pass 1 over n <= GGP_STATS_BLOCK values. */
+void ggp_stats_scan(const float *x, size_t n, ggp_stats_block *b);
+/* Pass 2: the sums of d and d * d, d = x - mean, over the finite values
+ * (all_finite says there is no other kind, which is faster). */
+void ggp_stats_deviations(const float *x, size_t n, double mean, bool all_finite, double *sum_d,
+                          double *sum_d2);
+
+#ifdef GGP_HAVE_AVX2
+void ggp_stats_scan_avx2(const float *x, size_t n, ggp_stats_block *b);
+void ggp_stats_deviations_avx2(const float *x, size_t n, double mean, bool all_finite,
+                               double *sum_d, double *sum_d2);
+#endif
 
 /* ==== Errors ==== */
 

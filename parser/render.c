@@ -1,7 +1,8 @@
 /*
  * The text of metadata/KEY: scalars as decimal text, strings as their
  * bytes, arrays one element per line (strings escaped so one line is one
- * element, inner arrays as one line of JSON). The same walk feeds either a
+ * element, inner arrays as one line of JSON). Then the same values as JSON
+ * (metadata.json) and on one line (warnings). The same walk feeds either a
  * buffer or a counter, so sizes are exact without keeping the text.
  */
 #include <math.h>
@@ -247,6 +248,53 @@ void ggp_render(const ggp_file *f, const ggp_value *v, ggp_sink *sink)
         put_elements(f, v, false, "\n", sink);
     }
     put(sink, "\n", 1);
+}
+
+/* ==== One-line and JSON forms ==== */
+
+void ggp_render_one_line(const ggp_file *f, const ggp_value *v, ggp_sink *sink)
+{
+    if (v->type == GGP_V_STRING) {
+        ggp_render_line_escaped(ggp_value_str(f, v), sink);
+    } else if (v->type == GGP_V_ARRAY) {
+        put(sink, "[", 1);
+        put_elements(f, v, true, ",", sink);
+        put(sink, "]", 1);
+    } else {
+        put_number(f, v, false, sink);
+    }
+}
+
+void ggp_render_json(const ggp_file *f, const ggp_value *v, ggp_sink *sink)
+{
+    if (v->type == GGP_V_STRING) {
+        put_json_string(ggp_value_str(f, v), sink);
+    } else if (v->type == GGP_V_ARRAY) {
+        put(sink, "[", 1);
+        put_elements(f, v, true, ",", sink);
+        put(sink, "]", 1);
+    } else {
+        put_number(f, v, true, sink);
+    }
+}
+
+void ggp_render_metadata_json(const ggp_file *f, ggp_sink *sink)
+{
+    const uint64_t n = ggp_kv_count(f);
+    if (n == 0) {
+        put(sink, "{}\n", 3);
+        return;
+    }
+    put(sink, "{\n", 2);
+    for (uint64_t i = 0; i < n; i++) {
+        const ggp_kv *kv = ggp_kv_at(f, i);
+        put(sink, "  ", 2);
+        put_json_string(kv->key, sink);
+        put(sink, ": ", 2);
+        ggp_render_json(f, &kv->value, sink);
+        put(sink, i + 1 < n ? ",\n" : "\n", i + 1 < n ? 2 : 1);
+    }
+    put(sink, "}\n", 2);
 }
 
 /* ==== Sizes ==== */

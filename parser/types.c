@@ -2,7 +2,8 @@
  * The tensor type table: ggml's enum ggml_type with its names, block
  * geometry, the dequantizers of each type (scalar, and AVX2 where there is
  * one) and how a big-endian file stores it. Ids ggml removed are holes; ids
- * past the table are unknown types.
+ * past the table are looked up among ik_llama.cpp's (types_ik.c), and are
+ * unknown types when they are not there either.
  */
 #include "ggp_i.h"
 
@@ -14,12 +15,13 @@
 #endif
 #define NO_SIMD(fn) NULL
 
+#define INFO(nm, elems, bytes) {nm, elems, bytes, 0, GGP_ORIGIN_GGML}
 #define PLAIN(id, nm, bytes, fn, simd) \
-    [id] = {{nm, 1, bytes}, fn, simd(fn), GGP_BE_ELEMENTS, {-1, -1}}
+    [id] = {INFO(nm, 1, bytes), fn, simd(fn), GGP_BE_ELEMENTS, {-1, -1}}
 #define QUANT(id, nm, elems, bytes, fn, simd) \
-    [id] = {{nm, elems, bytes}, fn, simd(fn), GGP_BE_NONE, {-1, -1}}
+    [id] = {INFO(nm, elems, bytes), fn, simd(fn), GGP_BE_NONE, {-1, -1}}
 #define QUANT_BE(id, nm, elems, bytes, fn, simd, h0, h1) \
-    [id] = {{nm, elems, bytes}, fn, simd(fn), GGP_BE_HALVES, {h0, h1}}
+    [id] = {INFO(nm, elems, bytes), fn, simd(fn), GGP_BE_HALVES, {h0, h1}}
 
 static const ggp_type_desc type_table[GGP_TYPE_COUNT] = {
     PLAIN(GGP_TYPE_F32, "f32", 4, ggp_dequant_f32, NO_SIMD),
@@ -57,7 +59,7 @@ static const ggp_type_desc type_table[GGP_TYPE_COUNT] = {
     QUANT(GGP_TYPE_TQ1_0, "tq1_0", 256, 54, ggp_dequant_tq1_0, NO_SIMD),
     QUANT(GGP_TYPE_TQ2_0, "tq2_0", 256, 66, ggp_dequant_tq2_0, NO_SIMD),
     // mxfp4 has only byte fields (an E8M0 scale and nibbles).
-    [GGP_TYPE_MXFP4] = {{"mxfp4", 32, 17}, ggp_dequant_mxfp4, NULL, GGP_BE_AS_IS, {-1, -1}},
+    [GGP_TYPE_MXFP4] = {INFO("mxfp4", 32, 17), ggp_dequant_mxfp4, NULL, GGP_BE_AS_IS, {-1, -1}},
     QUANT(GGP_TYPE_NVFP4, "nvfp4", 64, 36, ggp_dequant_nvfp4, NO_SIMD),
     QUANT(GGP_TYPE_Q1_0, "q1_0", 128, 18, ggp_dequant_q1_0, NO_SIMD),
     QUANT(GGP_TYPE_Q2_0, "q2_0", 64, 18, ggp_dequant_q2_0, NO_SIMD),
@@ -72,9 +74,11 @@ bool ggp_type_is_removed(uint32_t type_id)
 
 const ggp_type_desc *ggp_type_desc_of(uint32_t type_id)
 {
-    if (type_id >= GGP_TYPE_COUNT || type_table[type_id].info.name == NULL)
-        return NULL;
-    return &type_table[type_id];
+    // ggml's own ids win: ik_llama.cpp's are consulted only for ids ggml
+    // never assigned.
+    if (type_id < GGP_TYPE_COUNT)
+        return type_table[type_id].info.name ? &type_table[type_id] : NULL;
+    return ggp_type_desc_ik(type_id);
 }
 
 const ggp_type_info *ggp_type_lookup(uint32_t type_id)

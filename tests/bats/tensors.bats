@@ -51,14 +51,14 @@ setup() {
     [ "${#lines[@]}" -ge 1 ]
 }
 
-@test "a tensor of a type id ggml does not know has info but no raw or f32" {
+@test "a tensor of a type id nobody assigned has info but no raw or f32" {
     local mnt="$BATS_TEST_TMPDIR/mnt" corpus="$BATS_TEST_TMPDIR/hostile"
     python3 "$HELPERS/../hostile/make_hostile.py" "$corpus"
-    mount_model "$corpus/unknown-type-99.gguf" "$mnt"
+    mount_model "$corpus/unknown-type-1000.gguf" "$mnt"
     run ls "$mnt/tensors/odd"
     [ "$output" = "info" ]
     run cat "$mnt/tensors/odd/info"
-    [ "${lines[1]}" = "type: unknown(99)" ]
+    [ "${lines[1]}" = "type: unknown(1000)" ]
     [ ! -e "$mnt/tensors/odd/raw" ]
     [ ! -e "$mnt/tensors/odd/f32" ]
 }

@@ -1,7 +1,8 @@
 /*
  * The fuzz target: open from memory, render every value (checking that the
- * announced size is the rendered size) and dequantize ranges of every
- * tensor. Built with libFuzzer by run.sh; replay.c runs the same function
+ * announced size is the rendered size), the views for tools (metadata.json,
+ * warnings, tensors.tsv rows, f32.npy headers, stats of what was read) and
+ * dequantize ranges of every tensor. Built with libFuzzer by run.sh; replay.c runs the same function
  * over files for builds without it.
  */
 #include <stdint.h>
@@ -45,6 +46,13 @@ static void read_ranges(const ggp_file *f, const ggp_tensor *t)
     }
     if (ggp_tensor_read_f32(f, t, n, 1, out) != GGP_ERR_RANGE)
         abort();
+    ggp_stats s;
+    ggp_stats_init(&s);
+    ggp_stats_add(&s, out, (size_t)head);
+    counter c = {{count}, 0, 0};
+    ggp_stats_render(&s, n > head ? n : head, &c.sink);
+    if (c.total != ggp_stats_text_size(n > head ? n : head))
+        abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -63,9 +71,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (c.total != ggp_render_size(f, v))
             abort();
     }
+    counter views = {{count}, 0, 0};
+    ggp_render_metadata_json(f, &views.sink);
+    if (!ggp_render_warnings(f, &views.sink))
+        abort();
+    ggp_render_tsv_header(&views.sink);
     for (uint64_t i = 0; i < ggp_tensor_count(f); i++) {
         const ggp_tensor *t = ggp_tensor_at(f, i);
         if (t->type && (t->offset + t->bytes > size || t->data != data + t->offset))
+            abort();
+        ggp_render_tsv_row(t, 1, &views.sink);
+        char npy[GGP_NPY_HEADER_MAX];
+        if (ggp_npy_header(t, npy) % 64 != 0)
             abort();
         if (!ggp_tensor_f32_unavailable(f, t))
             read_ranges(f, t);

@@ -139,8 +139,13 @@ def cases():
     # Rule 3: keys and tensor names non-empty and unique.
     g = Gguf(); g.header(0, 1); g.mark('key'); g.kv('', V['u8'], 1)
     yield 'empty-key', g.b, 'refuse', g.marks['key'], 'empty'
-    g = Gguf(); g.header(0, 2); g.kv('dup', V['u8'], 1); g.mark('key'); g.kv('dup', V['u8'], 2)
-    yield 'duplicate-key', g.b, 'refuse', g.marks['key'], 'twice'
+    # A repeated key is accepted (llama.cpp's converters wrote such files);
+    # the later occurrence goes to warnings.
+    g = Gguf(); g.header(0, 2); g.kv('dup', V['u8'], 1); g.kv('dup', V['u8'], 2)
+    yield 'duplicate-key', g.b, 'accept', '-', '-'
+    g = Gguf(); g.header(0, 3); g.kv_array('tokens', V['str'], ['a', 'b']); g.kv('x', V['u8'], 1)
+    g.kv_array('tokens', V['str'], ['c\n', '\xff'])
+    yield 'duplicate-array-key', g.b, 'accept', '-', '-'
     g = Gguf(); g.header(1, 0); g.tensor('', [8], 0, 0); g.pad(); g.raw(b'\0' * 32)
     yield 'empty-tensor-name', g.b, 'refuse', g.marks['tensor'], 'empty name'
     g = Gguf(); g.header(2, 0); g.tensor('t', [8], 0, 0); f32_model(g, names=['t'])
@@ -200,9 +205,20 @@ def cases():
     g = Gguf(); g.header(1, 0); g.tensor('t', [8], 0, 2**64 - 32)
     yield 'offset-wraps', g.b, 'refuse', g.marks['offset'], 'past end of file'
 
+    # ik_llama.cpp's types are known by size: iq4_ks (144) has rows of a
+    # 4-byte scale and 136-byte blocks of 256, so 2 rows of 512 take 552 bytes.
+    g = Gguf(); g.header(2, 0); g.tensor('ik', [512, 2], 144, 0); g.tensor('next', [8], 0, 576)
+    g.pad(); g.raw(b'\0' * (576 + 32))
+    yield 'ik-llama-iq4_ks', g.b, 'accept', '-', '-'
+    g = Gguf(); g.header(1, 0); g.tensor('ik', [512, 2], 144, 0); g.pad(); g.raw(b'\0' * 551)
+    yield 'ik-llama-iq4_ks-past-end', g.b, 'refuse', g.marks['offset'], 'past end of file'
+    g = Gguf(); g.header(1, 0); g.tensor('ik', [100], 144, 0); g.pad(); g.raw(b'\0' * 1024)
+    yield 'ik-llama-iq4_ks-ragged-row', g.b, 'refuse', g.marks['n_dims'], 'block size 256'
+
     # Bent but not broken: these must open.
-    g = Gguf(); g.header(1, 0); g.tensor('odd', [32], 99, 0); g.pad()
-    yield 'unknown-type-99', g.b, 'accept', '-', '-'
+    # An id neither ggml nor ik_llama.cpp assigned (99 is ik_llama.cpp's q8_2_x4).
+    g = Gguf(); g.header(1, 0); g.tensor('odd', [32], 1000, 0); g.pad()
+    yield 'unknown-type-1000', g.b, 'accept', '-', '-'
     g = Gguf(); g.header(2, 0); g.tensor('x', [8], 0, 0); g.tensor('y', [8], 0, 0); g.pad(); g.raw(b'\0' * 32)
     yield 'overlapping-tensors', g.b, 'accept', '-', '-'
     g = Gguf(); g.header(2, 0); g.tensor('x', [8], 0, 0); g.tensor('y', [8], 0, 128); g.pad(); g.raw(b'\0' * 160)

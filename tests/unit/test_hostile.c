@@ -16,7 +16,7 @@
 #include "ggp.h"
 
 /* Every value renders to exactly its announced size; every tensor with an
- * f32 view reads whole. */
+ * f32 view reads whole; the views for tools render. */
 static int check_readable(const ggp_file *f)
 {
     for (uint64_t i = 0; i < ggp_kv_count(f); i++) {
@@ -27,6 +27,17 @@ static int check_readable(const ggp_file *f)
         EXPECT_EQ(c.total, ggp_render_size(f, &kv->value));
         EXPECT(ggp_kv_find(f, kv->key.ptr, (size_t)kv->key.len) == kv);
     }
+    for (uint64_t i = 0; i < ggp_kv_repeat_count(f); i++) {
+        const ggp_kv_repeat *r = ggp_kv_repeat_at(f, i);
+        const ggp_kv *first = ggp_kv_find(f, r->kv.key.ptr, (size_t)r->kv.key.len);
+        EXPECT(first != NULL && first->offset == r->first_offset && r->kv.offset > first->offset);
+    }
+    EXPECT_EQ(ggp_kv_count(f) + ggp_kv_repeat_count(f), ggp_kv_count_in_header(f));
+    ggp_counting_sink views;
+    ggp_counting_sink_init(&views);
+    ggp_render_metadata_json(f, &views.sink);
+    EXPECT(ggp_render_warnings(f, &views.sink));
+    EXPECT(views.total > 0);
     for (uint64_t i = 0; i < ggp_tensor_count(f); i++) {
         const ggp_tensor *t = ggp_tensor_at(f, i);
         EXPECT(ggp_tensor_find(f, t->name.ptr, (size_t)t->name.len) != NULL);
@@ -35,8 +46,16 @@ static int check_readable(const ggp_file *f)
         float *out = malloc((size_t)t->elements * sizeof(float) + 1);
         EXPECT(out != NULL);
         const ggp_err e = ggp_tensor_read_f32(f, t, 0, t->elements, out);
+        ggp_stats s;
+        ggp_stats_init(&s);
+        ggp_stats_add(&s, out, (size_t)t->elements);
         free(out);
         EXPECT_EQ(e, GGP_OK);
+        EXPECT_EQ(s.count, t->elements);
+        ggp_counting_sink c;
+        ggp_counting_sink_init(&c);
+        ggp_stats_render(&s, t->elements, &c.sink);
+        EXPECT_EQ(c.total, ggp_stats_text_size(t->elements));
     }
     return 1;
 }

@@ -1,0 +1,145 @@
+/*
+ * The warnings view: what is odd in a file but not a reason to refuse it,
+ * one finding a line, each line starting with the byte offset it is about:
+ *
+ *   offset 1234: key 'x' appears again (first at offset 56): VALUE
+ *   offset 2300: tensor 'y': unknown type 99, its size is unknown
+ *   offset 4096: tensor 'b' data [4096, 4160) overlaps tensor 'a' data [4064, 4128)
+ *   offset 8192: 100 bytes after the end of the tensor data
+ *
+ * Lines come in that order, which is also the order of their offsets:
+ * keys, then tensor descriptors, then data. Finding overlaps sorts the
+ * tensors by offset, so it is done here, when the view is read, and not
+ * when the file is opened.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ggp_i.h"
+
+static void put(ggp_sink *sink, const char *s, size_t n)
+{
+    if (n)
+        sink->write(sink, s, n);
+}
+
+static void putf(ggp_sink *sink, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void putf(ggp_sink *sink, const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        put(sink, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* A name in quotes, escaped as array strings are, so the line stays one. */
+static void put_name(ggp_str name, ggp_sink *sink)
+{
+    put(sink, "'", 1);
+    ggp_render_line_escaped(name, sink);
+    put(sink, "'", 1);
+}
+
+static void put_repeats(const ggp_file *f, ggp_sink *sink)
+{
+    for (uint64_t i = 0; i < ggp_kv_repeat_count(f); i++) {
+        const ggp_kv_repeat *r = ggp_kv_repeat_at(f, i);
+        putf(sink, "offset %" PRIu64 ": key ", r->kv.offset);
+        put_name(r->kv.key, sink);
+        putf(sink, " appears again (first at offset %" PRIu64 "): ", r->first_offset);
+        ggp_render_one_line(f, &r->kv.value, sink);
+        put(sink, "\n", 1);
+    }
+}
+
+/* Returns whether any tensor has an unknown type. */
+static bool put_unknown_types(const ggp_file *f, ggp_sink *sink)
+{
+    bool any = false;
+    for (uint64_t i = 0; i < ggp_tensor_count(f); i++) {
+        const ggp_tensor *t = ggp_tensor_at(f, i);
+        if (t->type)
+            continue;
+        any = true;
+        // The type field sits just before the data offset field.
+        putf(sink, "offset %" PRIu64 ": tensor ", t->data_field_offset - 4);
+        put_name(t->name, sink);
+        putf(sink, ": unknown type %" PRIu32 ", its size is unknown\n", t->type_id);
+    }
+    return any;
+}
+
+typedef struct extent {
+    uint64_t start, end; // [start, end) of the data in the file
+    uint64_t index;      // the tensor
+} extent;
+
+static int by_start(const void *a, const void *b)
+{
+    const extent *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void put_overlaps(const ggp_file *f, const extent *e, uint64_t n, ggp_sink *sink)
+{
+    // Each tensor that starts before the farthest end seen so far overlaps
+    // the tensor reaching that far: one line per overlapping tensor, however
+    // many others it also overlaps, so the view stays linear in the tensors.
+    const extent *reach = NULL;
+    for (uint64_t i = 0; i < n; i++) {
+        if (reach && e[i].start < reach->end) {
+            const ggp_tensor *t = ggp_tensor_at(f, e[i].index);
+            const ggp_tensor *u = ggp_tensor_at(f, reach->index);
+            putf(sink, "offset %" PRIu64 ": tensor ", e[i].start);
+            put_name(t->name, sink);
+            putf(sink, " data [%" PRIu64 ", %" PRIu64 ") overlaps tensor ", e[i].start, e[i].end);
+            put_name(u->name, sink);
+            putf(sink, " data [%" PRIu64 ", %" PRIu64 ")\n", reach->start, reach->end);
+        }
+        if (!reach || e[i].end > reach->end)
+            reach = &e[i];
+    }
+}
+
+bool ggp_render_warnings(const ggp_file *f, ggp_sink *sink)
+{
+    const uint64_t n_tensors = ggp_tensor_count(f);
+    extent *e = malloc((n_tensors ? n_tensors : 1) * sizeof *e);
+    if (!e)
+        return false;
+    uint64_t n = 0;
+    uint64_t data_end = ggp_data_offset(f);
+    for (uint64_t i = 0; i < n_tensors; i++) {
+        const ggp_tensor *t = ggp_tensor_at(f, i);
+        if (!t->type || t->bytes == 0)
+            continue;
+        e[n++] = (extent){t->offset, t->offset + t->bytes, i};
+        if (t->offset + t->bytes > data_end)
+            data_end = t->offset + t->bytes;
+    }
+    qsort(e, (size_t)n, sizeof *e, by_start);
+
+    put_repeats(f, sink);
+    const bool unknown = put_unknown_types(f, sink);
+    put_overlaps(f, e, n, sink);
+    free(e);
+
+    // ggml's writer pads the data (or, without tensors, the descriptors) to
+    // the alignment, so bytes up to the next multiple are expected. After an
+    // unknown type's tensor, what follows may be its data: nothing to say.
+    const uint64_t a = ggp_alignment(f);
+    const uint64_t padded = data_end / a * a + (data_end % a ? a : 0);
+    const uint64_t size = ggp_file_size(f);
+    if (!unknown && padded < size)
+        putf(sink, "offset %" PRIu64 ": %" PRIu64 " bytes after the end of the %s\n", padded,
+             size - padded, n_tensors ? "tensor data" : "header");
+    return true;
+}
