@@ -36,7 +36,9 @@ static bool is_dir(ggfs_kind k)
 
 static bool is_text(ggfs_kind k)
 {
-    return k == GGFS_HEADER || k == GGFS_KV || k == GGFS_TENSOR_INFO || k == GGFS_SHARD;
+    return k == GGFS_HEADER || k == GGFS_KV || k == GGFS_TENSOR_INFO || k == GGFS_SHARD ||
+           k == GGFS_WARNINGS || k == GGFS_METADATA_JSON || k == GGFS_TENSORS_TSV ||
+           k == GGFS_TENSOR_STATS;
 }
 
 void ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -71,8 +73,10 @@ void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
 /* The name and node of entry i of directory dir (after "." and ".."). */
 static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, ggfs_node *node)
 {
-    static const char *const root_names[] = {"header", "model.gguf", "metadata", "tensors", "shards"};
-    static const ggfs_kind root_kinds[] = {GGFS_HEADER, GGFS_MODEL_GGUF, GGFS_METADATA_DIR,
+    static const char *const root_names[] = {"header", "warnings", "model.gguf", "metadata.json",
+                                             "tensors.tsv", "metadata", "tensors", "shards"};
+    static const ggfs_kind root_kinds[] = {GGFS_HEADER, GGFS_WARNINGS, GGFS_MODEL_GGUF,
+                                           GGFS_METADATA_JSON, GGFS_TENSORS_TSV, GGFS_METADATA_DIR,
                                            GGFS_TENSORS_DIR, GGFS_SHARDS_DIR};
     static const char *const tensor_files[] = {"info", "raw", "f32", "f32.npy", "stats"};
     static const ggfs_kind tensor_kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
@@ -193,6 +197,25 @@ static void open_text_put(open_text *o)
     }
 }
 
+/* Renders the text of node into b; returns 0 or an errno. A tensor's stats
+ * are computed here, once per mount (the first reader computes, the others
+ * wait for it). */
+static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
+{
+    if (node.kind == GGFS_TENSOR_STATS) {
+        uint32_t shard;
+        const ggp_tensor *t = ggfs_model_tensor(tree->model, node.index, &shard);
+        const char *text;
+        const int err = ggfs_stats_get(&tree->stats, tree->model, node.index, &text);
+        if (err)
+            return err;
+        b->sink.write(&b->sink, text, (size_t)ggp_stats_text_size(t->elements));
+    } else if (!ggfs_text_render(tree, node, &b->sink)) {
+        return ENOMEM;
+    }
+    return b->failed ? ENOMEM : 0;
+}
+
 void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     const ggfs_node node = ggfs_node_of(tree, ino);
@@ -214,10 +237,10 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
         }
         atomic_init(&o->refs, 1);
         ggfs_buffer_init(&o->text);
-        ggfs_text_render(tree, node, &o->text.sink);
-        if (o->text.failed) {
+        const int err = render_text(tree, node, &o->text);
+        if (err) {
             open_text_put(o);
-            fuse_reply_err(req, ENOMEM);
+            fuse_reply_err(req, err);
             return;
         }
         fi->fh = (uint64_t)(uintptr_t)o;

@@ -2,8 +2,9 @@
  * Reads of the shards' bytes. raw and model.gguf reply straight from the
  * shards' mappings with one gathered reply, so the only copy is the
  * kernel's; a file cut short under that copy makes the kernel's copy fail
- * (EFAULT to the daemon, EIO to the reader), never a signal. f32 is
- * dequantized from the mapping under the SIGBUS guard. Bytes that cannot
+ * (EFAULT to the daemon, EIO to the reader), never a signal. f32 (and the
+ * f32 part of f32.npy) is dequantized from the mapping under the SIGBUS
+ * guard. Bytes that cannot
  * be replied from a mapping go through the source's read into this
  * thread's scratch.
  */
@@ -151,33 +152,68 @@ static void read_bytes(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t
         fuse_reply_buf(req, buf, (size_t)len);
 }
 
-/* Bytes [start, start + len) of the tensor's f32 view, dequantized straight
- * from the mapping, from the blocks they touch, under the SIGBUS guard: a
- * shard cut short between the check and the read gives EIO. */
-static void read_f32(fuse_req_t req, ggfs_tree *tree, uint64_t index, uint64_t start, uint64_t len)
+/* Decodes bytes [start, start + len) of the tensor's f32 view straight
+ * from the mapping, from the blocks they touch, under the SIGBUS guard,
+ * into this thread's scratch; *bytes points at them. Returns 0, or EIO when
+ * the shard changed or was cut short between the check and the read. */
+static int decode_f32(ggfs_tree *tree, uint64_t index, uint64_t start, uint64_t len, const char **bytes)
 {
     uint32_t shard;
     const ggp_tensor *t = ggfs_model_tensor(tree->model, index, &shard);
     const ggfs_shard *s = &tree->model->shards[shard];
-    if (!ggfs_source_unchanged(s->source)) {
-        fuse_reply_err(req, EIO);
-        return;
-    }
+    if (!ggfs_source_unchanged(s->source))
+        return EIO;
     const uint64_t first = start / sizeof(float);
     const uint64_t end = (start + len + sizeof(float) - 1) / sizeof(float);
     float *values = ggfs_scratch_get(tree, (size_t)(end - first) * sizeof(float));
-    if (!values) {
-        fuse_reply_err(req, ENOMEM);
-        return;
-    }
+    if (!values)
+        return ENOMEM;
     bool cut_short;
     if (ggfs_guarded_read_f32(s->file, t, first, end - first, values, &cut_short) != GGP_OK) {
         if (cut_short)
             s->source->ops->mark_changed(s->source, "was cut short");
-        fuse_reply_err(req, EIO);
-        return;
+        return EIO;
     }
-    fuse_reply_buf(req, (const char *)values + (start - first * sizeof(float)), (size_t)len);
+    *bytes = (const char *)values + (start - first * sizeof(float));
+    return 0;
+}
+
+static void read_f32(fuse_req_t req, ggfs_tree *tree, uint64_t index, uint64_t start, uint64_t len)
+{
+    const char *bytes;
+    const int err = decode_f32(tree, index, start, len, &bytes);
+    if (err)
+        fuse_reply_err(req, err);
+    else
+        fuse_reply_buf(req, bytes, (size_t)len);
+}
+
+/* f32.npy: the NumPy header, then the f32 view; a read across both is one
+ * reply of the two pieces. */
+static void read_npy(fuse_req_t req, ggfs_tree *tree, uint64_t index, uint64_t start, uint64_t len)
+{
+    uint32_t shard;
+    const ggp_tensor *t = ggfs_model_tensor(tree->model, index, &shard);
+    char header[GGP_NPY_HEADER_MAX];
+    const uint64_t header_len = ggp_npy_header(t, header);
+    struct iovec iov[2];
+    int n = 0;
+    if (start < header_len) {
+        const uint64_t part = header_len - start < len ? header_len - start : len;
+        iov[n++] = (struct iovec){header + start, (size_t)part};
+        start += part;
+        len -= part;
+    }
+    if (len > 0) {
+        const char *bytes;
+        const int err = decode_f32(tree, index, start - header_len, len, &bytes);
+        if (err) {
+            fuse_reply_err(req, err);
+            return;
+        }
+        iov[n++] = (struct iovec){(void *)bytes, (size_t)len};
+    }
+    fuse_reply_iov(req, iov, n);
 }
 
 void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
@@ -189,6 +225,9 @@ void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t st
         break;
     case GGFS_TENSOR_F32:
         read_f32(req, tree, node.index, start, len);
+        break;
+    case GGFS_TENSOR_NPY:
+        read_npy(req, tree, node.index, start, len);
         break;
     default:
         fuse_reply_err(req, EIO);

@@ -1,6 +1,6 @@
 /*
- * Reads of the files whose bytes come from the shards: a tensor's raw and
- * f32, and model.gguf.
+ * Reads of the files whose bytes come from the shards: a tensor's raw, f32
+ * and f32.npy, and model.gguf.
  */
 #ifndef GGFS_READ_DATA_H
 #define GGFS_READ_DATA_H

@@ -1,6 +1,8 @@
 /*
  * The synthesized text files. header, info and shards/FILE are a few
- * `key: value` lines; metadata/KEY is the parser's rendering of the value.
+ * `key: value` lines; metadata/KEY is the parser's rendering of the value;
+ * metadata.json, tensors.tsv and warnings are the parser's views over the
+ * whole model (every shard, for a split set).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -8,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "text.h"
 
 static void put(ggp_sink *sink, const char *s)
@@ -42,7 +45,7 @@ static void render_header_lines(const ggp_file *f, uint64_t tensor_count, uint64
     putf(sink, "version: %" PRIu32 "\n", ggp_version(f));
     putf(sink, "byte_order: %s\n", ggp_byte_order_of(f) == GGP_BIG ? "big" : "little");
     putf(sink, "tensor_count: %" PRIu64 "\n", tensor_count);
-    putf(sink, "kv_count: %" PRIu64 "\n", ggp_kv_count(f));
+    putf(sink, "kv_count: %" PRIu64 "\n", ggp_kv_count_in_header(f));
     putf(sink, "alignment: %" PRIu32 "\n", ggp_alignment(f));
     putf(sink, "data_offset: %" PRIu64 "\n", ggp_data_offset(f));
     putf(sink, "file_size: %" PRIu64 "\n", file_size);
@@ -89,10 +92,68 @@ static void render_info(const ggfs_model *m, const ggp_tensor *t, uint32_t shard
         putf(sink, "f32: none, %s\n", why);
 }
 
-void ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink)
+static void render_tsv(const ggfs_model *m, ggp_sink *sink)
+{
+    ggp_render_tsv_header(sink);
+    uint32_t shard;
+    for (uint64_t i = 0; i < m->n_tensors; i++) {
+        const ggp_tensor *t = ggfs_model_tensor(m, i, &shard);
+        ggp_render_tsv_row(t, shard + 1, sink);
+    }
+}
+
+/* Passes text on with `prefix` at the start of every line. */
+typedef struct prefix_sink {
+    ggp_sink sink;
+    ggp_sink *out;
+    const char *prefix;
+    bool line_start;
+} prefix_sink;
+
+static void prefix_write(ggp_sink *sink, const char *bytes, size_t len)
+{
+    prefix_sink *p = (prefix_sink *)sink;
+    while (len > 0) {
+        if (p->line_start) {
+            put(p->out, p->prefix);
+            p->line_start = false;
+        }
+        const char *nl = memchr(bytes, '\n', len);
+        const size_t n = nl ? (size_t)(nl - bytes) + 1 : len;
+        p->out->write(p->out, bytes, n);
+        p->line_start = nl != NULL;
+        bytes += n, len -= n;
+    }
+}
+
+/* The findings of every shard; for a split set each line starts with the
+ * shard's file name, as the offsets are that file's. */
+static bool render_warnings(const ggfs_model *m, ggp_sink *sink)
+{
+    if (!ggfs_model_is_split(m))
+        return ggp_render_warnings(m->shards[0].file, sink);
+    for (uint32_t k = 0; k < m->n_shards; k++) {
+        char prefix[GGFS_NAME_MAX + 3];
+        snprintf(prefix, sizeof prefix, "%s: ", m->shards[k].file_name);
+        prefix_sink p = {{prefix_write}, sink, prefix, true};
+        if (!ggp_render_warnings(m->shards[k].file, &p.sink))
+            return false;
+    }
+    return true;
+}
+
+bool ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink)
 {
     uint32_t shard;
     switch (node.kind) {
+    case GGFS_WARNINGS:
+        return render_warnings(tree->model, sink);
+    case GGFS_METADATA_JSON:
+        ggp_render_metadata_json(tree->keys, sink);
+        break;
+    case GGFS_TENSORS_TSV:
+        render_tsv(tree->model, sink);
+        break;
     case GGFS_HEADER:
         render_header(tree->model, sink);
         break;
@@ -110,6 +171,7 @@ void ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink)
     default:
         break;
     }
+    return true;
 }
 
 uint64_t ggfs_text_size(const ggfs_tree *tree, ggfs_node node)

@@ -1,5 +1,6 @@
 /*
- * The synthesized text files: header, tensors/NAME/info and metadata/KEY.
+ * The synthesized text files: header, tensors/NAME/info, metadata/KEY,
+ * shards/FILE, and the views metadata.json, tensors.tsv and warnings.
  */
 #ifndef GGFS_TEXT_H
 #define GGFS_TEXT_H
@@ -7,8 +8,9 @@
 #include "ggp.h"
 #include "tree.h"
 
-/* Writes the text of a header, info or metadata node to sink. */
-void ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink);
+/* Writes the text of a text node (not stats, see stats_cache.h) to sink.
+ * Returns false when out of memory (warnings sort the tensors). */
+bool ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink);
 
 /* Its size, without keeping the text. */
 uint64_t ggfs_text_size(const ggfs_tree *tree, ggfs_node node);

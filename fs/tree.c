@@ -128,6 +128,10 @@ bool ggfs_tree_init_shared(ggfs_tree *tree, ggfs_model *model, pthread_key_t scr
         return false;
     for (uint64_t i = 0; i < n_kv; i++)
         atomic_init(&tree->kv_size[i], UINT64_MAX);
+    for (int v = 0; v < GGFS_N_VIEWS; v++)
+        atomic_init(&tree->view_size[v], UINT64_MAX);
+    if (!ggfs_stats_cache_init(&tree->stats, model->n_tensors))
+        return false;
     tree->long_kvs = collect_cut_names(n_kv, kv_name, tree, &tree->n_long_kvs);
     tree->long_tensors = collect_cut_names(model->n_tensors, tensor_name, tree, &tree->n_long_tensors);
     return tree->n_long_kvs != UINT64_MAX && tree->n_long_tensors != UINT64_MAX;
@@ -142,6 +146,7 @@ void ggfs_tree_destroy(ggfs_tree *tree)
             scratch_free(own);
         pthread_key_delete(tree->scratch);
     }
+    ggfs_stats_cache_destroy(&tree->stats);
     free((void *)tree->kv_size);
     free(tree->long_kvs);
     free(tree->long_tensors);
@@ -159,6 +164,9 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     case GGFS_INO_TENSORS: return (ggfs_node){GGFS_TENSORS_DIR, 0};
     case GGFS_INO_MODEL_GGUF: return (ggfs_node){GGFS_MODEL_GGUF, 0};
     case GGFS_INO_SHARDS: return (ggfs_node){GGFS_SHARDS_DIR, 0};
+    case GGFS_INO_WARNINGS: return (ggfs_node){GGFS_WARNINGS, 0};
+    case GGFS_INO_METADATA_JSON: return (ggfs_node){GGFS_METADATA_JSON, 0};
+    case GGFS_INO_TENSORS_TSV: return (ggfs_node){GGFS_TENSORS_TSV, 0};
     }
     const uint64_t first_shard = first_shard_ino(tree);
     const uint64_t first_tensor = first_tensor_ino(tree);
@@ -190,6 +198,9 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
     case GGFS_TENSORS_DIR: return GGFS_INO_TENSORS;
     case GGFS_MODEL_GGUF: return GGFS_INO_MODEL_GGUF;
     case GGFS_SHARDS_DIR: return GGFS_INO_SHARDS;
+    case GGFS_WARNINGS: return GGFS_INO_WARNINGS;
+    case GGFS_METADATA_JSON: return GGFS_INO_METADATA_JSON;
+    case GGFS_TENSORS_TSV: return GGFS_INO_TENSORS_TSV;
     case GGFS_KV: return GGFS_INO_FIRST_KV + node.index;
     case GGFS_SHARD: return first_shard_ino(tree) + node.index;
     case GGFS_TENSOR_DIR: return tensor_base;
@@ -288,6 +299,9 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
         if (strcmp(name, "tensors") == 0) return (ggfs_node){GGFS_TENSORS_DIR, 0};
         if (strcmp(name, "model.gguf") == 0) return (ggfs_node){GGFS_MODEL_GGUF, 0};
         if (strcmp(name, "shards") == 0) return (ggfs_node){GGFS_SHARDS_DIR, 0};
+        if (strcmp(name, "warnings") == 0) return (ggfs_node){GGFS_WARNINGS, 0};
+        if (strcmp(name, "metadata.json") == 0) return (ggfs_node){GGFS_METADATA_JSON, 0};
+        if (strcmp(name, "tensors.tsv") == 0) return (ggfs_node){GGFS_TENSORS_TSV, 0};
         return none;
     case GGFS_METADATA_DIR:
         i = find_named(tree, name, find_kv, kv_name, tree->long_kvs, tree->n_long_kvs);
@@ -313,10 +327,41 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
     }
 }
 
+/* The size of a root view, computed once; two threads may both compute it
+ * and store the same value. A render that ran out of memory is not kept. */
+static uint64_t view_size(ggfs_tree *tree, ggfs_node node, int view)
+{
+    uint64_t size = atomic_load_explicit(&tree->view_size[view], memory_order_relaxed);
+    if (size == UINT64_MAX) {
+        ggp_counting_sink c;
+        ggp_counting_sink_init(&c);
+        if (!ggfs_text_render(tree, node, &c.sink))
+            return 0;
+        size = c.total;
+        atomic_store_explicit(&tree->view_size[view], size, memory_order_relaxed);
+    }
+    return size;
+}
+
 uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
 {
     uint32_t shard;
+    const ggp_tensor *t;
     switch (node.kind) {
+    case GGFS_WARNINGS:
+        return view_size(tree, node, GGFS_VIEW_WARNINGS);
+    case GGFS_METADATA_JSON:
+        return view_size(tree, node, GGFS_VIEW_METADATA_JSON);
+    case GGFS_TENSORS_TSV:
+        return view_size(tree, node, GGFS_VIEW_TENSORS_TSV);
+    case GGFS_TENSOR_NPY: {
+        t = ggfs_model_tensor(tree->model, node.index, &shard);
+        char header[GGP_NPY_HEADER_MAX];
+        return ggp_npy_header(t, header) + t->elements * sizeof(float);
+    }
+    case GGFS_TENSOR_STATS:
+        t = ggfs_model_tensor(tree->model, node.index, &shard);
+        return ggp_stats_text_size(t->elements);
     case GGFS_HEADER:
     case GGFS_TENSOR_INFO:
     case GGFS_SHARD:
@@ -345,12 +390,12 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
 {
     switch (node.kind) {
     case GGFS_NONE:
-    case GGFS_TENSOR_NPY:
-    case GGFS_TENSOR_STATS:
         return false;
     case GGFS_TENSOR_RAW:
         return ggfs_tensor_has_raw(tree, node.index);
     case GGFS_TENSOR_F32:
+    case GGFS_TENSOR_NPY:
+    case GGFS_TENSOR_STATS:
         return ggfs_tensor_has_f32(tree, node.index);
     case GGFS_MODEL_GGUF:
         return tree->model->merged.available;

@@ -16,6 +16,7 @@
 
 #include "ggp.h"
 #include "model.h"
+#include "stats_cache.h"
 
 typedef enum ggfs_kind {
     GGFS_NONE,
@@ -28,12 +29,19 @@ typedef enum ggfs_kind {
     GGFS_TENSOR_INFO,
     GGFS_TENSOR_RAW,
     GGFS_TENSOR_F32,
-    GGFS_TENSOR_NPY,   // reserved: f32.npy
-    GGFS_TENSOR_STATS, // reserved: stats
+    GGFS_TENSOR_NPY,
+    GGFS_TENSOR_STATS,
     GGFS_MODEL_GGUF,
     GGFS_SHARDS_DIR,
     GGFS_SHARD,
+    GGFS_WARNINGS,
+    GGFS_METADATA_JSON,
+    GGFS_TENSORS_TSV,
 } ggfs_kind;
+
+/* The root's files whose text covers the whole model; their sizes are
+ * computed on first stat and kept. */
+enum { GGFS_VIEW_WARNINGS, GGFS_VIEW_METADATA_JSON, GGFS_VIEW_TENSORS_TSV, GGFS_N_VIEWS };
 
 enum {
     GGFS_INO_ROOT = 1,
@@ -42,7 +50,10 @@ enum {
     GGFS_INO_TENSORS = 4,
     GGFS_INO_MODEL_GGUF = 5,
     GGFS_INO_SHARDS = 6,
-    // 7..15 are kept for further files at the root
+    GGFS_INO_WARNINGS = 7,
+    GGFS_INO_METADATA_JSON = 8,
+    GGFS_INO_TENSORS_TSV = 9,
+    // 10..15 are kept for further files at the root
     GGFS_INO_FIRST_KV = 16,
 };
 
@@ -52,11 +63,13 @@ typedef struct ggfs_node {
 } ggfs_node;
 
 /* Everything the daemon knows, shared read-only by all threads except the
- * lazily filled size cache. */
+ * lazily filled size caches and stats. */
 typedef struct ggfs_tree {
     ggfs_model *model;
     const ggp_file *keys;      // the model's metadata: shard 1's
     _Atomic uint64_t *kv_size; // rendered sizes, UINT64_MAX until computed
+    _Atomic uint64_t view_size[GGFS_N_VIEWS]; // the same, for the root's views
+    ggfs_stats_cache stats;    // tensors/NAME/stats, computed on first read
     uint64_t *long_kvs;        // keys whose file names were cut
     uint64_t n_long_kvs;
     uint64_t *long_tensors;    // tensors whose file names were cut
@@ -100,7 +113,8 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
 /* Tensor `index` of the model, and its shard. */
 const ggp_tensor *ggfs_tree_tensor(const ggfs_tree *tree, uint64_t index, uint32_t *shard);
 
-/* Whether tensor `index` has a raw / f32 file. */
+/* Whether tensor `index` has a raw / f32 file (f32.npy and stats exist
+ * where f32 does). */
 bool ggfs_tensor_has_raw(const ggfs_tree *tree, uint64_t index);
 bool ggfs_tensor_has_f32(const ggfs_tree *tree, uint64_t index);
 

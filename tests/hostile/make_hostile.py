@@ -144,7 +144,7 @@ def cases():
     g = Gguf(); g.header(0, 2); g.kv('dup', V['u8'], 1); g.kv('dup', V['u8'], 2)
     yield 'duplicate-key', g.b, 'accept', '-', '-'
     g = Gguf(); g.header(0, 3); g.kv_array('tokens', V['str'], ['a', 'b']); g.kv('x', V['u8'], 1)
-    g.kv_array('tokens', V['str'], ['c\n', '\xff'])
+    g.kv_array('tokens', V['str'], [b'c\n', b'\xff'])
     yield 'duplicate-array-key', g.b, 'accept', '-', '-'
     g = Gguf(); g.header(1, 0); g.tensor('', [8], 0, 0); g.pad(); g.raw(b'\0' * 32)
     yield 'empty-tensor-name', g.b, 'refuse', g.marks['tensor'], 'empty name'
