@@ -2,7 +2,7 @@
 """compare_trees.py SPLIT_MNT SINGLE_MNT: the tree of a mounted split set
 equals the tree of the same model mounted from one file: the same metadata
 files but split.*, the same tensor directories with the same info (but the
-offset and shard lines), raw and f32 bytes. Prints the first difference
+offset and shard lines), raw, f32, f32.npy and stats bytes. Prints the first difference
 and exits 1; prints what it compared and exits 0 when equal."""
 
 import os
@@ -39,7 +39,7 @@ def main(split, single):
             return f"tensors/{t}: files differ: {listing(a)} vs {listing(b)}"
         if info_without_place(read(f"{a}/info")) != info_without_place(read(f"{b}/info")):
             return f"tensors/{t}/info differs"
-        for name in ("raw", "f32"):
+        for name in ("raw", "f32", "f32.npy", "stats"):
             if os.path.exists(f"{b}/{name}"):
                 if read(f"{a}/{name}") != read(f"{b}/{name}"):
                     return f"tensors/{t}/{name} differs"

@@ -26,7 +26,7 @@ daemon_pids() {
     [ "$status" -eq 0 ]
     # No wait: the mount is ready when the command returns.
     run ls "$MNT"
-    [ "$output" = "$(printf 'header\nmetadata\nmodel.gguf\ntensors')" ]
+    [ "$output" = "$(printf 'header\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nwarnings')" ]
     local pid
     pid=$(daemon_pids "$MODEL")
     [ -n "$pid" ]

@@ -169,3 +169,20 @@ hostile() {
     run ls "$mnt/tensors/mat"
     [ "$output" = $'f32\nf32.npy\ninfo\nraw\nstats' ]
 }
+
+@test "a split set's tensors.tsv gives each tensor's shard, and warnings name the shard file" {
+    local sets="$BATS_TEST_TMPDIR/sets" mnt="$BATS_TEST_TMPDIR/mnt"
+    mkdir -p "$sets"
+    "$PYTHON" "$GGUF_FS_SCRIPTS/gguf-split-set" --tensors-per-shard 3 "$(fixture type-q4_K.gguf)" "$sets/s"
+    # Bytes past the padding of the second shard's data.
+    printf '%040d' 0 >>"$sets/s-00002-of-00003.gguf"
+    mount_model "$sets/s-00001-of-00003.gguf" "$mnt"
+    run awk -F '\t' 'NR > 1 {print $7}' "$mnt/tensors.tsv"
+    [ "$(echo "$output" | tr '\n' ' ')" = "1 1 1 2 2 2 3 " ]
+    run "$PYTHON" "$HELPERS/check_mount_views.py" tensors "$mnt" "$(fixture type-q4_K.tensors)" "$(fixture type-q4_K.ref)"
+    [ "$status" -eq 0 ] || { echo "$output" | head -20; false; }
+    local size
+    size=$(stat -c %s "$sets/s-00002-of-00003.gguf")
+    run cat "$mnt/warnings"
+    [ "$output" = "s-00002-of-00003.gguf: offset $((size - 40)): 40 bytes after the end of the tensor data" ]
+}
