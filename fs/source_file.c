@@ -182,7 +182,10 @@ ggfs_source *ggfs_source_file_open(const char *path, ggp_error *err)
     f->base.name = strdup(path);
     if (!f->base.name)
         return fail(f, err, "%s", "out of memory");
-    f->fd = open(path, O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO named as a model must not wait for a
+    // writer; it is refused below as not a regular file. (The flag means
+    // nothing to a regular file's reads.)
+    f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (f->fd < 0)
         return fail(f, err, "cannot open: %s", strerror(errno));
     if (fstat(f->fd, &f->base.st) != 0)

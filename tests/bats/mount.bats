@@ -85,6 +85,10 @@ daemon_pids() {
     # A directory is a catalog (catalog.bats); a device is nothing to mount.
     run -1 --separate-stderr "$GGUF_FS" /dev/null "$MNT"
     [[ "$stderr" == "gguf-fs: /dev/null: cannot open: not a regular file" ]]
+    # A FIFO with no writer is refused at once, not waited on.
+    mkfifo "$BATS_TEST_TMPDIR/fifo.gguf"
+    run -1 --separate-stderr timeout 10 "$GGUF_FS" "$BATS_TEST_TMPDIR/fifo.gguf" "$MNT"
+    [[ "$stderr" == "gguf-fs: $BATS_TEST_TMPDIR/fifo.gguf: cannot open: not a regular file" ]]
     ! mountpoint -q "$MNT"
 }
 
