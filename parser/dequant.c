@@ -1,6 +1,6 @@
 /*
  * Element ranges of a tensor in f32: maps [first, first + count) onto the
- * blocks it touches, dequantizes whole blocks straight into the caller's
+ * blocks it touches (in the mapping, or in a copy the caller read), dequantizes whole blocks straight into the caller's
  * buffer and partial ones through a one-block scratch. Big-endian files go
  * through a small buffer where their fields are swapped back first. Each
  * call uses the type's AVX2 dequantizer when the handle allows it (same
@@ -96,17 +96,13 @@ static void dequant_blocks(const ggp_file *f, const ggp_type_desc *d, const uint
     }
 }
 
-ggp_err ggp_tensor_read_f32(const ggp_file *f, const ggp_tensor *t, uint64_t first,
-                            uint64_t count, float *dst)
+/* Elements [first, first + count) of t from data, which holds the tensor's
+ * blocks from block index data_block on. The caller checked the range. */
+static void decode_range(const ggp_file *f, const ggp_type_desc *d, const uint8_t *data,
+                         uint64_t data_block, uint64_t first, uint64_t count, float *dst)
 {
-    if (ggp_tensor_f32_unavailable(f, t))
-        return GGP_ERR_UNSUPPORTED;
-    if (first > t->elements || count > t->elements - first)
-        return GGP_ERR_RANGE;
-    const ggp_type_desc *d = ggp_type_desc_of(t->type_id);
     const uint64_t per_block = d->info.block_elems;
-    const uint8_t *data = t->data;
-    uint64_t block = first / per_block;
+    uint64_t block = first / per_block - data_block;
     const uint64_t skip = first % per_block;
     float scratch[MAX_BLOCK_ELEMS];
 
@@ -126,6 +122,48 @@ ggp_err ggp_tensor_read_f32(const ggp_file *f, const ggp_tensor *t, uint64_t fir
         dequant_blocks(f, d, data, block, 1, scratch);
         memcpy(dst, scratch, (size_t)count * sizeof(float));
     }
+}
+
+ggp_err ggp_tensor_read_f32(const ggp_file *f, const ggp_tensor *t, uint64_t first,
+                            uint64_t count, float *dst)
+{
+    if (ggp_tensor_f32_unavailable(f, t) || !t->data)
+        return GGP_ERR_UNSUPPORTED;
+    if (first > t->elements || count > t->elements - first)
+        return GGP_ERR_RANGE;
+    decode_range(f, ggp_type_desc_of(t->type_id), t->data, 0, first, count, dst);
+    return GGP_OK;
+}
+
+ggp_err ggp_tensor_f32_span(const ggp_tensor *t, uint64_t first, uint64_t count,
+                            uint64_t *byte_offset, uint64_t *byte_len)
+{
+    if (!t->type)
+        return GGP_ERR_UNSUPPORTED;
+    if (first > t->elements || count > t->elements - first)
+        return GGP_ERR_RANGE;
+    const uint64_t per_block = t->type->block_elems;
+    const uint64_t first_block = first / per_block;
+    // The tensor is whole blocks, so rounding up stays inside it.
+    const uint64_t end_block = count == 0 ? first_block : (first + count + per_block - 1) / per_block;
+    *byte_offset = first_block * t->type->block_bytes;
+    *byte_len = (end_block - first_block) * t->type->block_bytes;
+    return GGP_OK;
+}
+
+ggp_err ggp_tensor_decode_f32(const ggp_file *f, const ggp_tensor *t, const void *blocks,
+                              size_t blocks_len, uint64_t first, uint64_t count, float *dst)
+{
+    if (ggp_tensor_f32_unavailable(f, t))
+        return GGP_ERR_UNSUPPORTED;
+    uint64_t offset, len;
+    const ggp_err e = ggp_tensor_f32_span(t, first, count, &offset, &len);
+    if (e != GGP_OK)
+        return e;
+    if (blocks_len < len)
+        return GGP_ERR_RANGE;
+    decode_range(f, ggp_type_desc_of(t->type_id), blocks, first / t->type->block_elems, first,
+                 count, dst);
     return GGP_OK;
 }
 

@@ -24,6 +24,7 @@ const char *ggp_strerror(ggp_err code)
     case GGP_ERR_DATA: return "bad tensor data";
     case GGP_ERR_RANGE: return "out of range";
     case GGP_ERR_UNSUPPORTED: return "not supported";
+    case GGP_ERR_NEED_MORE: return "header continues past the bytes given";
     }
     return "unknown error";
 }

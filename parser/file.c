@@ -1,7 +1,8 @@
 /*
- * Opening a GGUF file: one read-only mapping, then a single validating pass
+ * Opening a GGUF file: one read-only mapping (or the caller's bytes, or the
+ * first bytes of a file not all in memory), then a single validating pass
  * over the header, metadata and tensor descriptors that builds the index of
- * views. After ggp_open() succeeds no accessor can fail on the format.
+ * views. After an open succeeds no accessor can fail on the format.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +73,8 @@ static bool parse_magic(ggp_file *f, ggp_reader *r, ggp_error *err)
     if (f->size < 4)
         return ggp_fail(err, GGP_ERR_TRUNCATED, 0, "file is %llu bytes, too short for the magic",
                         (unsigned long long)f->size);
+    if (!ggp_in_memory(r, 4))
+        return false;
     if (memcmp(f->base, "GGUF", 4) == 0) {
         f->big_endian = false;
     } else if (memcmp(f->base, "FUGG", 4) == 0) {
@@ -281,14 +284,14 @@ static bool place_tensor_data(ggp_file *f, ggp_error *err)
                             (unsigned long long)(t->offset > f->size ? t->offset : start + t->bytes),
                             (unsigned long long)f->size);
         t->offset = start;
-        t->data = t->type ? f->base + start : NULL;
+        t->data = t->type && f->avail == f->size ? f->base + start : NULL;
     }
     return true;
 }
 
 static bool parse(ggp_file *f, ggp_error *err)
 {
-    ggp_reader r = {.base = f->base, .pos = 0, .end = f->size, .err = err};
+    ggp_reader r = {.base = f->base, .pos = 0, .end = f->size, .avail = f->avail, .err = err};
     if (!parse_magic(f, &r, err))
         return false;
     const uint64_t tensor_count_offset = r.pos;
@@ -303,6 +306,7 @@ static bool parse(ggp_file *f, ggp_error *err)
     // As in ggml, the data section is padded to the alignment only when
     // there is data: a file without tensors has its data offset at the end
     // of the descriptors.
+    f->header_end = r.pos;
     const uint64_t a = f->alignment;
     f->data_offset = f->n_tensors > 0 ? (r.pos + a - 1) / a * a : r.pos;
     return place_tensor_data(f, err);
@@ -310,7 +314,8 @@ static bool parse(ggp_file *f, ggp_error *err)
 
 /* ==== Lifecycle ==== */
 
-static ggp_file *open_bytes(const uint8_t *base, uint64_t size, int fd, ggp_error *err)
+static ggp_file *open_bytes(const uint8_t *base, uint64_t avail, uint64_t size, int fd,
+                            ggp_error *err)
 {
     ggp_file *f = calloc(1, sizeof *f);
     if (!f) {
@@ -319,6 +324,7 @@ static ggp_file *open_bytes(const uint8_t *base, uint64_t size, int fd, ggp_erro
     }
     f->base = base;
     f->size = size;
+    f->avail = avail;
     f->fd = fd;
     ggp_file_set_simd(f, true);
     if (err)
@@ -333,7 +339,17 @@ static ggp_file *open_bytes(const uint8_t *base, uint64_t size, int fd, ggp_erro
 
 ggp_file *ggp_open_mem(const void *bytes, size_t size, ggp_error *err)
 {
-    return open_bytes(size ? bytes : (const uint8_t *)"", size, -1, err);
+    return open_bytes(size ? bytes : (const uint8_t *)"", size, size, -1, err);
+}
+
+ggp_file *ggp_open_prefix(const void *bytes, size_t avail, uint64_t file_size, ggp_error *err)
+{
+    if (avail > file_size) {
+        ggp_fail(err, GGP_ERR_RANGE, file_size, "%llu bytes given of a file of %llu",
+                 (unsigned long long)avail, (unsigned long long)file_size);
+        return NULL;
+    }
+    return open_bytes(avail ? bytes : (const uint8_t *)"", avail, file_size, -1, err);
 }
 
 ggp_file *ggp_open(const char *path, ggp_error *err)
@@ -366,7 +382,7 @@ ggp_file *ggp_open(const char *path, ggp_error *err)
         }
         base = map;
     }
-    ggp_file *f = open_bytes(base, size, fd, err);
+    ggp_file *f = open_bytes(base, size, size, fd, err);
     if (!f) {
         if (size > 0)
             munmap((void *)base, size);
@@ -399,6 +415,8 @@ ggp_byte_order ggp_byte_order_of(const ggp_file *f) { return f->big_endian ? GGP
 uint32_t ggp_alignment(const ggp_file *f) { return f->alignment; }
 uint64_t ggp_data_offset(const ggp_file *f) { return f->data_offset; }
 uint64_t ggp_file_size(const ggp_file *f) { return f->size; }
+bool ggp_file_has_data(const ggp_file *f) { return f->avail == f->size; }
+uint64_t ggp_header_end(const ggp_file *f) { return f->header_end; }
 const uint8_t *ggp_file_bytes(const ggp_file *f) { return f->base; }
 int ggp_file_fd(const ggp_file *f) { return f->fd; }
 uint64_t ggp_kv_count(const ggp_file *f) { return f->n_kv; }

@@ -46,6 +46,8 @@ typedef enum ggp_err {
     GGP_ERR_DATA,        // tensor data misaligned or outside the file
     GGP_ERR_RANGE,       // a request (not the file) is out of range
     GGP_ERR_UNSUPPORTED, // the operation has no meaning for this tensor
+    GGP_ERR_NEED_MORE,   // ggp_open_prefix: the header goes on past the
+                         // bytes given; offset is how many it needs at least
 } ggp_err;
 
 /* What went wrong, where: filled by every call that can fail. */
@@ -192,6 +194,30 @@ ggp_file *ggp_open(const char *path, ggp_error *err);
 
 /* As ggp_open() over caller-owned bytes, which must outlive the handle. */
 ggp_file *ggp_open_mem(const void *bytes, size_t size, ggp_error *err);
+
+/* As ggp_open_mem() over the first `avail` bytes of a file of file_size
+ * bytes that is not all in memory (a remote file fetched in growing
+ * ranges). The same validation runs, with every count, length and tensor
+ * range checked against file_size, so a header claiming 2^60 keys is
+ * refused at once rather than asking for more. When the header, metadata or
+ * descriptors go on past avail, fails with GGP_ERR_NEED_MORE and
+ * err->offset the least prefix length that lets parsing go further: call
+ * again with at least that many bytes. Bytes past the descriptors are never
+ * needed.
+ *
+ * The handle's views point into bytes, which must outlive it. Unless avail
+ * is the whole file, tensor data is not in memory: t->data is NULL,
+ * ggp_tensor_read_f32 fails with GGP_ERR_UNSUPPORTED, and f32 comes from
+ * ggp_tensor_decode_f32 over blocks the caller reads itself. */
+ggp_file *ggp_open_prefix(const void *bytes, size_t avail, uint64_t file_size, ggp_error *err);
+
+/* Whether tensor data is in memory (ggp_open, ggp_open_mem) or not
+ * (ggp_open_prefix of less than the whole file). */
+bool ggp_file_has_data(const ggp_file *file);
+
+/* The end of the last tensor descriptor: the bytes the index was built
+ * from (data_offset adds the padding to the alignment). */
+uint64_t ggp_header_end(const ggp_file *file);
 
 void ggp_close(ggp_file *file);
 
@@ -399,6 +425,21 @@ const char *ggp_tensor_f32_unavailable(const ggp_file *file, const ggp_tensor *t
  * range leaves the tensor, GGP_ERR_UNSUPPORTED when t has no f32 view. */
 ggp_err ggp_tensor_read_f32(const ggp_file *file, const ggp_tensor *t,
                             uint64_t first, uint64_t count, float *dst);
+
+/* The bytes of t, relative to its first byte, that ggp_tensor_decode_f32
+ * needs for elements [first, first + count): the whole blocks those
+ * elements fall in. GGP_ERR_RANGE when the range leaves the tensor,
+ * GGP_ERR_UNSUPPORTED for an unknown type. */
+ggp_err ggp_tensor_f32_span(const ggp_tensor *t, uint64_t first, uint64_t count,
+                            uint64_t *byte_offset, uint64_t *byte_len);
+
+/* As ggp_tensor_read_f32, from the tensor's bytes the caller read itself:
+ * blocks holds blocks_len bytes of t starting at the byte_offset that
+ * ggp_tensor_f32_span gives for the same range. Works on every handle, and
+ * gives the same bits as ggp_tensor_read_f32 (both byte orders). Fails with
+ * GGP_ERR_RANGE when blocks_len is shorter than that span's byte_len. */
+ggp_err ggp_tensor_decode_f32(const ggp_file *file, const ggp_tensor *t, const void *blocks,
+                              size_t blocks_len, uint64_t first, uint64_t count, float *dst);
 
 /* Chooses between the SIMD (x86-64 AVX2 + F16C) and the scalar dequantizers
  * for this handle's reads; both give the same bits. Handles start with SIMD

@@ -23,7 +23,10 @@ typedef struct ggp_name_index {
 
 struct ggp_file {
     const uint8_t *base;  // the mapping (or the caller's bytes)
-    uint64_t size;
+    uint64_t size;        // the file's size
+    uint64_t avail;       // bytes of it in memory from base: size, or the
+                          // prefix given to ggp_open_prefix
+    uint64_t header_end;  // end of the last tensor descriptor
     int fd;               // -1 when the bytes are the caller's
     uint32_t version;
     bool big_endian;
@@ -44,18 +47,23 @@ struct ggp_file {
 
 /* ==== Bounded reader ==== */
 
-/* A cursor over [0, end) of the file; every read checks the bound first. */
+/* A cursor over [0, end) of the file; every read checks the bound first.
+ * Only [0, avail) is in memory: a read inside the file but past avail
+ * fails with GGP_ERR_NEED_MORE, so lengths and counts are always judged
+ * against the whole file and bytes are only touched where they are. */
 typedef struct ggp_reader {
     const uint8_t *base;
     uint64_t pos;
-    uint64_t end;
+    uint64_t end;         // the file's size
+    uint64_t avail;       // bytes in memory from base, <= end
     bool big_endian;
     uint32_t version;     // 1 reads counts and lengths as u32
     ggp_error *err;
 } ggp_reader;
 
 /* Each read fails with GGP_ERR_TRUNCATED naming `what` when the bytes are
- * not there, and leaves pos unchanged. */
+ * not in the file, GGP_ERR_NEED_MORE when they are but not in memory, and
+ * leaves pos unchanged. */
 bool ggp_read_u8(ggp_reader *r, uint8_t *out, const char *what);
 bool ggp_read_u32(ggp_reader *r, uint32_t *out, const char *what);
 bool ggp_read_u64(ggp_reader *r, uint64_t *out, const char *what);
@@ -69,6 +77,10 @@ static inline uint64_t ggp_remaining(const ggp_reader *r)
 {
     return r->end - r->pos;
 }
+
+/* Checks that the next n bytes, already known to be inside the file, are
+ * in memory; fails with GGP_ERR_NEED_MORE otherwise. */
+bool ggp_in_memory(ggp_reader *r, uint64_t n);
 
 /* Integer loads in the file's byte order from validated bytes: one
  * unaligned load and at most one byte swap, inlined into the header walk

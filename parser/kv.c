@@ -94,6 +94,8 @@ bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t
         const uint32_t size = ggp_vtype_size(f->type);
         if (size != 0) {
             // check_fits already bounded left * size by the bytes remaining.
+            if (!ggp_in_memory(r, f->left * size))
+                return false;
             if (f->type == GGP_V_BOOL && !check_bools(r, f->left, ctx))
                 return false;
             r->pos += f->left * size;
@@ -102,17 +104,20 @@ bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t
         }
         if (f->type == GGP_V_STRING) {
             // Vocabularies and merge lists are hundreds of thousands of
-            // strings: walk their lengths in a tight loop, and let
-            // ggp_read_str describe the first one that does not fit.
+            // strings: walk their lengths in a tight loop over the bytes in
+            // memory, and let ggp_read_str handle (and describe) any string
+            // that does not fit in them.
             const uint64_t width = r->version == 1 ? 4 : 8;
             for (; f->left > 0; f->left--) {
-                const uint64_t left = ggp_remaining(r);
+                const uint64_t left = r->avail - r->pos;
                 const uint64_t len = left < width ? 0
                                      : width == 8 ? ggp_load64(r->base + r->pos, r->big_endian)
                                                   : ggp_load32(r->base + r->pos, r->big_endian);
                 if (left < width || len > left - width) {
                     ggp_str s;
-                    return ggp_read_str(r, &s, "array string");
+                    if (!ggp_read_str(r, &s, "array string"))
+                        return false;
+                    continue;
                 }
                 r->pos += width + len;
             }
@@ -145,6 +150,8 @@ static bool read_value(ggp_reader *r, ggp_vtype type, ggp_value *out, const char
             return ggp_fail(r->err, GGP_ERR_TRUNCATED, r->pos,
                             "%s: %s value needs %u bytes, only %llu remain", ctx,
                             ggp_vtype_name(type), size, (unsigned long long)ggp_remaining(r));
+        if (!ggp_in_memory(r, size))
+            return false;
         if (type == GGP_V_BOOL && !check_bools(r, 1, ctx))
             return false;
         out->offset = r->pos;
@@ -252,6 +259,7 @@ bool ggp_array_next(ggp_array_iter *it, ggp_value *elem)
         .base = f->base,
         .pos = (uint64_t)(it->next - f->base),
         .end = f->size,
+        .avail = f->avail,
         .big_endian = f->big_endian,
         .version = f->version,
         .err = NULL,

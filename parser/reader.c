@@ -1,17 +1,27 @@
 /*
  * The bounded cursor: the only way the parser reads the header. Every read
- * compares its size with the bytes left before touching them, and values
- * are assembled from bytes in the file's byte order.
+ * compares its size with the bytes left in the file, then with the bytes
+ * in memory, before touching them, and values are assembled from bytes in
+ * the file's byte order.
  */
 #include "ggp_i.h"
 
+bool ggp_in_memory(ggp_reader *r, uint64_t n)
+{
+    if (n <= r->avail - r->pos)
+        return true;
+    return ggp_fail(r->err, GGP_ERR_NEED_MORE, r->pos + n,
+                    "the header goes on past the first %llu bytes",
+                    (unsigned long long)r->avail);
+}
+
 static bool need(ggp_reader *r, uint64_t n, const char *what)
 {
-    if (n <= ggp_remaining(r))
-        return true;
-    return ggp_fail(r->err, GGP_ERR_TRUNCATED, r->pos,
-                    "%s needs %llu bytes, only %llu remain", what,
-                    (unsigned long long)n, (unsigned long long)ggp_remaining(r));
+    if (n > ggp_remaining(r))
+        return ggp_fail(r->err, GGP_ERR_TRUNCATED, r->pos,
+                        "%s needs %llu bytes, only %llu remain", what,
+                        (unsigned long long)n, (unsigned long long)ggp_remaining(r));
+    return ggp_in_memory(r, n);
 }
 
 bool ggp_read_u8(ggp_reader *r, uint8_t *out, const char *what)
@@ -69,6 +79,10 @@ bool ggp_read_str(ggp_reader *r, ggp_str *out, const char *what)
         ggp_fail(r->err, GGP_ERR_TRUNCATED, start,
                  "%s has length %llu, only %llu bytes remain", what,
                  (unsigned long long)len, (unsigned long long)ggp_remaining(r));
+        r->pos = start;
+        return false;
+    }
+    if (!ggp_in_memory(r, len)) {
         r->pos = start;
         return false;
     }

@@ -1,8 +1,9 @@
 /*
- * The fuzz target: open from memory, render every value (checking that the
- * announced size is the rendered size), the views for tools (metadata.json,
- * warnings, tensors.tsv rows, f32.npy headers, stats of what was read) and
- * dequantize ranges of every tensor. Built with libFuzzer by run.sh; replay.c runs the same function
+ * The fuzz target: open from memory (and half of it as a prefix, which
+ * must agree), render every value (checking that the announced size is the
+ * rendered size), the views for tools (metadata.json, warnings, tensors.tsv
+ * rows, f32.npy headers, stats of what was read) and dequantize ranges of
+ * every tensor. Built with libFuzzer by run.sh; replay.c runs the same function
  * over files for builds without it.
  */
 #include <stdint.h>
@@ -55,10 +56,34 @@ static void read_ranges(const ggp_file *f, const ggp_tensor *t)
         abort();
 }
 
+/* The first half of the file, opened as a prefix: either it asks for more
+ * bytes than it had, or its verdict is the whole file's. */
+static void check_prefix(const uint8_t *data, size_t size, const ggp_file *whole,
+                         const ggp_error *whole_err)
+{
+    const size_t avail = size / 2;
+    ggp_error err;
+    ggp_file *f = ggp_open_prefix(data, avail, size, &err);
+    if (!f && err.code == GGP_ERR_NEED_MORE) {
+        if (err.offset <= avail || err.offset > size)
+            abort();
+    } else if ((f != NULL) != (whole != NULL)) {
+        abort();
+    } else if (f) {
+        if (ggp_kv_count(f) != ggp_kv_count(whole) || ggp_tensor_count(f) != ggp_tensor_count(whole) ||
+            ggp_data_offset(f) != ggp_data_offset(whole))
+            abort();
+    } else if (err.code != whole_err->code || err.offset != whole_err->offset) {
+        abort();
+    }
+    ggp_close(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ggp_error err;
     ggp_file *f = ggp_open_mem(data, size, &err);
+    check_prefix(data, size, f, &err);
     if (!f) {
         if (err.code == GGP_OK || err.offset > size || err.msg[0] == '\0')
             abort();
