@@ -1,0 +1,41 @@
+/*
+ * The on-disk cache of remote files (-o cache_dir=PATH): blocks kept as
+ * files so that a later mount, or another daemon at the same time, reads
+ * them instead of fetching them again.
+ *
+ *   PATH/gguf-fs-blocks/KEY/key       the URL, validator and size KEY is for
+ *   PATH/gguf-fs-blocks/KEY/BLOCK     one block (hex index), whole or not at all
+ *
+ * KEY is a hash of the URL, the ETag (or Last-Modified) and the size, so a
+ * changed file never reads an old one's blocks; the `key` file guards
+ * against a collision. Every file is written under a temporary name and
+ * renamed into place, so readers (in any process) see whole files or none.
+ * Nothing is ever deleted: the cache grows until the user clears it.
+ */
+#ifndef GGFS_DISK_CACHE_H
+#define GGFS_DISK_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ggfs_disk_cache ggfs_disk_cache;
+
+/* The cache of one file; NULL (with why filled) when the directory cannot
+ * be made or belongs to another file. */
+ggfs_disk_cache *ggfs_disk_cache_open(const char *root, const char *url, const char *validator,
+                                      uint64_t size, size_t block_size, char *why, size_t why_size);
+void ggfs_disk_cache_close(ggfs_disk_cache *cache);
+
+/* Copies [off, off + len) of block `index` into dst; false when the block
+ * is not there (or is not whole). */
+bool ggfs_disk_cache_read(ggfs_disk_cache *cache, uint64_t index, void *dst, size_t off, size_t len);
+
+/* Whether block `index` is there. */
+bool ggfs_disk_cache_has(ggfs_disk_cache *cache, uint64_t index);
+
+/* Stores block `index` (len bytes: the block size, or what remains of the
+ * file); failures are silent, the block is fetched again next time. */
+void ggfs_disk_cache_write(ggfs_disk_cache *cache, uint64_t index, const void *data, size_t len);
+
+#endif

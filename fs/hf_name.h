@@ -1,0 +1,28 @@
+/*
+ * Hugging Face Hub names: hf://ORG/REPO/PATH[@REVISION] is the file PATH of
+ * the model repository ORG/REPO at REVISION (a branch, tag or commit;
+ * default main), served at $HF_ENDPOINT/ORG/REPO/resolve/REVISION/PATH
+ * (HF_ENDPOINT defaults to https://huggingface.co). The token for the Hub
+ * comes from HF_TOKEN, else $HF_HOME/token, else
+ * ~/.cache/huggingface/token.
+ */
+#ifndef GGFS_HF_NAME_H
+#define GGFS_HF_NAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GGFS_HF_SCHEME "hf://"
+#define GGFS_HF_DEFAULT_ENDPOINT "https://huggingface.co"
+
+/* Fills *url (malloc'ed) with the name's resolve URL and *token (malloc'ed,
+ * NULL when there is none) with the Hub token. False, with why filled,
+ * when the name is not ORG/REPO/PATH with non-empty parts. */
+bool ggfs_hf_resolve(const char *name, char **url, char **token, char *why, size_t why_size);
+
+/* Where the file path of a remote name ends: before "@REVISION" in an hf://
+ * name, before "?" or "#" in a URL, else at its end. Split-set names are
+ * matched on name[0, end). */
+size_t ggfs_remote_path_end(const char *name);
+
+#endif

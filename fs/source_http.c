@@ -1,0 +1,514 @@
+/*
+ * A file on an HTTP(S) server (or the Hugging Face Hub) as a source: read
+ * in blocks of GGFS_REMOTE_BLOCK_SIZE with range requests, nothing fetched
+ * but what is read and what a sequential reader will read next.
+ *
+ * A read takes each block it touches from the memory cache, else from the
+ * disk cache (straight into the reader's buffer), else claims it, and the
+ * blocks after it that the read also needs, and fetches them in one request
+ * with retries until timeout_s. No lock is held while bytes move, so a
+ * stalled request delays only the readers of its blocks.
+ *
+ * Sequential readers (a stream of reads each starting where the last
+ * ended) get read-ahead: up to READAHEAD_MAX blocks past the read, fetched
+ * by the mount's read-ahead threads in requests of READAHEAD_RUN blocks.
+ *
+ * The size and ETag (or Last-Modified) seen at open are checked in every
+ * response; a difference marks the source changed for good, and its data
+ * reads fail with EIO.
+ */
+#define _DEFAULT_SOURCE // strcasecmp
+#include <curl/curl.h>
+#include <errno.h>
+#include <fuse_log.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "disk_cache.h"
+#include "hf_name.h"
+#include "remote.h"
+
+#define BLOCK GGFS_REMOTE_BLOCK_SIZE
+#define RUN_MAX 8          // blocks one reader fetches in one request
+#define READAHEAD_FIRST 4  // blocks ahead once a stream is seen
+#define READAHEAD_MAX 16   // blocks ahead at most
+#define READAHEAD_RUN 4    // blocks per read-ahead request
+#define STREAMS 8          // sequential readers followed at once
+#define URL_MAX 2048
+
+typedef struct stream {
+    uint64_t last;         // last block read
+    uint64_t ahead_to;     // blocks before this are read or being read ahead
+    unsigned window;       // blocks to keep ahead
+    uint64_t used;         // for replacing the least recently used
+} stream;
+
+typedef struct http_source {
+    ggfs_source base;
+    ggfs_remote *remote;
+    char *url;             // where requests start (an hf:// name resolved)
+    char *bearer;          // the Hub token for hf:// names, or NULL
+    char *etag;            // pinned at open, or NULL
+    char *last_modified;   // pinned at open (used without an ETag), or NULL
+    uint64_t id;           // key of its blocks in the memory cache
+    uint64_t n_blocks;
+    ggfs_disk_cache *disk; // or NULL
+    atomic_bool changed;
+    atomic_uint refs;      // the opener's, and one per read-ahead job
+
+    pthread_mutex_t lock;  // guards what follows
+    char data_url[URL_MAX]; // where the last redirect led: requests go there
+    stream streams[STREAMS];
+    uint64_t clock;
+} http_source;
+
+/* ==== Lifetime ==== */
+
+static void source_free(http_source *s)
+{
+    if (s->remote)
+        ggfs_block_cache_drop_source(s->remote->cache, s->id);
+    ggfs_disk_cache_close(s->disk);
+    pthread_mutex_destroy(&s->lock);
+    free(s->url);
+    free(s->bearer);
+    free(s->etag);
+    free(s->last_modified);
+    free((char *)s->base.name);
+    free(s);
+}
+
+static void source_unref(http_source *s)
+{
+    if (atomic_fetch_sub(&s->refs, 1) == 1)
+        source_free(s);
+}
+
+static void http_mark_changed(ggfs_source *src, const char *why)
+{
+    http_source *s = (http_source *)src;
+    if (!atomic_exchange(&s->changed, true))
+        fuse_log(FUSE_LOG_ERR,
+                 "gguf-fs: %s: changed on the server since it was mounted (%s); reads of tensor data now fail with EIO\n",
+                 s->base.name, why);
+}
+
+static bool http_unchanged(ggfs_source *src)
+{
+    return !atomic_load(&((http_source *)src)->changed);
+}
+
+static void http_close(ggfs_source *src)
+{
+    source_unref((http_source *)src);
+}
+
+/* ==== Fetching ==== */
+
+/* The URL to send requests to and whether the token goes with it: the
+ * token only ever goes to the origin it is for. */
+static void target(http_source *s, char *url, const char **bearer)
+{
+    pthread_mutex_lock(&s->lock);
+    memcpy(url, s->data_url, URL_MAX);
+    pthread_mutex_unlock(&s->lock);
+    *bearer = s->bearer && ggfs_http_same_origin(url, s->url) ? s->bearer : NULL;
+}
+
+/* Remembers where a request to the start URL was redirected, so that later
+ * requests skip the redirect (the Hub sends downloads to a CDN). */
+static void learn_redirect(http_source *s, const char *asked, const char *effective)
+{
+    if (!effective[0] || strcmp(asked, s->url) != 0 || strcmp(effective, s->url) == 0 ||
+        strlen(effective) >= URL_MAX)
+        return;
+    pthread_mutex_lock(&s->lock);
+    strcpy(s->data_url, effective);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void forget_redirect(http_source *s)
+{
+    pthread_mutex_lock(&s->lock);
+    snprintf(s->data_url, URL_MAX, "%s", s->url);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Fetches [off, off + len) into parts (of BLOCK bytes each), retrying
+ * until the deadline when `retry`. Returns 0, or EIO with why filled. */
+static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *parts,
+                 int64_t deadline, bool retry, char *why, size_t why_size)
+{
+    char url[URL_MAX];
+    bool fell_back = false;
+    for (;;) {
+        ggfs_http_range r = {
+            .off = off, .len = len, .parts = parts, .part_size = BLOCK,
+            .etag = s->etag, .last_modified = s->last_modified, .size = s->base.size,
+            .deadline_ns = deadline,
+        };
+        target(s, url, &r.bearer);
+        r.url = url;
+        const ggfs_http_outcome o = retry ? ggfs_http_fetch(s->remote->http, &r)
+                                          : ggfs_http_get(s->remote->http, &r);
+        if (o == GGFS_HTTP_OK) {
+            learn_redirect(s, url, r.effective_url);
+            return 0;
+        }
+        if (o == GGFS_HTTP_REFUSED && strcmp(url, s->url) != 0 && !fell_back) {
+            // A redirect's target may expire (signed CDN URLs): start over
+            // from the name's own URL once.
+            forget_redirect(s);
+            fell_back = true;
+            continue;
+        }
+        if (o == GGFS_HTTP_CHANGED)
+            http_mark_changed(&s->base, r.why);
+        snprintf(why, why_size, "%s", r.why);
+        return EIO;
+    }
+}
+
+static size_t block_len(const http_source *s, uint64_t index)
+{
+    const uint64_t left = s->base.size - index * BLOCK;
+    return left < BLOCK ? (size_t)left : BLOCK;
+}
+
+/* Fetches the claimed blocks [first, first + n) in one request and
+ * publishes them (each still held by the caller), or abandons them all. */
+static int load_run(http_source *s, ggfs_block **blocks, unsigned n, uint64_t first,
+                    int64_t deadline, bool retry, char *why, size_t why_size)
+{
+    uint8_t *parts[RUN_MAX > READAHEAD_RUN ? RUN_MAX : READAHEAD_RUN] = {0};
+    uint64_t len = 0;
+    for (unsigned i = 0; i < n; i++) {
+        parts[i] = blocks[i]->data;
+        len += block_len(s, first + i);
+    }
+    const int e = fetch(s, first * BLOCK, len, parts, deadline, retry, why, why_size);
+    ggfs_block_cache *cache = s->remote->cache;
+    for (unsigned i = 0; i < n; i++) {
+        if (e == 0)
+            ggfs_block_publish(cache, blocks[i], block_len(s, first + i));
+        else
+            ggfs_block_abandon(cache, blocks[i]);
+    }
+    if (e == 0 && s->disk) {
+        for (unsigned i = 0; i < n; i++)
+            ggfs_disk_cache_write(s->disk, first + i, blocks[i]->data, blocks[i]->len);
+    }
+    return e;
+}
+
+/* Claims the blocks after `first` (already claimed) up to `last` that are
+ * neither cached, loading nor on disk, stopping at the first that is. */
+static unsigned extend_claim(http_source *s, ggfs_block **blocks, uint64_t first, uint64_t last,
+                             unsigned max)
+{
+    unsigned n = 1;
+    while (n < max && first + n <= last) {
+        if (s->disk && ggfs_disk_cache_has(s->disk, first + n))
+            break;
+        ggfs_block *b = ggfs_block_claim(s->remote->cache, s->id, first + n);
+        if (!b)
+            break;
+        blocks[n++] = b;
+    }
+    return n;
+}
+
+/* ==== Read-ahead ==== */
+
+typedef struct readahead_job {
+    http_source *s;
+    uint64_t first;
+    unsigned n;
+} readahead_job;
+
+/* One try, no retries: on failure the blocks go, and a reader that needs
+ * them fetches them itself with the full retry budget. */
+static void run_readahead(void *arg, bool cancelled)
+{
+    readahead_job *j = arg;
+    http_source *s = j->s;
+    if (!cancelled && !atomic_load(&s->changed)) {
+        const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+        ggfs_block *blocks[READAHEAD_RUN];
+        uint64_t b = j->first;
+        const uint64_t end = j->first + j->n;
+        while (b < end) {
+            if ((s->disk && ggfs_disk_cache_has(s->disk, b)) ||
+                !(blocks[0] = ggfs_block_claim(s->remote->cache, s->id, b))) {
+                b++;
+                continue;
+            }
+            const unsigned n = extend_claim(s, blocks, b, end - 1, READAHEAD_RUN);
+            char why[256];
+            // Published blocks are held by the job until released here;
+            // abandoned ones are gone already.
+            if (load_run(s, blocks, n, b, deadline, false, why, sizeof why) == 0) {
+                for (unsigned i = 0; i < n; i++)
+                    ggfs_block_release(s->remote->cache, blocks[i]);
+            }
+            b += n;
+        }
+    }
+    source_unref(s);
+    free(j);
+}
+
+/* Notes a read of blocks [first, last] and queues read-ahead when it
+ * continues a stream. */
+static void follow_stream(http_source *s, uint64_t first, uint64_t last)
+{
+    if (s->remote->opts.cache_mb < 2 * READAHEAD_MAX * (BLOCK >> 20))
+        return; // read-ahead would push out what it fetched before use
+    uint64_t from = 0, to = 0;
+    pthread_mutex_lock(&s->lock);
+    stream *st = NULL, *oldest = &s->streams[0];
+    for (int i = 0; i < STREAMS; i++) {
+        stream *c = &s->streams[i];
+        if (c->used && (first == c->last || first == c->last + 1)) {
+            st = c;
+            break;
+        }
+        if (c->used < oldest->used)
+            oldest = c;
+    }
+    if (st) {
+        st->window = st->window ? (st->window * 2 < READAHEAD_MAX ? st->window * 2 : READAHEAD_MAX)
+                                : READAHEAD_FIRST;
+        st->last = last > st->last ? last : st->last;
+        from = st->ahead_to > st->last + 1 ? st->ahead_to : st->last + 1;
+        to = st->last + 1 + st->window;
+        if (to > s->n_blocks)
+            to = s->n_blocks;
+        if (to > from)
+            st->ahead_to = to;
+    } else {
+        st = oldest;
+        *st = (stream){.last = last, .ahead_to = last + 1};
+    }
+    st->used = ++s->clock;
+    pthread_mutex_unlock(&s->lock);
+
+    for (uint64_t b = from; b < to; b += READAHEAD_RUN) {
+        readahead_job *j = malloc(sizeof *j);
+        if (!j)
+            return;
+        *j = (readahead_job){s, b, (unsigned)(to - b < READAHEAD_RUN ? to - b : READAHEAD_RUN)};
+        atomic_fetch_add(&s->refs, 1);
+        if (!ggfs_workers_submit(s->remote->readahead, run_readahead, j)) {
+            atomic_fetch_sub(&s->refs, 1);
+            free(j);
+            return;
+        }
+    }
+}
+
+/* ==== Reads ==== */
+
+/* Copies [within, within + n) of block `index` into dst. */
+static int read_block(http_source *s, uint64_t index, uint64_t last, size_t within, size_t n,
+                      uint8_t *dst, int64_t deadline, char *why, size_t why_size)
+{
+    ggfs_block_cache *cache = s->remote->cache;
+    ggfs_block *b = ggfs_block_find(cache, s->id, index);
+    if (!b && s->disk && ggfs_disk_cache_read(s->disk, index, dst, within, n))
+        return 0;
+    bool claimed = false;
+    if (!b)
+        b = ggfs_block_get(cache, s->id, index, deadline, &claimed);
+    if (!b) {
+        snprintf(why, why_size, "timed out after %u s waiting for another request of these bytes",
+                 s->remote->opts.timeout_s);
+        return EIO;
+    }
+    if (claimed) {
+        ggfs_block *blocks[RUN_MAX];
+        blocks[0] = b;
+        // Without room to keep them, blocks fetched ahead of their copy
+        // would go at once: fetch one at a time then.
+        const unsigned max = s->remote->opts.cache_mb >= RUN_MAX * (BLOCK >> 20) ? RUN_MAX : 1;
+        const unsigned count = extend_claim(s, blocks, index, last, max);
+        const int e = load_run(s, blocks, count, index, deadline, true, why, why_size);
+        if (e != 0)
+            return e;
+        // The blocks after this one are for the same read: leave them in
+        // the cache for it.
+        for (unsigned i = 1; i < count; i++)
+            ggfs_block_release(cache, blocks[i]);
+    }
+    if (within + n > b->len) {
+        ggfs_block_release(cache, b);
+        snprintf(why, why_size, "block %" PRIu64 " is short", index);
+        return EIO;
+    }
+    memcpy(dst, b->data + within, n);
+    ggfs_block_release(cache, b);
+    return 0;
+}
+
+static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off)
+{
+    http_source *s = (http_source *)src;
+    if (atomic_load(&s->changed))
+        return EIO;
+    if (off > s->base.size || len > s->base.size - off) {
+        fuse_log(FUSE_LOG_ERR, "gguf-fs: %s: read of %zu bytes at %" PRIu64 " passes the end (%" PRIu64 ")\n",
+                 s->base.name, len, off, s->base.size);
+        return EIO;
+    }
+    if (len == 0)
+        return 0;
+    const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+    const uint64_t first = off / BLOCK, last = (off + len - 1) / BLOCK;
+    follow_stream(s, first, last);
+    uint8_t *dst = buf;
+    for (uint64_t b = first; b <= last; b++) {
+        const size_t within = b == first ? (size_t)(off % BLOCK) : 0;
+        const size_t n = len < BLOCK - within ? len : BLOCK - within;
+        char why[256] = "";
+        const int e = read_block(s, b, last, within, n, dst, deadline, why, sizeof why);
+        if (e != 0) {
+            // A change was logged once when it was seen.
+            if (!atomic_load(&s->changed))
+                fuse_log(FUSE_LOG_ERR, "gguf-fs: %s: bytes %" PRIu64 "-%" PRIu64 ": %s; the read fails with EIO\n",
+                         s->base.name, off, off + len - 1, why);
+            return e;
+        }
+        dst += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static const ggfs_source_ops http_ops = {
+    .read = http_read,
+    .unchanged = http_unchanged,
+    .pin = NULL,
+    .mark_changed = http_mark_changed,
+    .close = http_close,
+};
+
+/* ==== Opening ==== */
+
+static ggfs_source *refuse(http_source *s, ggp_error *err, ggp_err code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static ggfs_source *refuse(http_source *s, ggp_error *err, ggp_err code, const char *fmt, ...)
+{
+    err->code = code;
+    err->offset = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    s->remote = NULL; // nothing of it is in the cache yet
+    source_free(s);
+    return NULL;
+}
+
+/* Owner, mode and times for the tree: the daemon's user, read-only, the
+ * server's Last-Modified (else now). */
+static void fill_stat(http_source *s, const char *last_modified)
+{
+    struct stat *st = &s->base.st;
+    memset(st, 0, sizeof *st);
+    st->st_mode = S_IFREG | 0444;
+    st->st_nlink = 1;
+    st->st_uid = getuid();
+    st->st_gid = getgid();
+    st->st_size = (off_t)s->base.size;
+    time_t t = last_modified && *last_modified ? curl_getdate(last_modified, NULL) : -1;
+    if (t < 0)
+        t = time(NULL);
+    st->st_atim.tv_sec = st->st_mtim.tv_sec = st->st_ctim.tv_sec = t;
+}
+
+/* Keeps the bytes the opening request brought as block 0 of the cache. */
+static void keep_first_block(http_source *s, const uint8_t *bytes, size_t len)
+{
+    if (len != block_len(s, 0))
+        return;
+    ggfs_block *b = ggfs_block_claim(s->remote->cache, s->id, 0);
+    if (!b)
+        return;
+    memcpy(b->data, bytes, len);
+    ggfs_block_publish(s->remote->cache, b, len);
+    ggfs_block_release(s->remote->cache, b);
+    if (s->disk)
+        ggfs_disk_cache_write(s->disk, 0, bytes, len);
+}
+
+ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_error *err)
+{
+    http_source *s = calloc(1, sizeof *s);
+    if (!s) {
+        *err = (ggp_error){GGP_ERR_NOMEM, 0, "out of memory"};
+        return NULL;
+    }
+    s->base.ops = &http_ops;
+    s->remote = remote;
+    atomic_init(&s->changed, false);
+    atomic_init(&s->refs, 1);
+    pthread_mutex_init(&s->lock, NULL);
+    s->base.name = strdup(name);
+    if (!s->base.name)
+        return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
+    if (strncmp(name, GGFS_HF_SCHEME, strlen(GGFS_HF_SCHEME)) == 0) {
+        char why[160];
+        if (!ggfs_hf_resolve(name, &s->url, &s->bearer, why, sizeof why))
+            return refuse(s, err, GGP_ERR_IO, "cannot open: %s", why);
+    } else {
+        s->url = strdup(name);
+    }
+    if (!s->url || strlen(s->url) >= URL_MAX)
+        return refuse(s, err, GGP_ERR_IO, "cannot open: URL missing or longer than %d bytes", URL_MAX - 1);
+    strcpy(s->data_url, s->url);
+
+    // One range request learns the size and validators. With a disk cache
+    // it asks for one byte, so that a file already on disk is not fetched
+    // again; without, it brings the first block, where the header starts.
+    const size_t want = remote->opts.cache_dir ? 1 : BLOCK;
+    uint8_t *first = malloc(want);
+    if (!first)
+        return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
+    ggfs_http_range r = {
+        .url = s->url, .bearer = s->bearer, .off = 0, .len = want, .parts = &first,
+        .part_size = want, .open = true,
+        .deadline_ns = ggfs_now_ns() + (int64_t)remote->opts.timeout_s * 1000000000,
+    };
+    if (ggfs_http_fetch(remote->http, &r) != GGFS_HTTP_OK) {
+        free(first);
+        return refuse(s, err, GGP_ERR_IO, "cannot open: %s", r.why);
+    }
+    s->base.size = r.total;
+    s->n_blocks = (r.total + BLOCK - 1) / BLOCK;
+    s->etag = r.etag_got[0] ? strdup(r.etag_got) : NULL;
+    s->last_modified = r.last_modified_got[0] ? strdup(r.last_modified_got) : NULL;
+    fill_stat(s, r.last_modified_got);
+    learn_redirect(s, s->url, r.effective_url);
+    s->id = ggfs_block_cache_source_id(remote->cache);
+    if (remote->opts.cache_dir) {
+        const char *validator = s->etag ? s->etag : s->last_modified;
+        char why[256];
+        if (!validator)
+            fuse_log(FUSE_LOG_WARNING, "gguf-fs: %s: the server sends no ETag or Last-Modified: not using the disk cache\n",
+                     name);
+        else if (!(s->disk = ggfs_disk_cache_open(remote->opts.cache_dir, s->url, validator, s->base.size,
+                                                  BLOCK, why, sizeof why)))
+            fuse_log(FUSE_LOG_WARNING, "gguf-fs: %s: not using the disk cache: %s\n", name, why);
+    }
+    keep_first_block(s, first, (size_t)r.got);
+    free(first);
+    return &s->base;
+}

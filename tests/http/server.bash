@@ -1,0 +1,118 @@
+# Starting and stopping the tests' servers, all on 127.0.0.1: nginx serving
+# a directory of files with ETags and byte ranges (plus a Hub-like resolve
+# location, one that wants a token, one without range support, a redirect
+# loop), and the fault-injecting proxy in front of it.
+#
+#   start_servers DIR FILES   nginx on $NGINX_PORT, the proxy on $PROXY_PORT;
+#                             their state, logs and the proxy's control file
+#                             under DIR
+#   fault MODE...             writes the proxy's control line
+#   stop_servers              stops both (by the pids they were started with)
+#
+# The Hub-like paths (HF_ENDPOINT=http://127.0.0.1:$NGINX_PORT):
+#   /ORG/REPO/resolve/REV/FILE    302 to /files/FILE (same host); FILE is
+#                                 the last segment, REV may hold slashes
+#   /ORG/private/resolve/REV/FILE 401 unless "Authorization: Bearer $HUB_TOKEN",
+#                                 then 302 to http://localhost:PORT/files/FILE
+#                                 (another host, which must get no token)
+# and /files/ (ranges), /norange/ (no ranges), /forbidden/ (403),
+# /loop/ (redirects to itself).
+
+HUB_TOKEN=hf_test_token_0123456789
+
+# A TCP port nobody listens on, picked by the kernel.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_port() {
+    local port=$1 i
+    for i in $(seq 100); do
+        if python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' "$port" 2>/dev/null; then
+            return 0
+        fi
+        sleep 0.05
+    done
+    echo "nothing answers on port $port" >&2
+    return 1
+}
+
+write_nginx_conf() {
+    local dir=$1 files=$2
+    cat >"$dir/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log warn;
+events { worker_connections 512; }
+http {
+    log_format ranges '\$request_method \$request_uri \$http_range \$status host=\$host auth=\$http_authorization';
+    access_log $dir/nginx-access.log ranges;
+    client_body_temp_path $dir/tmp-body;
+    proxy_temp_path $dir/tmp-proxy;
+    fastcgi_temp_path $dir/tmp-fastcgi;
+    uwsgi_temp_path $dir/tmp-uwsgi;
+    scgi_temp_path $dir/tmp-scgi;
+    types { application/octet-stream gguf; }
+    default_type application/octet-stream;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    etag on;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        server_name localhost 127.0.0.1;
+        location /files/ { alias $files/; }
+        location /norange/ { alias $files/; max_ranges 0; }
+        location /forbidden/ { return 403; }
+        location /loop/ { return 302 /loop/; }
+        location ~ ^/[^/]+/private/resolve/.+/(?<file>[^/]+)\$ {
+            if (\$http_authorization != "Bearer $HUB_TOKEN") { return 401; }
+            return 302 http://localhost:$NGINX_PORT/files/\$file;
+        }
+        location ~ ^/[^/]+/[^/]+/resolve/.+/(?<file>[^/]+)\$ {
+            return 302 /files/\$file;
+        }
+    }
+}
+EOF
+}
+
+start_servers() {
+    local dir=$1 files=$2
+    mkdir -p "$dir"
+    NGINX_PORT=$(free_port)
+    PROXY_PORT=$(free_port)
+    export NGINX_PORT PROXY_PORT
+    SERVER_DIR=$dir
+    export SERVER_DIR
+    write_nginx_conf "$dir" "$files"
+    nginx -c "$dir/nginx.conf" -p "$dir" 3>&- &
+    echo $! >"$dir/nginx.pid.ours"
+    : >"$dir/control"
+    python3 "$BATS_TEST_DIRNAME/fault_proxy.py" "$PROXY_PORT" "$NGINX_PORT" "$dir/control" \
+        "$dir/proxy.log" 3>&- 2>"$dir/proxy-error.log" &
+    echo $! >"$dir/proxy.pid"
+    wait_port "$NGINX_PORT" && wait_port "$PROXY_PORT"
+}
+
+fault() {
+    echo "$*" >"$SERVER_DIR/control"
+}
+
+stop_servers() {
+    local f
+    for f in "$SERVER_DIR/nginx.pid.ours" "$SERVER_DIR/proxy.pid"; do
+        if [ -f "$f" ]; then
+            kill "$(cat "$f")" 2>/dev/null || true
+        fi
+    done
+    return 0
+}
+
+# The proxy's log of Range headers since the last clear_log.
+clear_log() {
+    : >"$SERVER_DIR/proxy.log"
+    : >"$SERVER_DIR/nginx-access.log"
+}
