@@ -96,6 +96,13 @@ uint64_t ggfs_block_cache_source_id(ggfs_block_cache *c)
     return id;
 }
 
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* ==== Under the lock ==== */
 
 static ggfs_block **slot_of(ggfs_block_cache *c, uint64_t source, uint64_t index)
@@ -158,6 +165,7 @@ static ggfs_block *insert_claimed(ggfs_block_cache *c, ggfs_block **slot, uint64
     b->source = source;
     b->index = index;
     b->refs = 1;
+    b->claimed_ns = now_ns();
     b->hash_next = NULL;
     *slot = b;
     c->count++;
@@ -173,9 +181,8 @@ static void hold(ggfs_block *b)
 /* ==== Interface ==== */
 
 ggfs_block *ggfs_block_get(ggfs_block_cache *c, uint64_t source, uint64_t index,
-                           int64_t deadline_ns, bool *claimed)
+                           int64_t deadline_ns, int64_t patience_ns, bool *claimed)
 {
-    const struct timespec deadline = {(time_t)(deadline_ns / 1000000000), (long)(deadline_ns % 1000000000)};
     *claimed = false;
     pthread_mutex_lock(&c->lock);
     ggfs_block *b;
@@ -191,7 +198,12 @@ ggfs_block *ggfs_block_get(ggfs_block_cache *c, uint64_t source, uint64_t index,
             hold(b);
             break;
         }
-        if (pthread_cond_timedwait(&c->settled, &c->lock, &deadline) == ETIMEDOUT) {
+        int64_t until = b->claimed_ns + patience_ns;
+        if (until > deadline_ns)
+            until = deadline_ns;
+        const struct timespec ts = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
+        if (now_ns() >= until ||
+            pthread_cond_timedwait(&c->settled, &c->lock, &ts) == ETIMEDOUT) {
             b = NULL;
             break;
         }

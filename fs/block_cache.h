@@ -23,6 +23,7 @@ typedef struct ggfs_block {
     uint8_t *data;            // block_size bytes; len of them valid when ready
     size_t len;
     bool ready;
+    int64_t claimed_ns;       // CLOCK_MONOTONIC when its load started
     unsigned refs;            // holders: readers, and the loader while loading
     struct ggfs_block *hash_next;
     struct ggfs_block *lru_prev, *lru_next; // unused ready blocks only
@@ -40,11 +41,12 @@ uint64_t ggfs_block_cache_source_id(ggfs_block_cache *cache);
 
 /* The block, held for the caller (release it). When it is ready, returns
  * it with *claimed false. When another thread is loading it, waits until
- * it is ready (or, should that load fail, claims it) or deadline_ns passes
- * (then NULL). When it is missing, returns it claimed: the caller fills
- * data and publishes it, or abandons it. NULL also when out of memory. */
+ * it is ready (or, should that load fail, claims it), but not past
+ * deadline_ns nor past patience_ns after that load started (then NULL).
+ * When it is missing, returns it claimed: the caller fills data and
+ * publishes it, or abandons it. NULL also when out of memory. */
 ggfs_block *ggfs_block_get(ggfs_block_cache *cache, uint64_t source, uint64_t index,
-                           int64_t deadline_ns, bool *claimed);
+                           int64_t deadline_ns, int64_t patience_ns, bool *claimed);
 
 /* The block held for the caller when it is ready; NULL when it is missing
  * or still loading. Never waits, never claims. */

@@ -487,7 +487,7 @@ static void *open_model(void *ctx, uint64_t id, int *err)
     }
     snprintf(path, len, "%s/%s", strcmp(cat->folder.real, "/") ? cat->folder.real : "", s->path);
     ggfs_model_error merr;
-    ggfs_model *model = ggfs_model_open(path, &merr);
+    ggfs_model *model = ggfs_model_open(path, NULL, &merr);
     free(path);
     if (!model) {
         const ggp_error *e = &merr.error;

@@ -29,7 +29,15 @@
 #include "notify.h"
 #include "ops.h"
 #include "readahead.h"
+#include "remote.h"
 #include "tree.h"
+#include "workers.h"
+
+// Reads of a remote model wait on the network on threads of their own; the
+// kernel keeps at most a dozen read-aheads in flight per mount, so this
+// many leaves room for other files' reads however many are stalled.
+#define GGFS_REMOTE_READ_THREADS 32
+#define GGFS_REMOTE_READ_QUEUE 1024
 
 static void report_open_error(const ggfs_model_error *err)
 {
@@ -148,11 +156,26 @@ int main(int argc, char *argv[])
         status = serve_catalog(&cli, &args);
         goto out_args;
     }
+    ggfs_remote *remote = NULL;
+    ggfs_model *model = NULL;
+    if (ggfs_remote_name(cli.source)) {
+        const ggfs_remote_options ro = {
+            .cache_mb = cli.cache_mb,
+            .cache_dir = cli.cache_dir,
+            .timeout_s = cli.timeout_s ? cli.timeout_s : 1,
+        };
+        char why[256];
+        remote = ggfs_remote_new(&ro, why, sizeof why);
+        if (!remote) {
+            fprintf(stderr, "gguf-fs: %s: %s\n", cli.source, why);
+            goto out_args;
+        }
+    }
     ggfs_model_error err;
-    ggfs_model *model = ggfs_model_open(cli.source, &err);
+    model = ggfs_model_open(cli.source, remote, &err);
     if (!model) {
         report_open_error(&err);
-        goto out_args;
+        goto out_remote;
     }
     ggfs_tree tree;
     if (!ggfs_tree_init(&tree, model)) {
@@ -160,10 +183,19 @@ int main(int argc, char *argv[])
         goto out_model;
     }
     tree.readahead_kb = cli.readahead_kb;
+    if (remote && !(tree.remote_reads = ggfs_workers_new(GGFS_REMOTE_READ_THREADS, GGFS_REMOTE_READ_QUEUE))) {
+        fprintf(stderr, "gguf-fs: %s: out of memory\n", cli.source);
+        ggfs_tree_destroy(&tree);
+        goto out_model;
+    }
     status = serve(&ggfs_ops, &tree, tree.readahead_kb, cli.source, &args, &cli.cmd);
+    // Normally gone with the session (ggfs_op_destroy).
+    ggfs_workers_free(tree.remote_reads);
     ggfs_tree_destroy(&tree);
 out_model:
     ggfs_model_close(model);
+out_remote:
+    ggfs_remote_free(remote);
 out_args:
     ggfs_cli_destroy(&cli, &args);
     return status;

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hf_name.h"
 #include "model.h"
+#include "remote.h"
 #include "split_name.h"
 
 /* ==== Errors ==== */
@@ -67,22 +69,87 @@ bool ggfs_model_key_int(const ggp_file *file, const char *key, int64_t *value, u
 
 /* ==== Shards ==== */
 
-/* Opens one shard: its source, then the parser over its header, whose
- * pages are then kept in private memory so that views outlive any change
- * to the file. */
-static bool shard_open(ggfs_shard *shard, const char *name, ggfs_model_error *err)
+/* Where the part of a name that follows the split-set pattern ends: a
+ * URL's query or an hf:// name's @REVISION come after it. */
+static size_t pattern_end(const char *name)
+{
+    return ggfs_remote_name(name) ? ggfs_remote_path_end(name) : strlen(name);
+}
+
+
+/* Parses the header of a source without a map from bytes fetched in
+ * growing ranges: each round fetches up to the first multiple of
+ * GGFS_MODEL_HEADER_STEP at or past what the parser asked for, so no more
+ * than the header plus one step is ever fetched. */
+static ggp_file *open_fetched_header(ggfs_shard *shard, ggp_error *e)
+{
+    ggfs_source *src = shard->source;
+    const uint64_t size = src->size;
+    uint64_t have = 0, want = size < GGFS_MODEL_HEADER_STEP ? size : GGFS_MODEL_HEADER_STEP;
+    for (;;) {
+        if (want > SIZE_MAX) {
+            *e = (ggp_error){GGP_ERR_NOMEM, 0, "header too large for memory"};
+            return NULL;
+        }
+        uint8_t *grown = realloc(shard->header, want ? (size_t)want : 1);
+        if (!grown) {
+            snprintf(e->msg, sizeof e->msg, "no memory for %llu header bytes", (unsigned long long)want);
+            e->code = GGP_ERR_NOMEM;
+            e->offset = 0;
+            return NULL;
+        }
+        shard->header = grown;
+        const int r = ggfs_source_read(src, grown + have, (size_t)(want - have), have);
+        if (r != 0) {
+            *e = (ggp_error){GGP_ERR_IO, 0, ""};
+            snprintf(e->msg, sizeof e->msg, "cannot read bytes %llu-%llu of the header: %s",
+                     (unsigned long long)have, (unsigned long long)want - 1, strerror(r));
+            return NULL;
+        }
+        have = want;
+        ggp_file *f = ggp_open_prefix(grown, (size_t)have, size, e);
+        if (f || e->code != GGP_ERR_NEED_MORE)
+            return f;
+        // The parser never asks past the file, and always for more.
+        const uint64_t step = GGFS_MODEL_HEADER_STEP;
+        want = (e->offset + step - 1) / step * step;
+        if (want > size)
+            want = size;
+        if (want <= have) {
+            *e = (ggp_error){GGP_ERR_IO, 0, "the parser asked for bytes already given"};
+            return NULL;
+        }
+    }
+}
+
+/* Opens one shard: its source, then the parser over its header (from the
+ * mapping, whose header pages are then kept in private memory so that views
+ * outlive any change to the file; or fetched into memory). */
+static bool shard_open(ggfs_shard *shard, const char *name, ggfs_remote *remote, ggfs_model_error *err)
 {
     ggp_error e = {GGP_OK, 0, ""};
-    shard->source = ggfs_source_open(name, &e);
+    shard->source = ggfs_source_open(name, remote, &e);
     if (!shard->source) {
         refuse(err, name, e.code, e.offset, "%s", e.msg);
         return false;
     }
-    shard->file_name = last_component(shard->source->name);
+    // A URL's query or an hf:// name's @REVISION is not part of the name.
+    const char *source_name = shard->source->name;
+    const char *file = last_component(source_name);
+    const size_t end = pattern_end(source_name);
+    shard->file_name = strndup(file, end > (size_t)(file - source_name) ? end - (size_t)(file - source_name) : 0);
+    if (!shard->file_name) {
+        refuse(err, name, GGP_ERR_NOMEM, 0, "out of memory");
+        return false;
+    }
     const ggfs_source *src = shard->source;
     if (!src->map && src->size > 0) {
-        refuse(err, name, GGP_ERR_IO, 0, "cannot read a header from this source");
-        return false;
+        shard->file = open_fetched_header(shard, &e);
+        if (!shard->file) {
+            refuse(err, name, e.code, e.offset, "%s", e.msg);
+            return false;
+        }
+        return true;
     }
     // An empty file has no mapping; the parser refuses it for what it is.
     shard->file = ggp_open_mem(src->map ? src->map : (const uint8_t *)"", (size_t)src->size, &e);
@@ -96,6 +163,8 @@ static bool shard_open(ggfs_shard *shard, const char *name, ggfs_model_error *er
 static void shard_close(ggfs_shard *shard)
 {
     ggp_close(shard->file);
+    free(shard->header);
+    free((char *)shard->file_name);
     ggfs_source_close(shard->source);
 }
 
@@ -153,19 +222,32 @@ static bool check_unique_tensors(const ggfs_model *m, ggfs_model_error *err)
     return true;
 }
 
+/* Shard k of n's name, made from name's pattern part and keeping its tail.
+ * malloc'ed; NULL when out of memory. */
+static char *shard_name(const char *name, size_t prefix_len, uint32_t k, uint32_t n)
+{
+    char *made = ggfs_split_name_make(name, prefix_len, k, n);
+    const char *tail = name + pattern_end(name);
+    char *full = made ? malloc(strlen(made) + strlen(tail) + 1) : NULL;
+    if (full)
+        strcat(strcpy(full, made), tail);
+    free(made);
+    return full;
+}
+
 /* Opens the shards of a set of n beside shard `given`, already open at its
  * place. */
-static bool open_set(ggfs_model *m, const char *name, uint32_t given, uint32_t n, size_t prefix_len,
-                     uint64_t count_at, ggfs_model_error *err)
+static bool open_set(ggfs_model *m, const char *name, ggfs_remote *remote, uint32_t given, uint32_t n,
+                     size_t prefix_len, uint64_t count_at, ggfs_model_error *err)
 {
     for (uint32_t k = 0; k < n; k++) {
         if (k == given)
             continue;
-        char *path = ggfs_split_name_make(name, prefix_len, k + 1, n);
+        char *path = shard_name(name, prefix_len, k + 1, n);
         if (!path)
             return refuse(err, name, GGP_ERR_NOMEM, 0, "out of memory"), false;
         ggfs_model_error e;
-        const bool ok = shard_open(&m->shards[k], path, &e);
+        const bool ok = shard_open(&m->shards[k], path, remote, &e);
         if (!ok && e.error.code == GGP_ERR_IO && !m->shards[k].file) {
             // Missing or unreadable: said from the shard that counts the set.
             refuse(err, name, GGP_ERR_IO, count_at, "split.count is %u, but shard %u, %s, cannot be read: %s",
@@ -218,7 +300,7 @@ static void number_tensors(ggfs_model *m)
     }
 }
 
-ggfs_model *ggfs_model_open(const char *name, ggfs_model_error *err)
+ggfs_model *ggfs_model_open(const char *name, ggfs_remote *remote, ggfs_model_error *err)
 {
     ggfs_model *m = calloc(1, sizeof *m);
     ggfs_shard first = {0};
@@ -226,7 +308,7 @@ ggfs_model *ggfs_model_open(const char *name, ggfs_model_error *err)
         refuse(err, name, GGP_ERR_NOMEM, 0, "out of memory");
         return NULL;
     }
-    if (!shard_open(&first, name, err))
+    if (!shard_open(&first, name, remote, err))
         goto fail_first;
     int64_t count;
     uint64_t count_at;
@@ -234,7 +316,10 @@ ggfs_model *ggfs_model_open(const char *name, ggfs_model_error *err)
     size_t prefix_len = 0;
     if (ggfs_model_key_int(first.file, "split.count", &count, &count_at) && count > 1) {
         unsigned k, name_n;
-        if (!ggfs_split_name_parse(name, &prefix_len, &k, &name_n)) {
+        char *pattern = strndup(name, pattern_end(name));
+        const bool named = pattern && ggfs_split_name_parse(pattern, &prefix_len, &k, &name_n);
+        free(pattern);
+        if (!named) {
             refuse(err, name, GGP_ERR_KEY, count_at,
                    "split.count is %lld, but the file name does not end in -KKKKK-of-NNNNN.gguf",
                    (long long)count);
@@ -256,7 +341,7 @@ ggfs_model *ggfs_model_open(const char *name, ggfs_model_error *err)
     m->n_shards = n;
     m->shards[given] = first;
     if (n > 1) {
-        const bool opened = open_set(m, name, given, n, prefix_len, count_at, err);
+        const bool opened = open_set(m, name, remote, given, n, prefix_len, count_at, err);
         number_tensors(m);
         if (!opened || !check_set(m, err))
             goto fail;
@@ -266,6 +351,11 @@ ggfs_model *ggfs_model_open(const char *name, ggfs_model_error *err)
         refuse(err, name, GGP_ERR_NOMEM, 0, "out of memory");
         ggfs_merged_destroy(&m->merged);
         goto fail;
+    }
+    for (uint32_t k = 0; k < m->n_shards; k++) {
+        ggfs_source *src = m->shards[k].source;
+        if (src->ops->opened)
+            src->ops->opened(src);
     }
     return m;
 

@@ -18,7 +18,10 @@
 typedef struct ggfs_shard {
     ggfs_source *source;
     ggp_file *file;         // the index of its header
-    const char *file_name;  // the last component of the source's name
+    uint8_t *header;        // the header's bytes the index points into, for
+                            // a source without a map (fetched at open)
+    const char *file_name;  // the last component of the source's name, without
+                            // a URL's query or an hf:// @REVISION (malloc'ed)
     uint64_t first_tensor;  // the model's index of its first tensor
 } ggfs_shard;
 
@@ -37,10 +40,15 @@ typedef struct ggfs_model_error {
     char where[PATH_MAX];
 } ggfs_model_error;
 
-/* Opens the model `name` names: a file, or any shard of a split set (the
- * other shards are found beside it by name), checking the set as SPEC
- * "Split models" says. Returns NULL and fills err on refusal. */
-ggfs_model *ggfs_model_open(const char *name, ggfs_model_error *err);
+/* Opens the model `name` names: a file or URL, or any shard of a split set
+ * (the other shards are found beside it by name), checking the set as SPEC
+ * "Split models" says. Remote shards are opened with `remote` (NULL when
+ * the mount has none). Returns NULL and fills err on refusal. */
+ggfs_model *ggfs_model_open(const char *name, ggfs_remote *remote, ggfs_model_error *err);
+
+/* The most a remote shard's header is fetched past its end: growing
+ * requests stop at the first multiple of this past what the parser asked. */
+#define GGFS_MODEL_HEADER_STEP (1u << 20)
 void ggfs_model_close(ggfs_model *model);
 
 /* Whether the model is a split set (more than one shard). */

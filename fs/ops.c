@@ -20,6 +20,7 @@
 #include "read_data.h"
 #include "text.h"
 #include "tree.h"
+#include "workers.h"
 
 #define CACHE_SECONDS (365.0 * 24 * 3600)
 
@@ -399,6 +400,16 @@ static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
         conn->max_readahead = tree->readahead_kb * 1024;
 }
 
+/* The session ends: remote reads still running finish (their replies go
+ * nowhere once unmounted), queued ones are answered EIO, before the
+ * session they reply to is freed. */
+static void ggfs_op_destroy(void *userdata)
+{
+    ggfs_tree *tree = userdata;
+    ggfs_workers_free(tree->remote_reads);
+    tree->remote_reads = NULL;
+}
+
 /* Every change is refused: the model is mounted read-only. */
 void ggfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
                             struct fuse_file_info *fi)
@@ -521,6 +532,7 @@ static void ggfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 
 const struct fuse_lowlevel_ops ggfs_ops = {
     .init = ggfs_op_init,
+    .destroy = ggfs_op_destroy,
     .lookup = ggfs_op_lookup,
     .getattr = ggfs_op_getattr,
     .readdir = ggfs_op_readdir,

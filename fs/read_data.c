@@ -4,16 +4,19 @@
  * kernel's; a file cut short under that copy makes the kernel's copy fail
  * (EFAULT to the daemon, EIO to the reader), never a signal. f32 (and the
  * f32 part of f32.npy) is dequantized from the mapping under the SIGBUS
- * guard. Bytes that cannot
- * be replied from a mapping go through the source's read into this
- * thread's scratch.
+ * guard. Bytes that cannot be replied from a mapping (a remote shard's) go
+ * through the source's read into this thread's scratch, f32 being decoded
+ * from blocks read the same way; reads of a remote model run on the worker
+ * threads of tree->remote_reads.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
 #include "guard.h"
 #include "read_data.h"
+#include "workers.h"
 
 #define MAX_PIECES 64       // runs gathered into one reply before copying instead
 #define ZEROS_LEN 4096
@@ -152,6 +155,29 @@ static void read_bytes(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t
         fuse_reply_buf(req, buf, (size_t)len);
 }
 
+/* decode_f32 for a shard without a map: the blocks the values need are
+ * read through the source into the scratch, after the values, and decoded
+ * from there. */
+static int decode_f32_fetched(ggfs_tree *tree, const ggfs_shard *s, const ggp_tensor *t, uint64_t first,
+                              uint64_t count, uint64_t skip, const char **bytes)
+{
+    uint64_t off, span;
+    if (ggp_tensor_f32_span(t, first, count, &off, &span) != GGP_OK)
+        return EIO;
+    // The blocks start on a 64-byte boundary, as they would in a mapping.
+    const size_t values_len = ((size_t)(count * sizeof(float)) + 63) & ~(size_t)63;
+    char *buf = ggfs_scratch_get(tree, values_len + (size_t)span);
+    if (!buf)
+        return ENOMEM;
+    const int err = ggfs_source_read(s->source, buf + values_len, (size_t)span, t->offset + off);
+    if (err)
+        return err;
+    if (ggp_tensor_decode_f32(s->file, t, buf + values_len, (size_t)span, first, count, (float *)buf) != GGP_OK)
+        return EIO;
+    *bytes = buf + skip;
+    return 0;
+}
+
 /* Decodes bytes [start, start + len) of the tensor's f32 view straight
  * from the mapping, from the blocks they touch, under the SIGBUS guard,
  * into this thread's scratch; *bytes points at them. Returns 0, or EIO when
@@ -165,6 +191,8 @@ static int decode_f32(ggfs_tree *tree, uint64_t index, uint64_t start, uint64_t 
         return EIO;
     const uint64_t first = start / sizeof(float);
     const uint64_t end = (start + len + sizeof(float) - 1) / sizeof(float);
+    if (!s->source->map)
+        return decode_f32_fetched(tree, s, t, first, end - first, start - first * sizeof(float), bytes);
     float *values = ggfs_scratch_get(tree, (size_t)(end - first) * sizeof(float));
     if (!values)
         return ENOMEM;
@@ -216,7 +244,7 @@ static void read_npy(fuse_req_t req, ggfs_tree *tree, uint64_t index, uint64_t s
     fuse_reply_iov(req, iov, n);
 }
 
-void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
+static void serve_read(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
 {
     switch (node.kind) {
     case GGFS_TENSOR_RAW:
@@ -232,4 +260,39 @@ void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t st
     default:
         fuse_reply_err(req, EIO);
     }
+}
+
+/* ==== Reads of remote models, off the loop's threads ==== */
+
+typedef struct deferred_read {
+    fuse_req_t req;
+    ggfs_tree *tree;
+    ggfs_node node;
+    uint64_t start, len;
+} deferred_read;
+
+static void run_deferred(void *arg, bool cancelled)
+{
+    deferred_read *d = arg;
+    if (cancelled)
+        fuse_reply_err(d->req, EIO); // the mount is going away
+    else
+        serve_read(d->req, d->tree, d->node, d->start, d->len);
+    free(d);
+}
+
+void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
+{
+    // A remote read may wait on the network for up to timeout_s: it runs on
+    // a thread of its own, and the loop thread goes back to other requests.
+    if (tree->remote_reads) {
+        deferred_read *d = malloc(sizeof *d);
+        if (d) {
+            *d = (deferred_read){req, tree, node, start, len};
+            if (ggfs_workers_submit(tree->remote_reads, run_deferred, d))
+                return;
+            free(d);
+        }
+    }
+    serve_read(req, tree, node, start, len);
 }

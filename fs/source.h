@@ -18,6 +18,9 @@
 
 typedef struct ggfs_source ggfs_source;
 
+/* What the remote sources of a mount share (remote.h). */
+typedef struct ggfs_remote ggfs_remote;
+
 typedef struct ggfs_source_ops {
     /* Reads exactly len bytes at off into buf. Returns 0, or an errno:
      * EIO when the source changed, was cut short or kept failing (the
@@ -33,6 +36,10 @@ typedef struct ggfs_source_ops {
     bool (*pin)(ggfs_source *src, uint64_t len, ggp_error *err);
     /* Marks the source changed (a read found it cut short), logging why once. */
     void (*mark_changed)(ggfs_source *src, const char *why);
+    /* Optional: the model is open, and reads from now on are its users'
+     * (a remote source starts following sequential readers only then, so
+     * that the header's fetch brings nothing more). */
+    void (*opened)(ggfs_source *src);
     void (*close)(ggfs_source *src);
 } ggfs_source_ops;
 
@@ -45,10 +52,11 @@ struct ggfs_source {
     struct stat st;        // owner, group, mode and times for the tree
 };
 
-/* Opens the source `name` names: a URL by its scheme, else a local path.
- * On failure returns NULL and fills err (code GGP_ERR_IO, msg without the
- * name, which the caller prints). */
-ggfs_source *ggfs_source_open(const char *name, ggp_error *err);
+/* Opens the source `name` names: a URL by its scheme (remote sources are
+ * opened with `remote`, which is NULL when the mount has none), else a
+ * local path. On failure returns NULL and fills err (code GGP_ERR_IO, msg
+ * without the name, which the caller prints). */
+ggfs_source *ggfs_source_open(const char *name, ggfs_remote *remote, ggp_error *err);
 
 /* Opens a local file. */
 ggfs_source *ggfs_source_file_open(const char *path, ggp_error *err);

@@ -39,9 +39,20 @@
 #define RUN_MAX 8          // blocks one reader fetches in one request
 #define READAHEAD_FIRST 4  // blocks ahead once a stream is seen
 #define READAHEAD_MAX 16   // blocks ahead at most
-#define READAHEAD_RUN 4    // blocks per read-ahead request
+#define READAHEAD_RUN 1    // blocks per read-ahead request: one stalled
+                           // request then holds up no other block
 #define STREAMS 8          // sequential readers followed at once
 #define URL_MAX 2048
+// How long after a block's request started a reader stops waiting for it
+// and fetches the bytes it wants itself: a stalled request (a slow
+// read-ahead, a reader of a neighbouring tensor) holds up nobody for longer,
+// and readers arriving later do not wait at all.
+#define WAIT_GRACE_NS INT64_C(1000000000)
+// A block whose fetch just failed fails again at once for this long: the
+// kernel retries a failed read page by page, and each retry would otherwise
+// wait a whole timeout again.
+#define FAILED_FOR_NS INT64_C(500000000)
+#define FAILURES 8
 
 typedef struct stream {
     uint64_t last;         // last block read
@@ -61,12 +72,18 @@ typedef struct http_source {
     uint64_t n_blocks;
     ggfs_disk_cache *disk; // or NULL
     atomic_bool changed;
+    atomic_bool following; // read-ahead on (once the model is open)
     atomic_uint refs;      // the opener's, and one per read-ahead job
 
     pthread_mutex_t lock;  // guards what follows
     char data_url[URL_MAX]; // where the last redirect led: requests go there
     stream streams[STREAMS];
     uint64_t clock;
+    struct {
+        uint64_t block;
+        int64_t until_ns;  // 0: unused
+    } failed[FAILURES];    // blocks whose last fetch failed, recently
+    unsigned next_failed;
 } http_source;
 
 /* ==== Lifetime ==== */
@@ -105,6 +122,11 @@ static bool http_unchanged(ggfs_source *src)
     return !atomic_load(&((http_source *)src)->changed);
 }
 
+static void http_opened(ggfs_source *src)
+{
+    atomic_store(&((http_source *)src)->following, true);
+}
+
 static void http_close(ggfs_source *src)
 {
     source_unref((http_source *)src);
@@ -141,16 +163,16 @@ static void forget_redirect(http_source *s)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* Fetches [off, off + len) into parts (of BLOCK bytes each), retrying
+/* Fetches [off, off + len) into parts (of part_size bytes each), retrying
  * until the deadline when `retry`. Returns 0, or EIO with why filled. */
-static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *parts,
+static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *parts, size_t part_size,
                  int64_t deadline, bool retry, char *why, size_t why_size)
 {
     char url[URL_MAX];
     bool fell_back = false;
     for (;;) {
         ggfs_http_range r = {
-            .off = off, .len = len, .parts = parts, .part_size = BLOCK,
+            .off = off, .len = len, .parts = parts, .part_size = part_size,
             .etag = s->etag, .last_modified = s->last_modified, .size = s->base.size,
             .deadline_ns = deadline,
         };
@@ -193,7 +215,7 @@ static int load_run(http_source *s, ggfs_block **blocks, unsigned n, uint64_t fi
         parts[i] = blocks[i]->data;
         len += block_len(s, first + i);
     }
-    const int e = fetch(s, first * BLOCK, len, parts, deadline, retry, why, why_size);
+    const int e = fetch(s, first * BLOCK, len, parts, BLOCK, deadline, retry, why, why_size);
     ggfs_block_cache *cache = s->remote->cache;
     for (unsigned i = 0; i < n; i++) {
         if (e == 0)
@@ -269,6 +291,8 @@ static void run_readahead(void *arg, bool cancelled)
  * continues a stream. */
 static void follow_stream(http_source *s, uint64_t first, uint64_t last)
 {
+    if (!atomic_load(&s->following))
+        return; // the model's own reads at open
     if (s->remote->opts.cache_mb < 2 * READAHEAD_MAX * (BLOCK >> 20))
         return; // read-ahead would push out what it fetched before use
     uint64_t from = 0, to = 0;
@@ -316,6 +340,29 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last)
 
 /* ==== Reads ==== */
 
+static void note_failure(http_source *s, uint64_t first, unsigned n)
+{
+    const int64_t until = ggfs_now_ns() + FAILED_FOR_NS;
+    pthread_mutex_lock(&s->lock);
+    for (unsigned i = 0; i < n; i++) {
+        s->failed[s->next_failed].block = first + i;
+        s->failed[s->next_failed].until_ns = until;
+        s->next_failed = (s->next_failed + 1) % FAILURES;
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+static bool failed_lately(http_source *s, uint64_t block)
+{
+    const int64_t now = ggfs_now_ns();
+    bool failed = false;
+    pthread_mutex_lock(&s->lock);
+    for (int i = 0; i < FAILURES && !failed; i++)
+        failed = s->failed[i].until_ns > now && s->failed[i].block == block;
+    pthread_mutex_unlock(&s->lock);
+    return failed;
+}
+
 /* Copies [within, within + n) of block `index` into dst. */
 static int read_block(http_source *s, uint64_t index, uint64_t last, size_t within, size_t n,
                       uint8_t *dst, int64_t deadline, char *why, size_t why_size)
@@ -324,13 +371,23 @@ static int read_block(http_source *s, uint64_t index, uint64_t last, size_t with
     ggfs_block *b = ggfs_block_find(cache, s->id, index);
     if (!b && s->disk && ggfs_disk_cache_read(s->disk, index, dst, within, n))
         return 0;
+    if (!b && failed_lately(s, index))
+        return EAGAIN; // EIO for the reader, without a second log line
     bool claimed = false;
     if (!b)
-        b = ggfs_block_get(cache, s->id, index, deadline, &claimed);
+        b = ggfs_block_get(cache, s->id, index, deadline, WAIT_GRACE_NS, &claimed);
     if (!b) {
-        snprintf(why, why_size, "timed out after %u s waiting for another request of these bytes",
-                 s->remote->opts.timeout_s);
-        return EIO;
+        // Another request has been bringing this block for a while: fetch
+        // just the bytes wanted, straight into the reader's buffer.
+        if (ggfs_now_ns() >= deadline) {
+            snprintf(why, why_size, "timed out after %u s", s->remote->opts.timeout_s);
+            return EIO;
+        }
+        uint8_t *part = dst;
+        const int e = fetch(s, index * BLOCK + within, n, &part, n, deadline, true, why, why_size);
+        if (e != 0)
+            note_failure(s, index, 1);
+        return e;
     }
     if (claimed) {
         ggfs_block *blocks[RUN_MAX];
@@ -340,8 +397,10 @@ static int read_block(http_source *s, uint64_t index, uint64_t last, size_t with
         const unsigned max = s->remote->opts.cache_mb >= RUN_MAX * (BLOCK >> 20) ? RUN_MAX : 1;
         const unsigned count = extend_claim(s, blocks, index, last, max);
         const int e = load_run(s, blocks, count, index, deadline, true, why, why_size);
-        if (e != 0)
+        if (e != 0) {
+            note_failure(s, index, count);
             return e;
+        }
         // The blocks after this one are for the same read: leave them in
         // the cache for it.
         for (unsigned i = 1; i < count; i++)
@@ -378,6 +437,8 @@ static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off)
         const size_t n = len < BLOCK - within ? len : BLOCK - within;
         char why[256] = "";
         const int e = read_block(s, b, last, within, n, dst, deadline, why, sizeof why);
+        if (e == EAGAIN)
+            return EIO;
         if (e != 0) {
             // A change was logged once when it was seen.
             if (!atomic_load(&s->changed))
@@ -396,6 +457,7 @@ static const ggfs_source_ops http_ops = {
     .unchanged = http_unchanged,
     .pin = NULL,
     .mark_changed = http_mark_changed,
+    .opened = http_opened,
     .close = http_close,
 };
 
@@ -459,6 +521,7 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     s->base.ops = &http_ops;
     s->remote = remote;
     atomic_init(&s->changed, false);
+    atomic_init(&s->following, false);
     atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->lock, NULL);
     s->base.name = strdup(name);

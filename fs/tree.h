@@ -79,6 +79,9 @@ typedef struct ggfs_tree {
     uint64_t ino_base;         // added to every inode number: 0 for a single
                                // model, the model's slot in a catalog
     unsigned readahead_kb;     // asked of the kernel at init; 0 keeps its own
+    struct ggfs_workers *remote_reads; // data reads of a remote model run here,
+                               // so that a slow one holds no loop thread;
+                               // NULL for a local model
 } ggfs_tree;
 
 /* A loop thread's reusable buffer, so reads allocate nothing once warm. */

@@ -19,6 +19,7 @@ struct ggfs_workers {
     unsigned cap, head, count;
     pthread_t *threads;
     unsigned n_threads, started;
+    unsigned idle;            // threads waiting for a job
     bool stopping;
 };
 
@@ -47,8 +48,11 @@ static void *run(void *arg)
     ggfs_workers *w = arg;
     pthread_mutex_lock(&w->lock);
     for (;;) {
-        while (w->count == 0 && !w->stopping)
+        while (w->count == 0 && !w->stopping) {
+            w->idle++;
             pthread_cond_wait(&w->queued, &w->lock);
+            w->idle--;
+        }
         if (w->count == 0)
             break;
         const job j = w->ring[w->head];
@@ -71,8 +75,9 @@ bool ggfs_workers_submit(ggfs_workers *w, ggfs_job_fn *fn, void *arg)
     if (ok) {
         w->ring[(w->head + w->count) % w->cap] = (job){fn, arg};
         w->count++;
-        // One more thread per job waiting, up to the pool's size.
-        if (w->started < w->n_threads && w->count > 0 &&
+        // A thread more when every thread is busy, up to the pool's size:
+        // a job never waits behind slow ones while the pool can grow.
+        if (w->started < w->n_threads && w->idle < w->count &&
             pthread_create(&w->threads[w->started], NULL, run, w) == 0)
             w->started++;
         ok = w->started > 0;

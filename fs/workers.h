@@ -1,7 +1,8 @@
 /*
- * A few threads running queued jobs (the read-ahead of remote sources).
- * Threads start with the first job, so a daemon that forks after opening
- * its model (fuse_daemonize) starts them in the right process.
+ * Threads running queued jobs (the read-ahead of remote sources, and the
+ * reads of remote models). Threads start when a job finds none idle, up to
+ * the pool's size, so a daemon that forks after opening its model
+ * (fuse_daemonize) starts them in the right process.
  */
 #ifndef GGFS_WORKERS_H
 #define GGFS_WORKERS_H

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
         ggp_close(f);
         ggfs_model_error model_err;
         const double t2 = now_ms();
-        ggfs_model *model = ggfs_model_open(argv[1], &model_err);
+        ggfs_model *model = ggfs_model_open(argv[1], NULL, &model_err);
         const double t3 = now_ms();
         if (!model) {
             fprintf(stderr, "%s: offset %llu: %s\n", model_err.where,

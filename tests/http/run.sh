@@ -7,7 +7,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 GGUF_FS_FIXTURES=$("$here/../../scripts/fixtures" "$1")
 SOURCE_CAT=$2
 GGUF_FS=$3
-export GGUF_FS_FIXTURES SOURCE_CAT GGUF_FS
+GGML_REF=$1
+GGML_LIB=$("$here/../../scripts/ggml-setup")
+GGUF_FS_SCRIPTS=$(cd "$here/../../scripts" && pwd)
+export GGUF_FS_FIXTURES SOURCE_CAT GGUF_FS GGML_REF GGML_LIB GGUF_FS_SCRIPTS
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     echo "1..0 # skip nginx is not installed (scripts/setup installs it)"
     exit 0
@@ -15,4 +18,4 @@ fi
 export PATH="$PATH:/usr/sbin"
 # The servers are on loopback: no proxy from the environment gets between.
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-exec bats --tap "$4"
+exec bats --tap "${@:4}"

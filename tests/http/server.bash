@@ -10,8 +10,8 @@
 #   stop_servers              stops both (by the pids they were started with)
 #
 # The Hub-like paths (HF_ENDPOINT=http://127.0.0.1:$NGINX_PORT):
-#   /ORG/REPO/resolve/REV/FILE    302 to /files/FILE (same host); FILE is
-#                                 the last segment, REV may hold slashes
+#   /ORG/REPO/resolve/REV/FILE    302 to /files/FILE (same host); REV is
+#                                 one segment, or refs/KIND/N
 #   /ORG/private/resolve/REV/FILE 401 unless "Authorization: Bearer $HUB_TOKEN",
 #                                 then 302 to http://localhost:PORT/files/FILE
 #                                 (another host, which must get no token)
@@ -67,11 +67,14 @@ http {
         location /norange/ { alias $files/; max_ranges 0; }
         location /forbidden/ { return 403; }
         location /loop/ { return 302 /loop/; }
-        location ~ ^/[^/]+/private/resolve/.+/(?<file>[^/]+)\$ {
+        location ~ ^/[^/]+/private/resolve/[^/]+/(?<file>.+)\$ {
             if (\$http_authorization != "Bearer $HUB_TOKEN") { return 401; }
             return 302 http://localhost:$NGINX_PORT/files/\$file;
         }
-        location ~ ^/[^/]+/[^/]+/resolve/.+/(?<file>[^/]+)\$ {
+        location ~ ^/[^/]+/[^/]+/resolve/refs/[^/]+/[^/]+/(?<file>.+)\$ {
+            return 302 /files/\$file;
+        }
+        location ~ ^/[^/]+/[^/]+/resolve/[^/]+/(?<file>.+)\$ {
             return 302 /files/\$file;
         }
     }

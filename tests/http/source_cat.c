@@ -10,8 +10,9 @@
  *                     [-t TIMEOUT_S] [-r REPEAT] [-w MS] NAME [OFF:LEN[:OUT]]...
  *
  * -r reads each range REPEAT times (writing it once); -w waits MS
- * milliseconds between opening and reading, so that a test can change the
- * server's behaviour in between.
+ * milliseconds between opening and reading (so that a test can change the
+ * server's behaviour in between) and again before closing (so that
+ * read-ahead has run).
  *
  * Exit status: 0 when every range read, 1 when one failed, 2 when NAME
  * did not open (its message on stderr, as the daemon prints it).
@@ -105,6 +106,7 @@ int main(int argc, char **argv)
     }
     if (info)
         fprintf(stderr, "size %" PRIu64 "\n", src->size);
+    src->ops->opened(src);
     if (wait_ms > 0)
         usleep((useconds_t)wait_ms * 1000);
     const int n = argc - optind - 1;
@@ -133,6 +135,8 @@ int main(int argc, char **argv)
     }
     if (info)
         fprintf(stderr, "unchanged %d\n", ggfs_source_unchanged(src));
+    if (wait_ms > 0)
+        usleep((useconds_t)wait_ms * 1000);
     free(jobs);
     free(threads);
     ggfs_source_close(src);
