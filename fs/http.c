@@ -21,6 +21,9 @@
 #include "http.h"
 
 #define POOL_MAX 32
+// Under the daemon's malloc mmap threshold (128 KiB, see main.c): a larger
+// buffer would be fresh pages, faulted in again for every transfer.
+#define RECEIVE_BUFFER (120 * 1024)
 #define CONNECT_TIMEOUT_MS 10000
 #define FIRST_BACKOFF_NS INT64_C(100000000)
 #define MAX_BACKOFF_NS INT64_C(2000000000)
@@ -338,6 +341,9 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                      (long)(left_ms < CONNECT_TIMEOUT_MS ? left_ms : CONNECT_TIMEOUT_MS));
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    // Bodies are blocks of a megabyte: receive them in larger pieces than
+    // libcurl's default 16 KiB.
+    curl_easy_setopt(c, CURLOPT_BUFFERSIZE, (long)RECEIVE_BUFFER);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "gguf-fs/0.1.0");
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, t);

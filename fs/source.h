@@ -36,11 +36,11 @@ typedef struct ggfs_source_ops {
     bool (*pin)(ggfs_source *src, uint64_t len, ggp_error *err);
     /* Marks the source changed (a read found it cut short), logging why once. */
     void (*mark_changed)(ggfs_source *src, const char *why);
+    void (*close)(ggfs_source *src);
     /* Optional: the model is open, and reads from now on are its users'
      * (a remote source starts following sequential readers only then, so
      * that the header's fetch brings nothing more). */
     void (*opened)(ggfs_source *src);
-    void (*close)(ggfs_source *src);
 } ggfs_source_ops;
 
 struct ggfs_source {

@@ -42,6 +42,8 @@
 #define READAHEAD_RUN 1    // blocks per read-ahead request: one stalled
                            // request then holds up no other block
 #define STREAMS 8          // sequential readers followed at once
+#define DROP_BEHIND 8      // blocks a sequential reader has passed by this
+                           // many go (the kernel's page cache has them)
 #define URL_MAX 2048
 // How long after a block's request started a reader stops waiting for it
 // and fetches the bytes it wants itself: a stalled request (a slow
@@ -295,12 +297,14 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last)
         return; // the model's own reads at open
     if (s->remote->opts.cache_mb < 2 * READAHEAD_MAX * (BLOCK >> 20))
         return; // read-ahead would push out what it fetched before use
-    uint64_t from = 0, to = 0;
+    uint64_t from = 0, to = 0, drop_from = 0, drop_to = 0;
     pthread_mutex_lock(&s->lock);
     stream *st = NULL, *oldest = &s->streams[0];
     for (int i = 0; i < STREAMS; i++) {
         stream *c = &s->streams[i];
-        if (c->used && (first == c->last || first == c->last + 1)) {
+        // The kernel keeps a few reads of a stream in flight, and they may
+        // arrive slightly out of order.
+        if (c->used && first + 2 >= c->last && first <= c->last + 1) {
             st = c;
             break;
         }
@@ -310,7 +314,11 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last)
     if (st) {
         st->window = st->window ? (st->window * 2 < READAHEAD_MAX ? st->window * 2 : READAHEAD_MAX)
                                 : READAHEAD_FIRST;
-        st->last = last > st->last ? last : st->last;
+        if (last > st->last) {
+            drop_from = st->last >= DROP_BEHIND ? st->last - DROP_BEHIND + 1 : 0;
+            drop_to = last >= DROP_BEHIND ? last - DROP_BEHIND + 1 : 0;
+            st->last = last;
+        }
         from = st->ahead_to > st->last + 1 ? st->ahead_to : st->last + 1;
         to = st->last + 1 + st->window;
         if (to > s->n_blocks)
@@ -323,6 +331,9 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last)
     }
     st->used = ++s->clock;
     pthread_mutex_unlock(&s->lock);
+
+    for (uint64_t b = drop_from; b < drop_to; b++)
+        ggfs_block_discard(s->remote->cache, s->id, b);
 
     for (uint64_t b = from; b < to; b += READAHEAD_RUN) {
         readahead_job *j = malloc(sizeof *j);

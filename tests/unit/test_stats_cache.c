@@ -54,7 +54,12 @@ static void no_close(ggfs_source *src)
     (void)src;
 }
 
-static const ggfs_source_ops counting_ops = {no_read, count_unchanged, NULL, mark, no_close};
+static const ggfs_source_ops counting_ops = {
+    .read = no_read,
+    .unchanged = count_unchanged,
+    .mark_changed = mark,
+    .close = no_close,
+};
 
 /* A GGUF file with one f16 tensor of N_VALUES pseudo-random halves (NaNs
  * and infinities among them). Allocates. */
