@@ -12,7 +12,7 @@
 
 #include "block_cache.h"
 
-#define MAX_SPARES 64
+#define MAX_SPARES 8
 
 struct ggfs_block_cache {
     pthread_mutex_t lock;
@@ -271,18 +271,6 @@ void ggfs_block_release(ggfs_block_cache *c, ggfs_block *b)
 {
     pthread_mutex_lock(&c->lock);
     release_locked(c, b);
-    pthread_mutex_unlock(&c->lock);
-}
-
-void ggfs_block_discard(ggfs_block_cache *c, uint64_t source, uint64_t index)
-{
-    pthread_mutex_lock(&c->lock);
-    ggfs_block *b = *slot_of(c, source, index);
-    if (b && b->ready && b->refs == 0) {
-        lru_unlink(b);
-        unhash(c, b);
-        free_block(c, b);
-    }
     pthread_mutex_unlock(&c->lock);
 }
 

@@ -69,10 +69,6 @@ void ggfs_block_abandon(ggfs_block_cache *cache, ggfs_block *block);
 
 void ggfs_block_release(ggfs_block_cache *cache, ggfs_block *block);
 
-/* Lets an unused block go now (a sequential reader has passed it): its
- * buffer is kept for the next block, which then costs no fresh pages. */
-void ggfs_block_discard(ggfs_block_cache *cache, uint64_t source, uint64_t index);
-
 /* Drops the unused blocks of a file (it is being closed). */
 void ggfs_block_cache_drop_source(ggfs_block_cache *cache, uint64_t source);
 

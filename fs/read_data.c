@@ -20,6 +20,7 @@
 
 #define MAX_PIECES 64       // runs gathered into one reply before copying instead
 #define ZEROS_LEN 4096
+#define LEND_MAX 8          // a source's blocks in one lent reply
 
 static const char zeros[ZEROS_LEN];
 
@@ -129,8 +130,38 @@ static void recheck(ggfs_tree *tree, uint64_t touched)
     }
 }
 
+/* A read inside one run of one shard whose source lends its memory (a
+ * remote source's cached blocks) is replied from there, gathered, without
+ * a copy into the scratch. Returns false when the read is not such a one. */
+static bool read_lent(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
+{
+    ggfs_piece p;
+    if (!piece_at(tree, node, start, &p) || p.kind != GGFS_PIECE_SHARD || p.len < len)
+        return false;
+    ggfs_source *src = tree->model->shards[p.shard].source;
+    if (!src->ops->lend)
+        return false;
+    char *buf = ggfs_scratch_get(tree, (size_t)len);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return true;
+    }
+    struct iovec iov[LEND_MAX];
+    int n;
+    void *token;
+    const int err = src->ops->lend(src, buf, (size_t)len, p.at, iov, LEND_MAX, &n, &token);
+    if (err)
+        fuse_reply_err(req, err);
+    else
+        fuse_reply_iov(req, iov, n);
+    src->ops->unlend(src, token);
+    return true;
+}
+
 static void read_bytes(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
 {
+    if (read_lent(req, tree, node, start, len))
+        return;
     gather g = {.model = tree->model, .n = 0, .mapped = true, .touched = 0};
     int err = walk(tree, node, start, len, gather_run, &g);
     if (err) {

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include "ggp.h"
 
@@ -37,6 +38,15 @@ typedef struct ggfs_source_ops {
     /* Marks the source changed (a read found it cut short), logging why once. */
     void (*mark_changed)(ggfs_source *src, const char *why);
     void (*close)(ggfs_source *src);
+    /* Optional, for sources that keep bytes in memory (a remote source's
+     * blocks): fills iov (at most max entries) with [off, off + len) in
+     * place, held until `unlend(src, *token)`, so that a reply gathers
+     * them without a copy; bytes it does not hold are read into buf
+     * instead (iov then points there, *token is NULL). Returns 0 or an
+     * errno, as read does. */
+    int (*lend)(ggfs_source *src, void *buf, size_t len, uint64_t off, struct iovec *iov, int max,
+                int *n, void **token);
+    void (*unlend)(ggfs_source *src, void *token);
     /* Optional: the model is open, and reads from now on are its users'
      * (a remote source starts following sequential readers only then, so
      * that the header's fetch brings nothing more). */

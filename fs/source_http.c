@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "disk_cache.h"
@@ -42,8 +43,6 @@
 #define READAHEAD_RUN 1    // blocks per read-ahead request: one stalled
                            // request then holds up no other block
 #define STREAMS 8          // sequential readers followed at once
-#define DROP_BEHIND 8      // blocks a sequential reader has passed by this
-                           // many go (the kernel's page cache has them)
 #define URL_MAX 2048
 // How long after a block's request started a reader stops waiting for it
 // and fetches the bytes it wants itself: a stalled request (a slow
@@ -297,7 +296,7 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last)
         return; // the model's own reads at open
     if (s->remote->opts.cache_mb < 2 * READAHEAD_MAX * (BLOCK >> 20))
         return; // read-ahead would push out what it fetched before use
-    uint64_t from = 0, to = 0, drop_from = 0, drop_to = 0;
+    uint64_t from = 0, to = 0;
     pthread_mutex_lock(&s->lock);
     stream *st = NULL, *oldest = &s->streams[0];
     for (int i = 0; i < STREAMS; i++) {
@@ -314,11 +313,7 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last)
     if (st) {
         st->window = st->window ? (st->window * 2 < READAHEAD_MAX ? st->window * 2 : READAHEAD_MAX)
                                 : READAHEAD_FIRST;
-        if (last > st->last) {
-            drop_from = st->last >= DROP_BEHIND ? st->last - DROP_BEHIND + 1 : 0;
-            drop_to = last >= DROP_BEHIND ? last - DROP_BEHIND + 1 : 0;
-            st->last = last;
-        }
+        st->last = last > st->last ? last : st->last;
         from = st->ahead_to > st->last + 1 ? st->ahead_to : st->last + 1;
         to = st->last + 1 + st->window;
         if (to > s->n_blocks)
@@ -331,9 +326,6 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last)
     }
     st->used = ++s->clock;
     pthread_mutex_unlock(&s->lock);
-
-    for (uint64_t b = drop_from; b < drop_to; b++)
-        ggfs_block_discard(s->remote->cache, s->id, b);
 
     for (uint64_t b = from; b < to; b += READAHEAD_RUN) {
         readahead_job *j = malloc(sizeof *j);
@@ -374,62 +366,90 @@ static bool failed_lately(http_source *s, uint64_t block)
     return failed;
 }
 
+/* acquire_block's answers besides 0 and an errno. */
+enum {
+    NOT_CACHED = -1,    // another request is slow to bring it: fetch its
+                        // bytes another way
+    FAILED_LATELY = -2, // its fetch just failed: fail again, quietly
+};
+
+/* Block `index` ready in the cache and held for the caller: found there,
+ * or claimed (with the missing blocks after it up to `last`) and fetched.
+ * Returns 0, NOT_CACHED, FAILED_LATELY, or EIO with why filled. */
+static int acquire_block(http_source *s, uint64_t index, uint64_t last, int64_t deadline,
+                         ggfs_block **out, char *why, size_t why_size)
+{
+    ggfs_block_cache *cache = s->remote->cache;
+    ggfs_block *b = ggfs_block_find(cache, s->id, index);
+    if (!b) {
+        if (failed_lately(s, index))
+            return FAILED_LATELY;
+        bool claimed = false;
+        b = ggfs_block_get(cache, s->id, index, deadline, WAIT_GRACE_NS, &claimed);
+        if (!b) {
+            if (ggfs_now_ns() < deadline)
+                return NOT_CACHED;
+            snprintf(why, why_size, "timed out after %u s", s->remote->opts.timeout_s);
+            return EIO;
+        }
+        if (claimed) {
+            ggfs_block *blocks[RUN_MAX];
+            blocks[0] = b;
+            // Without room to keep them, blocks fetched ahead of their use
+            // would go at once: fetch one at a time then.
+            const unsigned max = s->remote->opts.cache_mb >= RUN_MAX * (BLOCK >> 20) ? RUN_MAX : 1;
+            const unsigned count = extend_claim(s, blocks, index, last, max);
+            const int e = load_run(s, blocks, count, index, deadline, true, why, why_size);
+            if (e != 0) {
+                note_failure(s, index, count);
+                return e;
+            }
+            // The blocks after this one are for the same read: leave them
+            // in the cache for it.
+            for (unsigned i = 1; i < count; i++)
+                ggfs_block_release(cache, blocks[i]);
+        }
+    }
+    *out = b;
+    return 0;
+}
+
 /* Copies [within, within + n) of block `index` into dst. */
 static int read_block(http_source *s, uint64_t index, uint64_t last, size_t within, size_t n,
                       uint8_t *dst, int64_t deadline, char *why, size_t why_size)
 {
-    ggfs_block_cache *cache = s->remote->cache;
-    ggfs_block *b = ggfs_block_find(cache, s->id, index);
-    if (!b && s->disk && ggfs_disk_cache_read(s->disk, index, dst, within, n))
+    ggfs_block *b = ggfs_block_find(s->remote->cache, s->id, index);
+    if (b) {
+        ggfs_block_release(s->remote->cache, b);
+    } else if (s->disk && ggfs_disk_cache_read(s->disk, index, dst, within, n)) {
         return 0;
-    if (!b && failed_lately(s, index))
-        return EAGAIN; // EIO for the reader, without a second log line
-    bool claimed = false;
-    if (!b)
-        b = ggfs_block_get(cache, s->id, index, deadline, WAIT_GRACE_NS, &claimed);
-    if (!b) {
+    }
+    const int e = acquire_block(s, index, last, deadline, &b, why, why_size);
+    if (e == NOT_CACHED) {
         // Another request has been bringing this block for a while: fetch
         // just the bytes wanted, straight into the reader's buffer.
-        if (ggfs_now_ns() >= deadline) {
-            snprintf(why, why_size, "timed out after %u s", s->remote->opts.timeout_s);
-            return EIO;
-        }
         uint8_t *part = dst;
-        const int e = fetch(s, index * BLOCK + within, n, &part, n, deadline, true, why, why_size);
-        if (e != 0)
+        const int f = fetch(s, index * BLOCK + within, n, &part, n, deadline, true, why, why_size);
+        if (f != 0)
             note_failure(s, index, 1);
+        return f;
+    }
+    if (e != 0)
         return e;
-    }
-    if (claimed) {
-        ggfs_block *blocks[RUN_MAX];
-        blocks[0] = b;
-        // Without room to keep them, blocks fetched ahead of their copy
-        // would go at once: fetch one at a time then.
-        const unsigned max = s->remote->opts.cache_mb >= RUN_MAX * (BLOCK >> 20) ? RUN_MAX : 1;
-        const unsigned count = extend_claim(s, blocks, index, last, max);
-        const int e = load_run(s, blocks, count, index, deadline, true, why, why_size);
-        if (e != 0) {
-            note_failure(s, index, count);
-            return e;
-        }
-        // The blocks after this one are for the same read: leave them in
-        // the cache for it.
-        for (unsigned i = 1; i < count; i++)
-            ggfs_block_release(cache, blocks[i]);
-    }
-    if (within + n > b->len) {
-        ggfs_block_release(cache, b);
+    const int short_block = within + n > b->len;
+    if (!short_block)
+        memcpy(dst, b->data + within, n);
+    ggfs_block_release(s->remote->cache, b);
+    if (short_block) {
         snprintf(why, why_size, "block %" PRIu64 " is short", index);
         return EIO;
     }
-    memcpy(dst, b->data + within, n);
-    ggfs_block_release(cache, b);
     return 0;
 }
 
-static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off)
+/* Checks a read's range; 0, or EIO (logged). */
+static int check_range(http_source *s, size_t len, uint64_t off)
 {
-    http_source *s = (http_source *)src;
     if (atomic_load(&s->changed))
         return EIO;
     if (off > s->base.size || len > s->base.size - off) {
@@ -437,30 +457,137 @@ static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off)
                  s->base.name, len, off, s->base.size);
         return EIO;
     }
-    if (len == 0)
-        return 0;
-    const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+    return 0;
+}
+
+/* The one log line of a failed read; a change was logged once when seen,
+ * and a block that failed lately fails quietly. */
+static int failed_read(http_source *s, int e, size_t len, uint64_t off, const char *why)
+{
+    if (e == FAILED_LATELY)
+        return EIO;
+    if (!atomic_load(&s->changed))
+        fuse_log(FUSE_LOG_ERR, "gguf-fs: %s: bytes %" PRIu64 "-%" PRIu64 ": %s; the read fails with EIO\n",
+                 s->base.name, off, off + len - 1, why);
+    return EIO;
+}
+
+static int read_range(http_source *s, uint8_t *dst, size_t len, uint64_t off, int64_t deadline)
+{
     const uint64_t first = off / BLOCK, last = (off + len - 1) / BLOCK;
-    follow_stream(s, first, last);
-    uint8_t *dst = buf;
+    const size_t total = len;
     for (uint64_t b = first; b <= last; b++) {
         const size_t within = b == first ? (size_t)(off % BLOCK) : 0;
         const size_t n = len < BLOCK - within ? len : BLOCK - within;
         char why[256] = "";
         const int e = read_block(s, b, last, within, n, dst, deadline, why, sizeof why);
-        if (e == EAGAIN)
-            return EIO;
-        if (e != 0) {
-            // A change was logged once when it was seen.
-            if (!atomic_load(&s->changed))
-                fuse_log(FUSE_LOG_ERR, "gguf-fs: %s: bytes %" PRIu64 "-%" PRIu64 ": %s; the read fails with EIO\n",
-                         s->base.name, off, off + len - 1, why);
-            return e;
-        }
+        if (e != 0)
+            return failed_read(s, e, total, off, why);
         dst += n;
         len -= n;
     }
     return 0;
+}
+
+static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off)
+{
+    http_source *s = (http_source *)src;
+    const int e = check_range(s, len, off);
+    if (e != 0 || len == 0)
+        return e;
+    const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+    follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK);
+    return read_range(s, buf, len, off, deadline);
+}
+
+/* ==== Lending ==== */
+
+typedef struct lent {
+    unsigned n;
+    ggfs_block *blocks[];
+} lent;
+
+static void http_unlend(ggfs_source *src, void *token)
+{
+    http_source *s = (http_source *)src;
+    lent *l = token;
+    if (!l)
+        return;
+    for (unsigned i = 0; i < l->n; i++)
+        ggfs_block_release(s->remote->cache, l->blocks[i]);
+    free(l);
+}
+
+/* Holds the blocks of [off, off + len) in the memory cache (fetching the
+ * missing ones) and points iov at their bytes; EAGAIN when one is not to be
+ * had there (perhaps on disk, or slow to come), or when there are more than
+ * max. */
+static int lend_blocks(http_source *s, size_t len, uint64_t off, int64_t deadline, struct iovec *iov,
+                       int max, int *n, lent **out)
+{
+    const uint64_t first = off / BLOCK, last = (off + len - 1) / BLOCK;
+    if (last - first + 1 > (uint64_t)max)
+        return EAGAIN;
+    lent *l = malloc(sizeof *l + (size_t)(last - first + 1) * sizeof l->blocks[0]);
+    if (!l)
+        return EAGAIN;
+    l->n = 0;
+    size_t left = len;
+    for (uint64_t b = first; b <= last; b++) {
+        const size_t within = b == first ? (size_t)(off % BLOCK) : 0;
+        const size_t take = left < BLOCK - within ? left : BLOCK - within;
+        char why[256] = "";
+        ggfs_block *blk = NULL;
+        int r;
+        if (s->disk) {
+            // What is not in memory may be on disk: the read path looks.
+            blk = ggfs_block_find(s->remote->cache, s->id, b);
+            r = blk ? 0 : NOT_CACHED;
+        } else {
+            r = acquire_block(s, b, last, deadline, &blk, why, sizeof why);
+        }
+        if (r == 0 && within + take > blk->len) {
+            ggfs_block_release(s->remote->cache, blk);
+            snprintf(why, sizeof why, "block %" PRIu64 " is short", b);
+            r = EIO;
+        }
+        if (r != 0) {
+            http_unlend(&s->base, l);
+            return r == NOT_CACHED ? EAGAIN : failed_read(s, r, len, off, why);
+        }
+        l->blocks[l->n++] = blk;
+        iov[l->n - 1] = (struct iovec){blk->data + within, take};
+        left -= take;
+    }
+    *n = (int)l->n;
+    *out = l;
+    return 0;
+}
+
+static int http_lend(ggfs_source *src, void *buf, size_t len, uint64_t off, struct iovec *iov, int max,
+                     int *n, void **token)
+{
+    http_source *s = (http_source *)src;
+    *n = 0;
+    *token = NULL;
+    const int e = check_range(s, len, off);
+    if (e != 0 || len == 0)
+        return e;
+    const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+    follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK);
+    lent *l = NULL;
+    const int r = lend_blocks(s, len, off, deadline, iov, max, n, &l);
+    if (r != EAGAIN) {
+        *token = l;
+        return r;
+    }
+    // Bytes that are not in the cache are read the ordinary way.
+    const int f = read_range(s, buf, len, off, deadline);
+    if (f == 0) {
+        iov[0] = (struct iovec){buf, len};
+        *n = 1;
+    }
+    return f;
 }
 
 static const ggfs_source_ops http_ops = {
@@ -469,6 +596,8 @@ static const ggfs_source_ops http_ops = {
     .pin = NULL,
     .mark_changed = http_mark_changed,
     .opened = http_opened,
+    .lend = http_lend,
+    .unlend = http_unlend,
     .close = http_close,
 };
 
