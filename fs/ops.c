@@ -217,6 +217,45 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
     return b->failed ? ENOMEM : 0;
 }
 
+/* Opens a text file: renders it and keeps the text with the open file. */
+static void open_text_file(ggfs_tree *tree, fuse_req_t req, ggfs_node node, struct fuse_file_info *fi)
+{
+    open_text *o = malloc(sizeof *o);
+    if (!o) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    atomic_init(&o->refs, 1);
+    ggfs_buffer_init(&o->text);
+    const int err = render_text(tree, node, &o->text);
+    if (err) {
+        open_text_put(o);
+        fuse_reply_err(req, err);
+        return;
+    }
+    fi->fh = (uint64_t)(uintptr_t)o;
+    fuse_reply_open(req, fi);
+}
+
+/* A remote tensor's stats read the whole tensor over the network: the open
+ * that computes them runs on the remote-read threads, not the loop's. */
+typedef struct deferred_open {
+    ggfs_tree *tree;
+    fuse_req_t req;
+    ggfs_node node;
+    struct fuse_file_info fi;
+} deferred_open;
+
+static void run_deferred_open(void *arg, bool cancelled)
+{
+    deferred_open *d = arg;
+    if (cancelled)
+        fuse_reply_err(d->req, EIO); // the mount is going away
+    else
+        open_text_file(d->tree, d->req, d->node, &d->fi);
+    free(d);
+}
+
 void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     const ggfs_node node = ggfs_node_of(tree, ino);
@@ -230,23 +269,20 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
     }
     fi->keep_cache = 1;
     fi->fh = 0;
-    if (is_text(node.kind)) {
-        open_text *o = malloc(sizeof *o);
-        if (!o) {
-            fuse_reply_err(req, ENOMEM);
-            return;
-        }
-        atomic_init(&o->refs, 1);
-        ggfs_buffer_init(&o->text);
-        const int err = render_text(tree, node, &o->text);
-        if (err) {
-            open_text_put(o);
-            fuse_reply_err(req, err);
-            return;
-        }
-        fi->fh = (uint64_t)(uintptr_t)o;
+    if (!is_text(node.kind)) {
+        fuse_reply_open(req, fi);
+        return;
     }
-    fuse_reply_open(req, fi);
+    if (node.kind == GGFS_TENSOR_STATS && tree->remote_reads) {
+        deferred_open *d = malloc(sizeof *d);
+        if (d) {
+            *d = (deferred_open){tree, req, node, *fi};
+            if (ggfs_workers_submit(tree->remote_reads, run_deferred_open, d))
+                return;
+            free(d);
+        }
+    }
+    open_text_file(tree, req, node, fi);
 }
 
 void ggfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
