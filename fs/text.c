@@ -5,7 +5,6 @@
  * whole model (every shard, for a split set).
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,18 +17,6 @@ static void put(ggp_sink *sink, const char *s)
     sink->write(sink, s, strlen(s));
 }
 
-static void putf(ggp_sink *sink, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void putf(ggp_sink *sink, const char *fmt, ...)
-{
-    char line[160];
-    va_list ap;
-    va_start(ap, fmt);
-    const int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        sink->write(sink, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
 
 void ggfs_shape_text(const ggp_tensor *t, char *buf, size_t bufsize)
 {
@@ -42,13 +29,13 @@ void ggfs_shape_text(const ggp_tensor *t, char *buf, size_t bufsize)
 /* The header lines of one file, with the counts and size given. */
 static void render_header_lines(const ggp_file *f, uint64_t tensor_count, uint64_t file_size, ggp_sink *sink)
 {
-    putf(sink, "version: %" PRIu32 "\n", ggp_version(f));
-    putf(sink, "byte_order: %s\n", ggp_byte_order_of(f) == GGP_BIG ? "big" : "little");
-    putf(sink, "tensor_count: %" PRIu64 "\n", tensor_count);
-    putf(sink, "kv_count: %" PRIu64 "\n", ggp_kv_count_in_header(f));
-    putf(sink, "alignment: %" PRIu32 "\n", ggp_alignment(f));
-    putf(sink, "data_offset: %" PRIu64 "\n", ggp_data_offset(f));
-    putf(sink, "file_size: %" PRIu64 "\n", file_size);
+    ggp_sink_printf(sink, "version: %" PRIu32 "\n", ggp_version(f));
+    ggp_sink_printf(sink, "byte_order: %s\n", ggp_byte_order_of(f) == GGP_BIG ? "big" : "little");
+    ggp_sink_printf(sink, "tensor_count: %" PRIu64 "\n", tensor_count);
+    ggp_sink_printf(sink, "kv_count: %" PRIu64 "\n", ggp_kv_count_in_header(f));
+    ggp_sink_printf(sink, "alignment: %" PRIu32 "\n", ggp_alignment(f));
+    ggp_sink_printf(sink, "data_offset: %" PRIu64 "\n", ggp_data_offset(f));
+    ggp_sink_printf(sink, "file_size: %" PRIu64 "\n", file_size);
 }
 
 /* The model's header: shard 1's, with the counts of the whole set. */
@@ -56,7 +43,7 @@ static void render_header(const ggfs_model *m, ggp_sink *sink)
 {
     render_header_lines(ggfs_model_keys(m), m->n_tensors, m->total_size, sink);
     if (ggfs_model_is_split(m))
-        putf(sink, "shards: %" PRIu32 "\n", m->n_shards);
+        ggp_sink_printf(sink, "shards: %" PRIu32 "\n", m->n_shards);
 }
 
 /* shards/FILE: that shard's own header, and where it is. */
@@ -73,23 +60,23 @@ static void render_info(const ggfs_model *m, const ggp_tensor *t, uint32_t shard
     put(sink, "name: ");
     ggp_render_line_escaped(t->name, sink);
     if (t->type)
-        putf(sink, "\ntype: %s\n", t->type->name);
+        ggp_sink_printf(sink, "\ntype: %s\n", t->type->name);
     else
-        putf(sink, "\ntype: unknown(%" PRIu32 ")\n", t->type_id);
+        ggp_sink_printf(sink, "\ntype: unknown(%" PRIu32 ")\n", t->type_id);
     char shape[96];
     ggfs_shape_text(t, shape, sizeof shape);
-    putf(sink, "shape: %s\n", shape);
-    putf(sink, "elements: %" PRIu64 "\n", t->elements);
+    ggp_sink_printf(sink, "shape: %s\n", shape);
+    ggp_sink_printf(sink, "elements: %" PRIu64 "\n", t->elements);
     if (t->type)
-        putf(sink, "bytes: %" PRIu64 "\n", t->bytes);
+        ggp_sink_printf(sink, "bytes: %" PRIu64 "\n", t->bytes);
     else
         put(sink, "bytes: unknown\n");
-    putf(sink, "offset: %" PRIu64 "\n", t->offset);
+    ggp_sink_printf(sink, "offset: %" PRIu64 "\n", t->offset);
     if (ggfs_model_is_split(m))
-        putf(sink, "shard: %" PRIu32 "\n", shard + 1);
+        ggp_sink_printf(sink, "shard: %" PRIu32 "\n", shard + 1);
     const char *why = ggp_tensor_f32_unavailable(m->shards[shard].file, t);
     if (why)
-        putf(sink, "f32: none, %s\n", why);
+        ggp_sink_printf(sink, "f32: none, %s\n", why);
 }
 
 static void render_tsv(const ggfs_model *m, ggp_sink *sink)

@@ -295,6 +295,9 @@ typedef struct ggp_counting_sink {
 
 void ggp_counting_sink_init(ggp_counting_sink *counter);
 
+/* Writes printf-formatted text to sink; output past 159 bytes is cut. */
+void ggp_sink_printf(ggp_sink *sink, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Writes the text form of a value (SPEC "metadata/KEY") to sink. */
 void ggp_render(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
 

@@ -6,6 +6,7 @@
  * buffer or a counter, so sizes are exact without keeping the text.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,17 @@ static void count_bytes(ggp_sink *sink, const char *bytes, size_t len)
 void ggp_counting_sink_init(ggp_counting_sink *counter)
 {
     *counter = (ggp_counting_sink){{count_bytes}, 0};
+}
+
+void ggp_sink_printf(ggp_sink *sink, const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        sink->write(sink, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 uint64_t ggp_render_size(const ggp_file *f, const ggp_value *v)

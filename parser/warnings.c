@@ -13,7 +13,6 @@
  * when the file is opened.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,18 +24,6 @@ static void put(ggp_sink *sink, const char *s, size_t n)
         sink->write(sink, s, n);
 }
 
-static void putf(ggp_sink *sink, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void putf(ggp_sink *sink, const char *fmt, ...)
-{
-    char line[160];
-    va_list ap;
-    va_start(ap, fmt);
-    const int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        put(sink, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
 
 /* A name in quotes, escaped as array strings are, so the line stays one. */
 static void put_name(ggp_str name, ggp_sink *sink)
@@ -50,9 +37,9 @@ static void put_repeats(const ggp_file *f, ggp_sink *sink)
 {
     for (uint64_t i = 0; i < ggp_kv_repeat_count(f); i++) {
         const ggp_kv_repeat *r = ggp_kv_repeat_at(f, i);
-        putf(sink, "offset %" PRIu64 ": key ", r->kv.offset);
+        ggp_sink_printf(sink, "offset %" PRIu64 ": key ", r->kv.offset);
         put_name(r->kv.key, sink);
-        putf(sink, " appears again (first at offset %" PRIu64 "): ", r->first_offset);
+        ggp_sink_printf(sink, " appears again (first at offset %" PRIu64 "): ", r->first_offset);
         ggp_render_one_line(f, &r->kv.value, sink);
         put(sink, "\n", 1);
     }
@@ -68,9 +55,9 @@ static bool put_unknown_types(const ggp_file *f, ggp_sink *sink)
             continue;
         any = true;
         // The type field sits just before the data offset field.
-        putf(sink, "offset %" PRIu64 ": tensor ", t->data_field_offset - 4);
+        ggp_sink_printf(sink, "offset %" PRIu64 ": tensor ", t->data_field_offset - 4);
         put_name(t->name, sink);
-        putf(sink, ": unknown type %" PRIu32 ", its size is unknown\n", t->type_id);
+        ggp_sink_printf(sink, ": unknown type %" PRIu32 ", its size is unknown\n", t->type_id);
     }
     return any;
 }
@@ -98,11 +85,11 @@ static void put_overlaps(const ggp_file *f, const extent *e, uint64_t n, ggp_sin
         if (reach && e[i].start < reach->end) {
             const ggp_tensor *t = ggp_tensor_at(f, e[i].index);
             const ggp_tensor *u = ggp_tensor_at(f, reach->index);
-            putf(sink, "offset %" PRIu64 ": tensor ", e[i].start);
+            ggp_sink_printf(sink, "offset %" PRIu64 ": tensor ", e[i].start);
             put_name(t->name, sink);
-            putf(sink, " data [%" PRIu64 ", %" PRIu64 ") overlaps tensor ", e[i].start, e[i].end);
+            ggp_sink_printf(sink, " data [%" PRIu64 ", %" PRIu64 ") overlaps tensor ", e[i].start, e[i].end);
             put_name(u->name, sink);
-            putf(sink, " data [%" PRIu64 ", %" PRIu64 ")\n", reach->start, reach->end);
+            ggp_sink_printf(sink, " data [%" PRIu64 ", %" PRIu64 ")\n", reach->start, reach->end);
         }
         if (!reach || e[i].end > reach->end)
             reach = &e[i];
@@ -139,7 +126,7 @@ bool ggp_render_warnings(const ggp_file *f, ggp_sink *sink)
     const uint64_t padded = data_end / a * a + (data_end % a ? a : 0);
     const uint64_t size = ggp_file_size(f);
     if (!unknown && padded < size)
-        putf(sink, "offset %" PRIu64 ": %" PRIu64 " bytes after the end of the %s\n", padded,
+        ggp_sink_printf(sink, "offset %" PRIu64 ": %" PRIu64 " bytes after the end of the %s\n", padded,
              size - padded, n_tensors ? "tensor data" : "header");
     return true;
 }
