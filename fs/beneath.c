@@ -222,3 +222,18 @@ int ggfs_resolve_beneath(const ggfs_folder *f, const char *rel, char *out, size_
             return err;
     }
 }
+
+int ggfs_folder_opendir(const ggfs_folder *f, const char *real_dir, DIR **out)
+{
+    const int fd = openat(f->fd, real_dir[0] ? real_dir : ".",
+                          O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    *out = fdopendir(fd);
+    if (!*out) {
+        const int err = errno;
+        close(fd);
+        return err;
+    }
+    return 0;
+}

@@ -296,18 +296,11 @@ int ggfs_scan_dir(const ggfs_folder *f, const char *real_dir, const char *const 
                   size_t n_ancestors, ggfs_scan *out)
 {
     memset(out, 0, sizeof *out);
-    const int fd = openat(f->fd, real_dir[0] ? real_dir : ".",
-                          O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        const int err = errno;
-        close(fd);
+    DIR *d;
+    int err = ggfs_folder_opendir(f, real_dir, &d);
+    if (err)
         return err;
-    }
     shard_list shards = {0};
-    int err = 0;
     for (;;) {
         errno = 0;
         const struct dirent *de = readdir(d);

@@ -205,16 +205,10 @@ static int each_entry(const ggfs_folder *f, const char *dir, bool want_dir, name
         return err;
     if (!S_ISDIR(st.st_mode))
         return ENOTDIR;
-    const int fd = openat(f->fd, real_dir[0] ? real_dir : ".",
-                          O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        err = errno;
-        close(fd);
+    DIR *d;
+    err = ggfs_folder_opendir(f, real_dir, &d);
+    if (err)
         return err;
-    }
     const struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         if (de->d_name[0] == '.')
