@@ -77,15 +77,36 @@ static size_t pattern_end(const char *name)
 }
 
 
-/* Parses the header of a source without a map from bytes fetched in
- * growing ranges: each round fetches up to the first multiple of
- * GGFS_MODEL_HEADER_STEP at or past what the parser asked for, so no more
- * than the header plus one step is ever fetched. */
-static ggp_file *open_fetched_header(ggfs_shard *shard, ggp_error *e)
+/* The first read of a local file's header: the whole header of most
+ * models (a small vocabulary), without copying their tensor data. */
+#define LOCAL_HEADER_FIRST (UINT64_C(64) << 10)
+
+/* How many of a source's first bytes to hold next, when the parser asked
+ * for `asked` and `have` are held. A remote source's rounds stop at the
+ * first multiple of GGFS_MODEL_HEADER_STEP at or past what was asked, so no
+ * more than the header plus one step is ever fetched; a local file's
+ * double, so a large header is parsed a few times, not once per step. */
+static uint64_t header_want(const ggfs_source *src, uint64_t asked, uint64_t have)
+{
+    uint64_t want;
+    if (!src->map) {
+        const uint64_t step = GGFS_MODEL_HEADER_STEP;
+        want = have == 0 ? step : (asked + step - 1) / step * step;
+    } else {
+        want = have == 0 ? LOCAL_HEADER_FIRST : asked > 2 * have ? asked : 2 * have;
+    }
+    return want < src->size ? want : src->size;
+}
+
+/* Parses a shard's header from its first bytes, read into memory the shard
+ * owns in growing rounds: the handle's views then outlive any change to
+ * the file, and a remote file is fetched no further than its header. A
+ * mapped file then lends its mapping for the tensor data. */
+static ggp_file *open_header(ggfs_shard *shard, ggp_error *e)
 {
     ggfs_source *src = shard->source;
     const uint64_t size = src->size;
-    uint64_t have = 0, want = size < GGFS_MODEL_HEADER_STEP ? size : GGFS_MODEL_HEADER_STEP;
+    uint64_t have = 0, want = header_want(src, 0, 0);
     for (;;) {
         if (want > SIZE_MAX) {
             *e = (ggp_error){GGP_ERR_NOMEM, 0, "header too large for memory"};
@@ -108,13 +129,12 @@ static ggp_file *open_fetched_header(ggfs_shard *shard, ggp_error *e)
         }
         have = want;
         ggp_file *f = ggp_open_prefix(grown, (size_t)have, size, e);
+        if (f && src->map)
+            ggp_file_attach_data(f, src->map);
         if (f || e->code != GGP_ERR_NEED_MORE)
             return f;
         // The parser never asks past the file, and always for more.
-        const uint64_t step = GGFS_MODEL_HEADER_STEP;
-        want = (e->offset + step - 1) / step * step;
-        if (want > size)
-            want = size;
+        want = header_want(src, e->offset, have);
         if (want <= have) {
             *e = (ggp_error){GGP_ERR_IO, 0, "the parser asked for bytes already given"};
             return NULL;
@@ -122,9 +142,7 @@ static ggp_file *open_fetched_header(ggfs_shard *shard, ggp_error *e)
     }
 }
 
-/* Opens one shard: its source, then the parser over its header (from the
- * mapping, whose header pages are then kept in private memory so that views
- * outlive any change to the file; or fetched into memory). */
+/* Opens one shard: its source, then the parser over its header. */
 static bool shard_open(ggfs_shard *shard, const char *name, ggfs_remote *remote, ggfs_model_error *err)
 {
     ggp_error e = {GGP_OK, 0, ""};
@@ -142,18 +160,9 @@ static bool shard_open(ggfs_shard *shard, const char *name, ggfs_remote *remote,
         refuse(err, name, GGP_ERR_NOMEM, 0, "out of memory");
         return false;
     }
-    const ggfs_source *src = shard->source;
-    if (!src->map && src->size > 0) {
-        shard->file = open_fetched_header(shard, &e);
-        if (!shard->file) {
-            refuse(err, name, e.code, e.offset, "%s", e.msg);
-            return false;
-        }
-        return true;
-    }
-    // An empty file has no mapping; the parser refuses it for what it is.
-    shard->file = ggp_open_mem(src->map ? src->map : (const uint8_t *)"", (size_t)src->size, &e);
-    if (!shard->file || (src->ops->pin && !src->ops->pin(shard->source, ggp_data_offset(shard->file), &e))) {
+    // An empty file has nothing to read; the parser refuses it for what it is.
+    shard->file = shard->source->size > 0 ? open_header(shard, &e) : ggp_open_mem("", 0, &e);
+    if (!shard->file) {
         refuse(err, name, e.code, e.offset, "%s", e.msg);
         return false;
     }

@@ -18,8 +18,8 @@
 typedef struct ggfs_shard {
     ggfs_source *source;
     ggp_file *file;         // the index of its header
-    uint8_t *header;        // the header's bytes the index points into, for
-                            // a source without a map (fetched at open)
+    uint8_t *header;        // the header's bytes the index points into, read
+                            // at open into memory of its own
     const char *file_name;  // the last component of the source's name, without
                             // a URL's query or an hf:// @REVISION (malloc'ed)
     uint64_t first_tensor;  // the model's index of its first tensor

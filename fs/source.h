@@ -30,11 +30,6 @@ typedef struct ggfs_source_ops {
     /* Whether the source still holds the bytes it held when opened. Cheap
      * enough to ask before every data read. */
     bool (*unchanged)(ggfs_source *src);
-    /* Keeps [0, len) of `map` readable and unchanged whatever happens to
-     * the source later (a local file moves those pages into private
-     * memory). NULL for sources without a map: their header is fetched
-     * into memory the model owns. */
-    bool (*pin)(ggfs_source *src, uint64_t len, ggp_error *err);
     /* Marks the source changed (a read found it cut short), logging why once. */
     void (*mark_changed)(ggfs_source *src, const char *why);
     void (*close)(ggfs_source *src);

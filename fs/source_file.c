@@ -10,8 +10,6 @@
  * the open one intact). A change is final: from then on data reads fail
  * with EIO, and the log gets one line saying why.
  */
-#define _GNU_SOURCE // MAP_ANONYMOUS, mremap
-
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_log.h>
@@ -98,47 +96,6 @@ static int file_read(ggfs_source *s, void *buf, size_t len, uint64_t off)
     return 0;
 }
 
-/* Copies [0, len) into fresh anonymous pages, then moves them over the
- * file's pages in one step: views into the mapping never see a moment
- * without their bytes. pread, not a copy through the mapping: the same
- * page-cache bytes without a fault per page, and a short count instead of
- * SIGBUS should the file shrink meanwhile. */
-static bool file_pin(ggfs_source *s, uint64_t len, ggp_error *err)
-{
-    file_source *f = (file_source *)s;
-    if (!f->base.map)
-        return true;
-    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-    const uint64_t want = len < f->base.size ? len : f->base.size;
-    const uint64_t span = (want + page - 1) / page * page;
-    const uint64_t copied = span < f->base.size ? span : f->base.size;
-    if (span == 0)
-        return true;
-    void *copy = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (copy == MAP_FAILED) {
-        err->code = GGP_ERR_NOMEM;
-        snprintf(err->msg, sizeof err->msg, "no memory to keep the %llu-byte header",
-                 (unsigned long long)copied);
-        return false;
-    }
-    if (file_read(s, copy, (size_t)copied, 0) != 0) {
-        munmap(copy, span);
-        err->code = GGP_ERR_IO;
-        snprintf(err->msg, sizeof err->msg, "file changed while it was opened");
-        return false;
-    }
-    mprotect(copy, span, PROT_READ);
-    void *at = (void *)f->base.map;
-    if (mremap(copy, span, span, MREMAP_MAYMOVE | MREMAP_FIXED, at) != at) {
-        munmap(copy, span);
-        err->code = GGP_ERR_NOMEM;
-        snprintf(err->msg, sizeof err->msg, "cannot move the %llu-byte header into place",
-                 (unsigned long long)span);
-        return false;
-    }
-    return true;
-}
-
 static void file_close(ggfs_source *s)
 {
     file_source *f = (file_source *)s;
@@ -154,7 +111,6 @@ static void file_close(ggfs_source *s)
 static const ggfs_source_ops file_ops = {
     .read = file_read,
     .unchanged = file_unchanged,
-    .pin = file_pin,
     .mark_changed = file_mark_changed,
     .close = file_close,
 };

@@ -593,7 +593,6 @@ static int http_lend(ggfs_source *src, void *buf, size_t len, uint64_t off, stru
 static const ggfs_source_ops http_ops = {
     .read = http_read,
     .unchanged = http_unchanged,
-    .pin = NULL,
     .mark_changed = http_mark_changed,
     .opened = http_opened,
     .lend = http_lend,

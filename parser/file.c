@@ -415,7 +415,16 @@ ggp_byte_order ggp_byte_order_of(const ggp_file *f) { return f->big_endian ? GGP
 uint32_t ggp_alignment(const ggp_file *f) { return f->alignment; }
 uint64_t ggp_data_offset(const ggp_file *f) { return f->data_offset; }
 uint64_t ggp_file_size(const ggp_file *f) { return f->size; }
-bool ggp_file_has_data(const ggp_file *f) { return f->avail == f->size; }
+bool ggp_file_has_data(const ggp_file *f) { return f->avail == f->size || f->data_base; }
+
+void ggp_file_attach_data(ggp_file *f, const void *whole_file)
+{
+    f->data_base = whole_file;
+    for (uint64_t i = 0; i < f->n_tensors; i++) {
+        ggp_tensor *t = &f->tensors[i];
+        t->data = t->type ? f->data_base + t->offset : NULL;
+    }
+}
 uint64_t ggp_header_end(const ggp_file *f) { return f->header_end; }
 const uint8_t *ggp_file_bytes(const ggp_file *f) { return f->base; }
 int ggp_file_fd(const ggp_file *f) { return f->fd; }

@@ -211,8 +211,18 @@ ggp_file *ggp_open_mem(const void *bytes, size_t size, ggp_error *err);
  * ggp_tensor_decode_f32 over blocks the caller reads itself. */
 ggp_file *ggp_open_prefix(const void *bytes, size_t avail, uint64_t file_size, ggp_error *err);
 
-/* Whether tensor data is in memory (ggp_open, ggp_open_mem) or not
- * (ggp_open_prefix of less than the whole file). */
+/* Gives a file opened with ggp_open_prefix over its header the whole
+ * file's bytes for its tensor data (a mapping the caller owns, of
+ * file_size bytes, kept for the handle's life). Tensor data is then in
+ * memory as after ggp_open_mem, while every view (keys, values, names)
+ * stays in the header's bytes: a caller that copied the header out of the
+ * mapping keeps views that no later change to the file can touch. Call
+ * before the handle is shared between threads. */
+void ggp_file_attach_data(ggp_file *file, const void *whole_file);
+
+/* Whether tensor data is in memory (ggp_open, ggp_open_mem, or
+ * ggp_file_attach_data) or not (ggp_open_prefix of less than the whole
+ * file). */
 bool ggp_file_has_data(const ggp_file *file);
 
 /* The end of the last tensor descriptor: the bytes the index was built

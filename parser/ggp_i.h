@@ -26,6 +26,8 @@ struct ggp_file {
     uint64_t size;        // the file's size
     uint64_t avail;       // bytes of it in memory from base: size, or the
                           // prefix given to ggp_open_prefix
+    const uint8_t *data_base; // the whole file, for tensor data, when the
+                              // header was given apart (ggp_file_attach_data)
     uint64_t header_end;  // end of the last tensor descriptor
     int fd;               // -1 when the bytes are the caller's
     uint32_t version;

@@ -1,7 +1,8 @@
 /*
  * bench_open: how long the parser takes to open and validate a model, and
  * how long the daemon's whole open takes (the source mapped, the set of
- * shards found and checked, the headers pinned); best of N runs, in process.
+ * shards found and checked, the headers read into memory); best of N runs,
+ * in process.
  *
  *   usage: bench_open MODEL.gguf [RUNS]
  */
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
         best_open = t1 - t0 < best_open ? t1 - t0 : best_open;
         best_daemon = t3 - t2 < best_daemon ? t3 - t2 : best_daemon;
     }
-    printf("%s: parser open %.2f ms, daemon open (mapped, set checked, header pinned) %.2f ms (best of %d)\n", argv[1], best_open,
+    printf("%s: parser open %.2f ms, daemon open (mapped, set checked, header read) %.2f ms (best of %d)\n", argv[1], best_open,
            best_daemon, runs);
     return 0;
 }

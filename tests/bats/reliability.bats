@@ -25,12 +25,21 @@ tree_still_answers() {
 @test "a model truncated under the mount: data reads are EIO, the tree answers, one log line" {
     mount_model "$MODEL" "$MNT"
     cat "$MNT/tensors/mat/f32" >/dev/null
+    cp "$MODEL" "$BATS_TEST_TMPDIR/before.gguf"
     truncate -s 0 "$MODEL"
     run -1 --separate-stderr cat "$MNT/tensors/cube/f32"
     [[ "$stderr" == *"Input/output error"* ]]
     run -1 --separate-stderr cat "$MNT/tensors/cube/raw"
     [[ "$stderr" == *"Input/output error"* ]]
     tree_still_answers
+    # The keys, read for the first time now, come from the daemon's copy
+    # of the header: the file's bytes are gone.
+    mkdir "$BATS_TEST_TMPDIR/before"
+    mount_model "$BATS_TEST_TMPDIR/before.gguf" "$BATS_TEST_TMPDIR/before"
+    local keys
+    keys=$(cd "$BATS_TEST_TMPDIR/before/metadata" && grep -r . | sort)
+    [ -n "$keys" ]
+    [ "$(cd "$MNT/metadata" && grep -r . | sort)" == "$keys" ]
     [ "$(grep -c "$MODEL" "$BATS_TEST_TMPDIR/daemon.log")" -eq 1 ]
     grep -q 'since it was mounted' "$BATS_TEST_TMPDIR/daemon.log"
 }
