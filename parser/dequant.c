@@ -33,12 +33,18 @@ const char *ggp_tensor_f32_unavailable(const ggp_file *f, const ggp_tensor *t)
 bool ggp_simd_supported(void)
 {
 #ifdef GGP_HAVE_AVX2
-    // AVX2 as the compiler runtime reports it (it also checks that the OS
-    // saves the ymm registers); F16C from CPUID, as clang 14's
-    // __builtin_cpu_supports has no name for it.
+    // AVX2 and F16C as the compiler runtime found them at start-up (it
+    // also checks that the OS saves the ymm registers): a read of what it
+    // keeps, where CPUID itself would trap to the hypervisor on every
+    // file opened. clang 14's __builtin_cpu_supports has no name for F16C,
+    // so its builds ask CPUID.
+#if defined(__clang__)
     unsigned eax, ebx, ecx, edx;
     return __builtin_cpu_supports("avx2") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
            (ecx & bit_F16C) != 0;
+#else
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+#endif
 #else
     return false;
 #endif
