@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "split_name.h"
 
 #define LISTING_TTL_NS INT64_C(1000000000) // a lookup reads a directory again after this
+#define TRIM_EVERY_NS INT64_C(1000000000)  // closed models' pages go back at most this often
 #define MAX_SLOTS (UINT64_C(1) << (64 - GGFS_SLOT_SHIFT))
 
 /* What the mount shows of a file or directory: its stat, less what it
@@ -68,6 +70,7 @@ struct ggfs_catalog {
     slot **hash;         // by (parent, name), current slots only
     size_t mask;
     ggfs_lru *models;    // ggfs_tree of each open model, by slot
+    _Atomic int64_t trimmed_at; // the last malloc_trim, CLOCK_MONOTONIC ns
     pthread_key_t scratch; // the loop threads' buffers, shared by all trees
 };
 
@@ -530,14 +533,20 @@ static void *open_model(void *ctx, uint64_t id, int *err)
 
 static void close_model(void *ctx, uint64_t id, void *thing)
 {
-    (void)ctx, (void)id;
+    (void)id;
+    ggfs_catalog *cat = ctx;
     ggfs_tree *tree = thing;
     ggfs_model *model = tree->model;
     ggfs_tree_destroy(tree);
     free(tree);
     ggfs_model_close(model);
-    // The model's index was many small allocations: hand the pages back.
-    malloc_trim(0);
+    // The model's index was many small allocations: hand the pages back,
+    // though not on every close of a walk over many models, where the next
+    // model would fault the same pages in again.
+    const int64_t now = now_ns();
+    int64_t last = atomic_load(&cat->trimmed_at);
+    if (now - last >= TRIM_EVERY_NS && atomic_compare_exchange_strong(&cat->trimmed_at, &last, now))
+        malloc_trim(0);
 }
 
 static const ggfs_lru_ops model_ops = {open_model, close_model};
