@@ -464,6 +464,11 @@ static void cat_init(void *userdata, struct fuse_conn_info *conn)
     // An inode's bytes never change: a file changed in the folder gets a
     // new slot, so new inodes.
     conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    // Every listing carries its entries' attributes, which the catalog has
+    // at hand: a walk over the folder (a glob, find) then looks no model's
+    // directory up again. (Left to choose, the kernel asks for them only
+    // in a listing's first reply.)
+    conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
     if (m->readahead_kb)
         conn->max_readahead = m->readahead_kb * 1024;
 }
