@@ -1,0 +1,195 @@
+/*
+ * bench_walk_floor: the smallest FUSE server that answers a walk over a
+ * folder of models, to measure what FUSE itself costs per model on this
+ * machine. scripts/bench_catalog compares gguf-fs against it.
+ *
+ *   bench_walk_floor N [FUSE options] MOUNTPOINT
+ *
+ * The mount has N directories m00000.gguf ..., each holding
+ * metadata/general.architecture, whose text is "llama\n": the part of a
+ * catalog that `cat * /metadata/general.architecture` walks, with every
+ * answer computed from the inode number (no model behind it). Same
+ * low-level API, multi-threaded loop, one-second entry and attribute
+ * timeouts and keep_cache as a gguf-fs catalog; nothing else.
+ */
+#define FUSE_USE_VERSION 312 // fuse_loop_cfg_*, as fs/meson.build
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define TIMEOUT 1.0 // as a catalog's
+#define PER_MODEL 3 // its directory, metadata/, general.architecture
+#define TEXT "llama\n"
+
+/* Model i's inodes are 2 + 3i (its directory), 3 + 3i (metadata), 4 + 3i
+ * (general.architecture). */
+typedef enum { ROOT, MODEL, METADATA, ARCH } node;
+
+static unsigned long models; // N, set once in main before the loop
+
+static node node_of(fuse_ino_t ino)
+{
+    return ino == FUSE_ROOT_ID ? ROOT : (node)((ino - 2) % PER_MODEL + MODEL);
+}
+
+static int fill_stat(fuse_ino_t ino, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    if (ino != FUSE_ROOT_ID && (ino < 2 || (ino - 2) / PER_MODEL >= models))
+        return -1;
+    st->st_ino = ino;
+    if (node_of(ino) == ARCH) {
+        st->st_mode = S_IFREG | 0444;
+        st->st_nlink = 1;
+        st->st_size = sizeof TEXT - 1;
+    } else {
+        st->st_mode = S_IFDIR | 0555;
+        st->st_nlink = 2;
+    }
+    return 0;
+}
+
+static void reply_entry(fuse_req_t req, fuse_ino_t ino)
+{
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    fill_stat(ino, &e.attr);
+    e.ino = ino;
+    e.attr_timeout = TIMEOUT;
+    e.entry_timeout = TIMEOUT;
+    fuse_reply_entry(req, &e);
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    unsigned long i;
+    char tail;
+    const node n = node_of(parent);
+    if (n == ROOT && sscanf(name, "m%5lu.gguf%c", &i, &tail) == 1 && i < models)
+        reply_entry(req, 2 + PER_MODEL * i);
+    else if (n == MODEL && strcmp(name, "metadata") == 0)
+        reply_entry(req, parent + 1);
+    else if (n == METADATA && strcmp(name, "general.architecture") == 0)
+        reply_entry(req, parent + 1);
+    else
+        fuse_reply_err(req, ENOENT);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)fi;
+    struct stat st;
+    if (fill_stat(ino, &st) != 0)
+        fuse_reply_err(req, ENOENT);
+    else
+        fuse_reply_attr(req, &st, TIMEOUT);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    (void)fi;
+    if (node_of(ino) != ROOT) {
+        fuse_reply_err(req, ENOTSUP); // the walk lists only the root
+        return;
+    }
+    char *buf = malloc(size);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    size_t used = 0;
+    for (off_t k = off; k < (off_t)models; k++) {
+        char name[32];
+        struct stat st;
+        snprintf(name, sizeof name, "m%05lu.gguf", (unsigned long)k);
+        fill_stat(2 + PER_MODEL * (fuse_ino_t)k, &st);
+        const size_t need = fuse_add_direntry(req, buf + used, size - used, name, &st, k + 1);
+        if (need > size - used)
+            break;
+        used += need;
+    }
+    fuse_reply_buf(req, buf, used);
+    free(buf);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    if (node_of(ino) != ARCH) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    fi->keep_cache = 1;
+    fuse_reply_open(req, fi);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+    (void)ino, (void)fi;
+    const size_t len = sizeof TEXT - 1;
+    if (off < 0 || (size_t)off >= len)
+        fuse_reply_buf(req, NULL, 0);
+    else
+        fuse_reply_buf(req, TEXT + off, len - (size_t)off < size ? len - (size_t)off : size);
+}
+
+static const struct fuse_lowlevel_ops ops = {
+    .lookup = op_lookup,
+    .getattr = op_getattr,
+    .readdir = op_readdir,
+    .open = op_open,
+    .read = op_read,
+};
+
+int main(int argc, char *argv[])
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s N [FUSE options] MOUNTPOINT\n", argv[0]);
+        return 2;
+    }
+    char *end;
+    models = strtoul(argv[1], &end, 10);
+    if (*end || models == 0 || models > 100000) {
+        fprintf(stderr, "bench_walk_floor: N: '%s' is not a number from 1 to 100000\n", argv[1]);
+        return 2;
+    }
+    argv[1] = argv[0];
+    struct fuse_args args = FUSE_ARGS_INIT(argc - 1, argv + 1);
+    struct fuse_cmdline_opts cmd;
+    if (fuse_parse_cmdline(&args, &cmd) != 0 || !cmd.mountpoint) {
+        fprintf(stderr, "bench_walk_floor: no mount point\n");
+        return 2;
+    }
+    if (fuse_opt_add_arg(&args, "-oro,default_permissions,subtype=bench_walk_floor,fsname=floor") != 0)
+        return 1;
+    int status = 1;
+    struct fuse_session *se = fuse_session_new(&args, &ops, sizeof ops, NULL);
+    if (!se)
+        goto out;
+    if (fuse_set_signal_handlers(se) != 0)
+        goto out_session;
+    if (fuse_session_mount(se, cmd.mountpoint) != 0)
+        goto out_signals;
+    fuse_daemonize(cmd.foreground);
+    struct fuse_loop_config *loop = fuse_loop_cfg_create();
+    fuse_loop_cfg_set_clone_fd(loop, cmd.clone_fd);
+    fuse_loop_cfg_set_max_threads(loop, cmd.max_threads);
+    status = fuse_session_loop_mt(se, loop) == 0 ? 0 : 1;
+    fuse_loop_cfg_destroy(loop);
+    fuse_session_unmount(se);
+out_signals:
+    fuse_remove_signal_handlers(se);
+out_session:
+    fuse_session_destroy(se);
+out:
+    free(cmd.mountpoint);
+    fuse_opt_free_args(&args);
+    return status;
+}
