@@ -11,6 +11,10 @@
  * - ggp_tensor_decode_f32 over blocks copied out of the file gives the same
  *   bits as ggp_tensor_read_f32 on the whole file, for sub-ranges that
  *   start and end inside blocks;
+ * - a header parsed apart from the file, with the whole file attached for
+ *   its data (ggp_file_attach_data, as the daemon opens a local model),
+ *   reads every tensor's f32 as the whole file does, its views staying in
+ *   the header's copy;
  * - hostile counts and lengths are refused from the first bytes, without
  *   asking for more.
  *
@@ -227,6 +231,45 @@ static int check_decode(const char *path, const unsigned char *bytes, const ggp_
     return 1;
 }
 
+/* The header alone, in a heap copy of its own, then the whole file
+ * attached. */
+static int check_attached(const char *path, const unsigned char *bytes, size_t size,
+                          const ggp_file *whole)
+{
+    const size_t header = (size_t)ggp_header_end(whole);
+    unsigned char *copy = malloc(header ? header : 1);
+    EXPECT(copy != NULL);
+    memcpy(copy, bytes, header);
+    ggp_error err;
+    ggp_file *f = ggp_open_prefix(copy, header, size, &err);
+    EXPECT(f != NULL);
+    ggp_file_attach_data(f, bytes);
+    int ok = ggp_file_has_data(f);
+    EXPECT(ggp_file_bytes(f) == copy);
+    for (uint64_t i = 0; ok && i < ggp_tensor_count(whole); i++) {
+        const ggp_tensor *tw = ggp_tensor_at(whole, i), *ta = ggp_tensor_at(f, i);
+        EXPECT(ta->name.ptr >= (const char *)copy && ta->name.ptr < (const char *)copy + header);
+        EXPECT(ta->data == tw->data);
+        if (ggp_tensor_f32_unavailable(whole, tw))
+            continue;
+        const uint64_t n = tw->elements;
+        float *want = malloc(n * sizeof(float) + 1), *got = malloc(n * sizeof(float) + 1);
+        EXPECT(want && got);
+        EXPECT_EQ(ggp_tensor_read_f32(whole, tw, 0, n, want), GGP_OK);
+        EXPECT_EQ(ggp_tensor_read_f32(f, ta, 0, n, got), GGP_OK);
+        if (memcmp(want, got, n * sizeof(float)) != 0) {
+            fprintf(stderr, "%s: tensor %llu: f32 with the data attached differs\n", path,
+                    (unsigned long long)i);
+            ok = 0;
+        }
+        free(want);
+        free(got);
+    }
+    ggp_close(f);
+    free(copy);
+    return ok;
+}
+
 static int check_file(const char *path)
 {
     size_t size;
@@ -251,6 +294,7 @@ static int check_file(const char *path)
         ok = prefix && !ggp_file_has_data(prefix) && check_decode(path, bytes, whole, prefix);
         ggp_close(prefix);
     }
+    ok = ok && (!whole || check_attached(path, bytes, size, whole));
     ggp_close(whole);
     free(bytes);
     return ok;
