@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_fuse_serve.h"
+
 #define DATA_INO 2
 #define TIMEOUT (365.0 * 24 * 3600)
 
@@ -185,40 +187,6 @@ int main(int argc, char *argv[])
 
     // argv[0] and the FUSE arguments after SIZE.
     argv[3] = argv[0];
-    struct fuse_args args = FUSE_ARGS_INIT(argc - 3, argv + 3);
-    struct fuse_cmdline_opts cmd;
-    if (fuse_parse_cmdline(&args, &cmd) != 0 || !cmd.mountpoint) {
-        fprintf(stderr, "bench_ceiling: no mount point\n");
-        return 2;
-    }
-    if (fuse_opt_add_arg(&args, "-oro,default_permissions,subtype=bench_ceiling,fsname=ceiling") != 0)
-        return 1;
-    int status = 1;
-    struct fuse_session *se = fuse_session_new(&args, &ops, sizeof ops, NULL);
-    if (!se)
-        goto out;
-    if (fuse_set_signal_handlers(se) != 0)
-        goto out_session;
-    if (fuse_session_mount(se, cmd.mountpoint) != 0)
-        goto out_signals;
-    fuse_daemonize(cmd.foreground);
-    if (cmd.singlethread) {
-        status = fuse_session_loop(se);
-    } else {
-        struct fuse_loop_config *loop = fuse_loop_cfg_create();
-        fuse_loop_cfg_set_clone_fd(loop, cmd.clone_fd);
-        fuse_loop_cfg_set_max_threads(loop, cmd.max_threads);
-        status = fuse_session_loop_mt(se, loop);
-        fuse_loop_cfg_destroy(loop);
-    }
-    status = status == 0 ? 0 : 1;
-    fuse_session_unmount(se);
-out_signals:
-    fuse_remove_signal_handlers(se);
-out_session:
-    fuse_session_destroy(se);
-out:
-    free(cmd.mountpoint);
-    fuse_opt_free_args(&args);
-    return status;
+    return bench_fuse_serve(argc - 3, argv + 3, &ops, sizeof ops,
+                            "-oro,default_permissions,subtype=bench_ceiling,fsname=ceiling");
 }

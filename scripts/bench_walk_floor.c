@@ -23,6 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bench_fuse_serve.h"
+
 #define TIMEOUT 1.0 // as a catalog's
 #define PER_MODEL 3 // its directory, metadata/, general.architecture
 #define TEXT "llama\n"
@@ -161,35 +163,6 @@ int main(int argc, char *argv[])
         return 2;
     }
     argv[1] = argv[0];
-    struct fuse_args args = FUSE_ARGS_INIT(argc - 1, argv + 1);
-    struct fuse_cmdline_opts cmd;
-    if (fuse_parse_cmdline(&args, &cmd) != 0 || !cmd.mountpoint) {
-        fprintf(stderr, "bench_walk_floor: no mount point\n");
-        return 2;
-    }
-    if (fuse_opt_add_arg(&args, "-oro,default_permissions,subtype=bench_walk_floor,fsname=floor") != 0)
-        return 1;
-    int status = 1;
-    struct fuse_session *se = fuse_session_new(&args, &ops, sizeof ops, NULL);
-    if (!se)
-        goto out;
-    if (fuse_set_signal_handlers(se) != 0)
-        goto out_session;
-    if (fuse_session_mount(se, cmd.mountpoint) != 0)
-        goto out_signals;
-    fuse_daemonize(cmd.foreground);
-    struct fuse_loop_config *loop = fuse_loop_cfg_create();
-    fuse_loop_cfg_set_clone_fd(loop, cmd.clone_fd);
-    fuse_loop_cfg_set_max_threads(loop, cmd.max_threads);
-    status = fuse_session_loop_mt(se, loop) == 0 ? 0 : 1;
-    fuse_loop_cfg_destroy(loop);
-    fuse_session_unmount(se);
-out_signals:
-    fuse_remove_signal_handlers(se);
-out_session:
-    fuse_session_destroy(se);
-out:
-    free(cmd.mountpoint);
-    fuse_opt_free_args(&args);
-    return status;
+    return bench_fuse_serve(argc - 1, argv + 1, &ops, sizeof ops,
+                            "-oro,default_permissions,subtype=bench_walk_floor,fsname=floor");
 }
