@@ -96,6 +96,13 @@ static int file_read(ggfs_source *s, void *buf, size_t len, uint64_t off)
     return 0;
 }
 
+/* The header has been read: from now on the file's readers are its
+ * users', whose sequential reads want the kernel's read-ahead back. */
+static void file_opened(ggfs_source *s)
+{
+    posix_fadvise(((file_source *)s)->fd, 0, 0, POSIX_FADV_NORMAL);
+}
+
 static void file_close(ggfs_source *s)
 {
     file_source *f = (file_source *)s;
@@ -113,6 +120,7 @@ static const ggfs_source_ops file_ops = {
     .unchanged = file_unchanged,
     .mark_changed = file_mark_changed,
     .close = file_close,
+    .opened = file_opened,
 };
 
 static ggfs_source *fail(file_source *f, ggp_error *err, const char *fmt, const char *why)
@@ -154,6 +162,10 @@ ggfs_source *ggfs_source_file_open(const char *path, ggp_error *err)
     f->real_path = path[0] == '/' ? strdup(path) : realpath(path, NULL);
     if (!f->real_path)
         return fail(f, err, "cannot open: %s", strerror(errno));
+    // No read-ahead past what the header's reads ask: opening a model to
+    // read its metadata (a walk over a folder of models) reads no tensor
+    // data. Undone once the model is open (file_opened).
+    posix_fadvise(f->fd, 0, 0, POSIX_FADV_RANDOM);
     f->base.size = (uint64_t)f->base.st.st_size;
     if (f->base.size > 0) {
         void *map = mmap(NULL, f->base.size, PROT_READ, MAP_SHARED, f->fd, 0);
