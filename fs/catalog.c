@@ -3,12 +3,9 @@
  * table, the listings and the errors; directory reads and model opens run
  * outside it.
  */
-#define _GNU_SOURCE // malloc_trim
 #include <errno.h>
 #include <limits.h>
-#include <malloc.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +17,10 @@
 #include "model.h"
 #include "ollama.h"
 #include "split_name.h"
+#include "trim.h"
 
 #define LISTING_TTL_NS INT64_C(1000000000) // a lookup reads a directory again after this
-#define TRIM_EVERY_NS INT64_C(1000000000)  // closed models' pages go back at most this often
+#define TRIM_AFTER_NS INT64_C(1000000000)  // closed models' pages go back this long after
 #define MAX_SLOTS (UINT64_C(1) << (64 - GGFS_SLOT_SHIFT))
 
 /* What the mount shows of a file or directory: its stat, less what it
@@ -70,7 +68,7 @@ struct ggfs_catalog {
     slot **hash;         // by (parent, name), current slots only
     size_t mask;
     ggfs_lru *models;    // ggfs_tree of each open model, by slot
-    _Atomic int64_t trimmed_at; // the last malloc_trim, CLOCK_MONOTONIC ns
+    ggfs_trim *trim;     // hands closed models' pages back
     pthread_key_t scratch; // the loop threads' buffers, shared by all trees
 };
 
@@ -540,13 +538,9 @@ static void close_model(void *ctx, uint64_t id, void *thing)
     ggfs_tree_destroy(tree);
     free(tree);
     ggfs_model_close(model);
-    // The model's index was many small allocations: hand the pages back,
-    // though not on every close of a walk over many models, where the next
-    // model would fault the same pages in again.
-    const int64_t now = now_ns();
-    int64_t last = atomic_load(&cat->trimmed_at);
-    if (now - last >= TRIM_EVERY_NS && atomic_compare_exchange_strong(&cat->trimmed_at, &last, now))
-        malloc_trim(0);
+    // The model's index was many small allocations: their pages go back
+    // once the closes go quiet (trim.h).
+    ggfs_trim_soon(cat->trim);
 }
 
 static const ggfs_lru_ops model_ops = {open_model, close_model};
@@ -609,10 +603,12 @@ ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigne
         pthread_mutex_destroy(&cat->lock);
     } else {
         cat->models = ggfs_lru_new(max_open ? max_open : GGFS_DEFAULT_MAX_OPEN, &model_ops, cat);
+        cat->trim = ggfs_trim_new(TRIM_AFTER_NS);
         // Slot 0 is the folder: inode 1, FUSE's root.
-        if (cat->models && slot_new(cat, 0, GGFS_CAT_DIR, "", "", "", NULL, &st, 0))
+        if (cat->models && cat->trim && slot_new(cat, 0, GGFS_CAT_DIR, "", "", "", NULL, &st, 0))
             return cat;
         ggfs_lru_free(cat->models);
+        ggfs_trim_free(cat->trim);
         pthread_key_delete(cat->scratch);
         pthread_mutex_destroy(&cat->lock);
         *err = ENOMEM;
@@ -633,6 +629,7 @@ void ggfs_catalog_close(ggfs_catalog *cat)
     if (!cat)
         return;
     ggfs_lru_free(cat->models);
+    ggfs_trim_free(cat->trim);
     void *own = pthread_getspecific(cat->scratch);
     if (own)
         ggfs_scratch_destroy(own);
