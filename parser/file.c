@@ -153,15 +153,12 @@ static bool parse_kvs(ggp_file *f, ggp_reader *r, uint64_t count_offset, ggp_err
         if (kv->key.len == 0)
             return ggp_fail(err, GGP_ERR_KEY, kv->offset, "key %llu is empty",
                             (unsigned long long)i);
-        char quoted[GGP_QUOTE_SIZE];
-        char ctx[GGP_QUOTE_SIZE + 8];
-        snprintf(ctx, sizeof ctx, "key '%s'", ggp_quote_name(kv->key, quoted, sizeof quoted));
         uint64_t *slot = index_slot(&f->kv_index, &f->kvs[0].key, sizeof *kv, kv->key.ptr, kv->key.len);
         const bool first = *slot == 0;
         const uint64_t type_offset = r->pos;
         uint32_t type;
         if (!ggp_read_u32(r, &type, "value type") ||
-            !ggp_read_value(r, type_offset, type, &kv->value, ctx))
+            !ggp_read_value(r, type_offset, type, &kv->value, kv->key))
             return false;
         if (kv->key.len == 17 && memcmp(kv->key.ptr, "general.alignment", 17) == 0 &&
             !check_alignment(f, kv, type_offset, first, err))
@@ -189,12 +186,13 @@ static bool parse_tensor(ggp_file *f, ggp_reader *r, uint64_t i, ggp_error *err)
     if (t->name.len == 0)
         return ggp_fail(err, GGP_ERR_TENSOR, t->info_offset, "tensor %llu has an empty name",
                         (unsigned long long)i);
+    // The name is quoted only for an error: most descriptors have none.
     char q[GGP_QUOTE_SIZE];
-    const char *name = ggp_quote_name(t->name, q, sizeof q);
     uint64_t *slot = index_slot(&f->tensor_index, &f->tensors[0].name, sizeof *t, t->name.ptr, t->name.len);
     if (*slot != 0)
         return ggp_fail(err, GGP_ERR_TENSOR, t->info_offset,
-                        "tensor '%s' appears twice (first at offset %llu)", name,
+                        "tensor '%s' appears twice (first at offset %llu)",
+                        ggp_quote_name(t->name, q, sizeof q),
                         (unsigned long long)f->tensors[*slot - 1].info_offset);
     *slot = i + 1;
 
@@ -203,7 +201,7 @@ static bool parse_tensor(ggp_file *f, ggp_reader *r, uint64_t i, ggp_error *err)
         return false;
     if (t->n_dims > GGP_MAX_DIMS)
         return ggp_fail(err, GGP_ERR_TENSOR, dims_offset, "tensor '%s' has %u dimensions, more than %d",
-                        name, t->n_dims, GGP_MAX_DIMS);
+                        ggp_quote_name(t->name, q, sizeof q), t->n_dims, GGP_MAX_DIMS);
     uint64_t elements = 1;
     for (int j = 0; j < GGP_MAX_DIMS; j++)
         t->ne[j] = 1;
@@ -214,10 +212,10 @@ static bool parse_tensor(ggp_file *f, ggp_reader *r, uint64_t i, ggp_error *err)
             return false;
         if (ne > INT64_MAX)
             return ggp_fail(err, GGP_ERR_TENSOR, at, "tensor '%s': dimension %u is %llu, past int64",
-                            name, j, (unsigned long long)ne);
+                            ggp_quote_name(t->name, q, sizeof q), j, (unsigned long long)ne);
         if (ne != 0 && elements > INT64_MAX / ne)
             return ggp_fail(err, GGP_ERR_TENSOR, at, "tensor '%s': element count overflows int64 at dimension %u",
-                            name, j);
+                            ggp_quote_name(t->name, q, sizeof q), j);
         elements *= ne;
         t->ne[j] = (int64_t)ne;
     }
@@ -228,14 +226,16 @@ static bool parse_tensor(ggp_file *f, ggp_reader *r, uint64_t i, ggp_error *err)
         return false;
     if (ggp_type_is_removed(t->type_id))
         return ggp_fail(err, GGP_ERR_TENSOR, type_offset,
-                        "tensor '%s': type %u was removed from ggml", name, t->type_id);
+                        "tensor '%s': type %u was removed from ggml",
+                        ggp_quote_name(t->name, q, sizeof q), t->type_id);
     t->type = ggp_type_lookup(t->type_id);
     if (t->type) {
         const uint64_t block = t->type->block_elems;
         if ((uint64_t)t->ne[0] % block != 0)
             return ggp_fail(err, GGP_ERR_TENSOR, dims_offset,
                             "tensor '%s': dimension 0 is %lld, not a multiple of the %s block size %llu",
-                            name, (long long)t->ne[0], t->type->name, (unsigned long long)block);
+                            ggp_quote_name(t->name, q, sizeof q), (long long)t->ne[0], t->type->name,
+                            (unsigned long long)block);
         // ne[0] is a whole number of blocks, so every row is too. A row may
         // start with metadata (ik_llama.cpp's per-row scales); an empty
         // tensor has no rows and no bytes, as ggml_nbytes says.
@@ -244,7 +244,8 @@ static bool parse_tensor(ggp_file *f, ggp_reader *r, uint64_t i, ggp_error *err)
         const uint64_t rows = elements == 0 ? 0 : elements / (uint64_t)t->ne[0];
         if (row_blocks > (INT64_MAX - meta) / t->type->block_bytes ||
             (rows != 0 && row_blocks * t->type->block_bytes + meta > INT64_MAX / rows))
-            return ggp_fail(err, GGP_ERR_TENSOR, dims_offset, "tensor '%s': byte size overflows int64", name);
+            return ggp_fail(err, GGP_ERR_TENSOR, dims_offset, "tensor '%s': byte size overflows int64",
+                            ggp_quote_name(t->name, q, sizeof q));
         t->bytes = rows * (row_blocks * t->type->block_bytes + meta);
     }
     t->data_field_offset = r->pos;

@@ -114,14 +114,14 @@ static inline uint64_t ggp_load64(const uint8_t *p, bool big_endian)
 uint32_t ggp_vtype_size(ggp_vtype type);
 
 /* Reads a value whose type id (read at type_offset) is type: validates
- * it and fills out with a view of it; ctx names the key in errors. */
-bool ggp_read_value(ggp_reader *r, uint64_t type_offset, uint32_t type, ggp_value *out, const char *ctx);
+ * it and fills out with a view of it; errors name the key. */
+bool ggp_read_value(ggp_reader *r, uint64_t type_offset, uint32_t type, ggp_value *out, ggp_str key);
 
 /* Validates the elements of an array (nested arrays included, without
  * recursion) starting at r->pos, and leaves r->pos after them. count_offset
  * is where the count was read, for errors. */
 bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t count_offset,
-                    const char *key_ctx);
+                    ggp_str key);
 
 /* ==== Types ==== */
 

@@ -38,18 +38,29 @@ static uint64_t min_elem_size(ggp_vtype type, uint32_t version)
     return ggp_vtype_size(type);
 }
 
-static bool check_bools(ggp_reader *r, uint64_t n, const char *ctx)
+/* A key's name for an error message, quoted only when there is one: most
+ * values are read without an error to report. */
+typedef struct quote_buf {
+    char text[GGP_QUOTE_SIZE];
+} quote_buf;
+
+static const char *quoted(ggp_str key, quote_buf *q)
+{
+    return ggp_quote_name(key, q->text, sizeof q->text);
+}
+
+static bool check_bools(ggp_reader *r, uint64_t n, ggp_str key)
 {
     const uint8_t *p = r->base + r->pos;
     for (uint64_t i = 0; i < n; i++) {
         if (p[i] > 1)
             return ggp_fail(r->err, GGP_ERR_BOOL, r->pos + i,
-                            "%s: bool is %u, not 0 or 1", ctx, p[i]);
+                            "key '%s': bool is %u, not 0 or 1", quoted(key, &(quote_buf){{0}}), p[i]);
     }
     return true;
 }
 
-static bool read_elem_type(ggp_reader *r, ggp_vtype *out, const char *ctx)
+static bool read_elem_type(ggp_reader *r, ggp_vtype *out, ggp_str key)
 {
     const uint64_t at = r->pos;
     uint32_t t;
@@ -57,24 +68,24 @@ static bool read_elem_type(ggp_reader *r, ggp_vtype *out, const char *ctx)
         return false;
     if (t >= GGP_V_COUNT)
         return ggp_fail(r->err, GGP_ERR_VALUE_TYPE, at,
-                        "%s: array element type %u is not a GGUF type (0..12)", ctx, t);
+                        "key '%s': array element type %u is not a GGUF type (0..12)", quoted(key, &(quote_buf){{0}}), t);
     *out = (ggp_vtype)t;
     return true;
 }
 
-static bool check_fits(ggp_reader *r, ggp_vtype type, uint64_t count, uint64_t at, const char *ctx)
+static bool check_fits(ggp_reader *r, ggp_vtype type, uint64_t count, uint64_t at, ggp_str key)
 {
     const uint64_t min = min_elem_size(type, r->version);
     if (count <= ggp_remaining(r) / min)
         return true;
     return ggp_fail(r->err, GGP_ERR_TRUNCATED, at,
-                    "%s: array of %llu %s needs at least %llu bytes per element, only %llu remain",
-                    ctx, (unsigned long long)count, ggp_vtype_name(type),
+                    "key '%s': array of %llu %s needs at least %llu bytes per element, only %llu remain",
+                    quoted(key, &(quote_buf){{0}}), (unsigned long long)count, ggp_vtype_name(type),
                     (unsigned long long)min, (unsigned long long)ggp_remaining(r));
 }
 
 bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t count_offset,
-                    const char *ctx)
+                    ggp_str key)
 {
     struct frame {
         ggp_vtype type;
@@ -82,7 +93,7 @@ bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t
     } stack[GGP_MAX_ARRAY_DEPTH];
     int depth = 0;
 
-    if (!check_fits(r, elem_type, count, count_offset, ctx))
+    if (!check_fits(r, elem_type, count, count_offset, key))
         return false;
     stack[depth++] = (struct frame){elem_type, count};
     while (depth > 0) {
@@ -96,7 +107,7 @@ bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t
             // check_fits already bounded left * size by the bytes remaining.
             if (!ggp_in_memory(r, f->left * size))
                 return false;
-            if (f->type == GGP_V_BOOL && !check_bools(r, f->left, ctx))
+            if (f->type == GGP_V_BOOL && !check_bools(r, f->left, key))
                 return false;
             r->pos += f->left * size;
             f->left = 0;
@@ -127,12 +138,12 @@ bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t
         const uint64_t at = r->pos;
         ggp_vtype inner = GGP_V_U8; // read_elem_type sets it; gcc -O3 cannot tell
         uint64_t n;
-        if (!read_elem_type(r, &inner, ctx) || !ggp_read_count(r, &n, "array count"))
+        if (!read_elem_type(r, &inner, key) || !ggp_read_count(r, &n, "array count"))
             return false;
         if (depth == GGP_MAX_ARRAY_DEPTH)
             return ggp_fail(r->err, GGP_ERR_NESTING, at,
-                            "%s: arrays nested deeper than %d", ctx, GGP_MAX_ARRAY_DEPTH);
-        if (!check_fits(r, inner, n, at + 4, ctx))
+                            "key '%s': arrays nested deeper than %d", quoted(key, &(quote_buf){{0}}), GGP_MAX_ARRAY_DEPTH);
+        if (!check_fits(r, inner, n, at + 4, key))
             return false;
         stack[depth++] = (struct frame){inner, n};
     }
@@ -140,7 +151,7 @@ bool ggp_array_skip(ggp_reader *r, ggp_vtype elem_type, uint64_t count, uint64_t
 }
 
 /* Reads one value of the given type at r->pos into out. */
-static bool read_value(ggp_reader *r, ggp_vtype type, ggp_value *out, const char *ctx)
+static bool read_value(ggp_reader *r, ggp_vtype type, ggp_value *out, ggp_str key)
 {
     memset(out, 0, sizeof *out);
     out->type = type;
@@ -148,11 +159,11 @@ static bool read_value(ggp_reader *r, ggp_vtype type, ggp_value *out, const char
     if (size != 0) {
         if (size > ggp_remaining(r))
             return ggp_fail(r->err, GGP_ERR_TRUNCATED, r->pos,
-                            "%s: %s value needs %u bytes, only %llu remain", ctx,
+                            "key '%s': %s value needs %u bytes, only %llu remain", quoted(key, &(quote_buf){{0}}),
                             ggp_vtype_name(type), size, (unsigned long long)ggp_remaining(r));
         if (!ggp_in_memory(r, size))
             return false;
-        if (type == GGP_V_BOOL && !check_bools(r, 1, ctx))
+        if (type == GGP_V_BOOL && !check_bools(r, 1, key))
             return false;
         out->offset = r->pos;
         out->data = r->base + r->pos;
@@ -170,25 +181,25 @@ static bool read_value(ggp_reader *r, ggp_vtype type, ggp_value *out, const char
         out->count = s.len;
         return true;
     }
-    if (!read_elem_type(r, &out->elem_type, ctx))
+    if (!read_elem_type(r, &out->elem_type, key))
         return false;
     const uint64_t count_offset = r->pos;
     if (!ggp_read_count(r, &out->count, "array count"))
         return false;
     out->offset = r->pos;
     out->data = r->base + r->pos;
-    if (!ggp_array_skip(r, out->elem_type, out->count, count_offset, ctx))
+    if (!ggp_array_skip(r, out->elem_type, out->count, count_offset, key))
         return false;
     out->size = r->pos - out->offset;
     return true;
 }
 
-bool ggp_read_value(ggp_reader *r, uint64_t type_offset, uint32_t type, ggp_value *out, const char *ctx)
+bool ggp_read_value(ggp_reader *r, uint64_t type_offset, uint32_t type, ggp_value *out, ggp_str key)
 {
     if (type >= GGP_V_COUNT)
         return ggp_fail(r->err, GGP_ERR_VALUE_TYPE, type_offset,
-                        "%s: value type %u is not a GGUF type (0..12)", ctx, type);
-    return read_value(r, (ggp_vtype)type, out, ctx);
+                        "key '%s': value type %u is not a GGUF type (0..12)", quoted(key, &(quote_buf){{0}}), type);
+    return read_value(r, (ggp_vtype)type, out, key);
 }
 
 /* ==== Accessors ==== */
@@ -266,7 +277,7 @@ bool ggp_array_next(ggp_array_iter *it, ggp_value *elem)
     };
     // The file was validated at open, so this read cannot fail; the check
     // only keeps a broken invariant from walking off the mapping.
-    if (!read_value(&r, it->array.elem_type, elem, "array element"))
+    if (!read_value(&r, it->array.elem_type, elem, (ggp_str){"array element", 13}))
         return false;
     it->next = f->base + r.pos;
     it->index++;
