@@ -2,8 +2,8 @@
  * The block cache: a hash table of blocks under one mutex that is held
  * only for table and list updates, never while bytes move over the
  * network. Unused ready blocks sit on an LRU list; the oldest go when the
- * cache is over its bound, and their buffers are reused for new blocks (a
- * fresh megabyte costs a page fault per page).
+ * cache is over its bound, and their memory goes to new blocks
+ * (block_memory.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "block_cache.h"
+#include "block_memory.h"
 
 #define MAX_SPARES 8
 
@@ -23,8 +24,7 @@ struct ggfs_block_cache {
     ggfs_block **buckets;
     uint64_t mask;
     ggfs_block lru;             // sentinel: lru.lru_next is the oldest
-    uint8_t *spares[MAX_SPARES];
-    int n_spares;
+    ggfs_block_memory *memory;
     uint64_t next_source;
 };
 
@@ -39,7 +39,10 @@ ggfs_block_cache *ggfs_block_cache_new(size_t block_size, uint64_t capacity_byte
     while (buckets < 2 * c->capacity && buckets < (UINT64_C(1) << 24))
         buckets *= 2;
     c->buckets = calloc(buckets, sizeof *c->buckets);
-    if (!c->buckets) {
+    c->memory = ggfs_block_memory_new(block_size, MAX_SPARES);
+    if (!c->buckets || !c->memory) {
+        free(c->buckets);
+        ggfs_block_memory_free(c->memory);
         free(c);
         return NULL;
     }
@@ -57,10 +60,7 @@ ggfs_block_cache *ggfs_block_cache_new(size_t block_size, uint64_t capacity_byte
 
 static void free_block(ggfs_block_cache *c, ggfs_block *b)
 {
-    if (c->n_spares < MAX_SPARES)
-        c->spares[c->n_spares++] = b->data;
-    else
-        free(b->data);
+    ggfs_block_memory_give(c->memory, b->data);
     free(b);
 }
 
@@ -71,12 +71,10 @@ void ggfs_block_cache_free(ggfs_block_cache *c)
     for (uint64_t i = 0; i <= c->mask; i++) {
         for (ggfs_block *b = c->buckets[i], *next; b; b = next) {
             next = b->hash_next;
-            free(b->data);
             free(b);
         }
     }
-    for (int i = 0; i < c->n_spares; i++)
-        free(c->spares[i]);
+    ggfs_block_memory_free(c->memory);
     free(c->buckets);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->settled);
@@ -157,7 +155,7 @@ static ggfs_block *insert_claimed(ggfs_block_cache *c, ggfs_block **slot, uint64
     ggfs_block *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
-    b->data = c->n_spares > 0 ? c->spares[--c->n_spares] : malloc(c->block_size);
+    b->data = ggfs_block_memory_take(c->memory);
     if (!b->data) {
         free(b);
         return NULL;
