@@ -5,7 +5,6 @@
  * cache is over its bound, and their memory goes to new blocks
  * (block_memory.c).
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -163,7 +162,7 @@ static ggfs_block *insert_claimed(ggfs_block_cache *c, ggfs_block **slot, uint64
     b->source = source;
     b->index = index;
     b->refs = 1;
-    b->claimed_ns = now_ns();
+    b->progress_ns = now_ns();
     b->hash_next = NULL;
     *slot = b;
     c->count++;
@@ -196,15 +195,17 @@ ggfs_block *ggfs_block_get(ggfs_block_cache *c, uint64_t source, uint64_t index,
             hold(b);
             break;
         }
-        int64_t until = b->claimed_ns + patience_ns;
+        // Looked at again on every wake-up: the load may have made
+        // progress, or failed, meanwhile.
+        int64_t until = b->progress_ns + patience_ns;
         if (until > deadline_ns)
             until = deadline_ns;
-        const struct timespec ts = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
-        if (now_ns() >= until ||
-            pthread_cond_timedwait(&c->settled, &c->lock, &ts) == ETIMEDOUT) {
+        if (now_ns() >= until) {
             b = NULL;
             break;
         }
+        const struct timespec ts = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
+        pthread_cond_timedwait(&c->settled, &c->lock, &ts);
     }
     pthread_mutex_unlock(&c->lock);
     return b;
@@ -253,6 +254,17 @@ void ggfs_block_publish(ggfs_block_cache *c, ggfs_block *b, size_t len)
     b->len = len;
     b->ready = true;
     pthread_cond_broadcast(&c->settled);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void ggfs_block_progress(ggfs_block_cache *c, ggfs_block *const *blocks, unsigned n)
+{
+    if (n == 0)
+        return;
+    const int64_t now = now_ns();
+    pthread_mutex_lock(&c->lock);
+    for (unsigned i = 0; i < n; i++)
+        blocks[i]->progress_ns = now;
     pthread_mutex_unlock(&c->lock);
 }
 

@@ -23,7 +23,8 @@ typedef struct ggfs_block {
     uint8_t *data;            // block_size bytes; len of them valid when ready
     size_t len;
     bool ready;
-    int64_t claimed_ns;       // CLOCK_MONOTONIC when its load started
+    int64_t progress_ns;      // CLOCK_MONOTONIC when its load started or
+                              // last made progress
     unsigned refs;            // holders: readers, and the loader while loading
     struct ggfs_block *hash_next;
     struct ggfs_block *lru_prev, *lru_next; // unused ready blocks only
@@ -42,7 +43,8 @@ uint64_t ggfs_block_cache_source_id(ggfs_block_cache *cache);
 /* The block, held for the caller (release it). When it is ready, returns
  * it with *claimed false. When another thread is loading it, waits until
  * it is ready (or, should that load fail, claims it), but not past
- * deadline_ns nor past patience_ns after that load started (then NULL).
+ * deadline_ns nor past patience_ns after that load last made progress
+ * (then NULL).
  * When it is missing, returns it claimed: the caller fills data and
  * publishes it, or abandons it. NULL also when out of memory. */
 ggfs_block *ggfs_block_get(ggfs_block_cache *cache, uint64_t source, uint64_t index,
@@ -62,6 +64,11 @@ bool ggfs_block_known(ggfs_block_cache *cache, uint64_t source, uint64_t index);
 /* The loader's block now holds len valid bytes: waiters wake, and the
  * loader's hold becomes an ordinary one (release it). */
 void ggfs_block_publish(ggfs_block_cache *cache, ggfs_block *block, size_t len);
+
+/* The load of these claimed blocks is making progress (a request bringing
+ * them in turn has just brought the one before): their waiters' patience
+ * starts again. */
+void ggfs_block_progress(ggfs_block_cache *cache, ggfs_block *const *blocks, unsigned n);
 
 /* The load failed: the block goes, and a waiter claims it in turn. Ends
  * the loader's hold. */

@@ -275,6 +275,8 @@ static size_t on_body(char *bytes, size_t size, size_t n, void *user)
         memcpy(r->parts[part] + at, bytes + done, n);
         done += n;
         r->got += n;
+        if (r->part_done && (at + n == r->part_size || r->got == t->expect))
+            r->part_done(r->part_ctx, r->parts_before + (size_t)part);
     }
     return len;
 }
@@ -416,26 +418,50 @@ ggfs_http_outcome ggfs_http_get(ggfs_http *h, ggfs_http_range *r)
     return by_curl_code(r, code, errbuf);
 }
 
+/* After an attempt that failed having filled whole parts: the range
+ * shrinks to the parts still missing. At open the size is not known yet,
+ * and the range is asked for again whole. */
+static void skip_done_parts(ggfs_http_range *r)
+{
+    const uint64_t whole = r->open ? 0 : r->got / r->part_size;
+    if (whole == 0 || whole * r->part_size >= r->len)
+        return;
+    r->off += whole * r->part_size;
+    r->len -= whole * r->part_size;
+    r->parts += whole;
+    r->parts_before += (size_t)whole;
+}
+
 ggfs_http_outcome ggfs_http_fetch(ggfs_http *h, ggfs_http_range *r)
 {
+    const uint64_t off = r->off, len = r->len;
+    uint8_t *const *parts = r->parts;
     int64_t backoff = FIRST_BACKOFF_NS;
     const int64_t start = ggfs_now_ns();
+    ggfs_http_outcome o;
     for (int attempt = 1;; attempt++) {
-        const ggfs_http_outcome o = ggfs_http_get(h, r);
+        o = ggfs_http_get(h, r);
         if (o != GGFS_HTTP_RETRY)
-            return o;
+            break;
         const int64_t now = ggfs_now_ns();
         if (now + backoff >= r->deadline_ns) {
             char last[sizeof r->why];
             memcpy(last, r->why, sizeof last);
             set_why(r, "%.180s (%d attempt%s over %.1f s)", last, attempt, attempt == 1 ? "" : "s",
                     (double)(now - start) / 1e9);
-            return o;
+            break;
         }
+        skip_done_parts(r);
         const struct timespec pause = {(time_t)(backoff / 1000000000), (long)(backoff % 1000000000)};
         nanosleep(&pause, NULL);
         backoff = backoff * 2 < MAX_BACKOFF_NS ? backoff * 2 : MAX_BACKOFF_NS;
     }
+    // The caller's range again; got counts the last attempt's bytes.
+    r->off = off;
+    r->len = len;
+    r->parts = parts;
+    r->parts_before = 0;
+    return o;
 }
 
 /* ==== URLs ==== */

@@ -44,6 +44,13 @@ typedef struct ggfs_http_range {
     uint64_t off, len;       // the bytes asked for
     uint8_t *const *parts;   // receive them: byte i of the range goes to
     size_t part_size;        // parts[i / part_size][i % part_size]
+    // Optional: called, on the requesting thread, as soon as parts[i] holds
+    // all its bytes (the last part may be shorter), i in increasing order;
+    // a part once done is never written again. The bytes come from a
+    // response checked before its first byte was taken (status, range,
+    // size, ETag), so they are right even if the transfer fails later.
+    void (*part_done)(void *ctx, size_t i);
+    void *part_ctx;
     bool open;               // at open: the size is not known yet, and a
                              // body shorter than len is right when it ends
                              // the file
@@ -60,14 +67,20 @@ typedef struct ggfs_http_range {
     char last_modified_got[GGFS_HTTP_VALIDATOR_MAX]; // "" when none
     char effective_url[2048]; // where redirects led ("" if too long)
     char why[256];           // what went wrong, for messages
+
+    /* The engine's own. */
+    size_t parts_before;     // parts done by earlier attempts (fetch resumes
+                             // after them)
 } ggfs_http_range;
 
 /* One attempt. Fills the answer part of r. */
 ggfs_http_outcome ggfs_http_get(ggfs_http *http, ggfs_http_range *r);
 
 /* Attempts until one passes, a final answer comes, or deadline_ns would be
- * passed: waits 100 ms after the first failure, doubling up to 2 s. On
- * failure r->why tells the last cause and how many attempts were made. */
+ * passed: waits 100 ms after the first failure, doubling up to 2 s. An
+ * attempt that failed after whole parts arrived is followed by one asking
+ * for the rest only. On failure r->why tells the last cause and how many
+ * attempts were made. */
 ggfs_http_outcome ggfs_http_fetch(ggfs_http *http, ggfs_http_range *r);
 
 /* CLOCK_MONOTONIC in nanoseconds. */

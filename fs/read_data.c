@@ -7,7 +7,7 @@
  * guard. Bytes that cannot be replied from a mapping (a remote shard's) go
  * through the source's read into this thread's scratch, f32 being decoded
  * from blocks read the same way; reads of a remote model run on the worker
- * threads of tree->remote_reads.
+ * threads of tree->remote_reads, unless their bytes are in memory already.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -150,6 +150,33 @@ static bool read_lent(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t 
     int n;
     void *token;
     const int err = src->ops->lend(src, buf, (size_t)len, p.at, iov, LEND_MAX, &n, &token);
+    if (err)
+        fuse_reply_err(req, err);
+    else
+        fuse_reply_iov(req, iov, n);
+    src->ops->unlend(src, token);
+    return true;
+}
+
+/* A read of raw or model.gguf whose bytes a source holds in memory now
+ * (a remote source's cached blocks) is replied at once, on the thread that
+ * took it: no hand-over to a remote-read thread. Returns false, having
+ * replied nothing, when that is not so. */
+static bool read_ready(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
+{
+    ggfs_piece p;
+    if ((node.kind != GGFS_TENSOR_RAW && node.kind != GGFS_MODEL_GGUF) ||
+        !piece_at(tree, node, start, &p) || p.kind != GGFS_PIECE_SHARD || p.len < len)
+        return false;
+    ggfs_source *src = tree->model->shards[p.shard].source;
+    if (!src->ops->lend_ready)
+        return false;
+    struct iovec iov[LEND_MAX];
+    int n;
+    void *token;
+    const int err = src->ops->lend_ready(src, (size_t)len, p.at, iov, LEND_MAX, &n, &token);
+    if (err == EWOULDBLOCK)
+        return false;
     if (err)
         fuse_reply_err(req, err);
     else
@@ -317,6 +344,8 @@ void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t st
     // A remote read may wait on the network for up to timeout_s: it runs on
     // a thread of its own, and the loop thread goes back to other requests.
     if (tree->remote_reads) {
+        if (read_ready(req, tree, node, start, len))
+            return;
         deferred_read *d = malloc(sizeof *d);
         if (d) {
             *d = (deferred_read){req, tree, node, start, len};

@@ -41,6 +41,11 @@ typedef struct ggfs_source_ops {
      * errno, as read does. */
     int (*lend)(ggfs_source *src, void *buf, size_t len, uint64_t off, struct iovec *iov, int max,
                 int *n, void **token);
+    /* Optional, with lend: lends [off, off + len) only when all of it is in
+     * memory now, else returns EWOULDBLOCK having fetched and waited for
+     * nothing, so that the thread that took the request may reply itself. */
+    int (*lend_ready)(ggfs_source *src, size_t len, uint64_t off, struct iovec *iov, int max, int *n,
+                      void **token);
     void (*unlend)(ggfs_source *src, void *token);
     /* Optional: the model is open, and reads from now on are its users'
      * (a remote source starts following sequential readers only then, so

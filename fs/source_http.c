@@ -11,7 +11,12 @@
  *
  * Sequential readers (a stream of reads each starting where the last
  * ended) get read-ahead: up to READAHEAD_MAX blocks past the read, fetched
- * by the mount's read-ahead threads in requests of READAHEAD_RUN blocks.
+ * by the mount's read-ahead threads in runs of up to READAHEAD_RUN blocks
+ * a request. A request's blocks are published one by one as their bytes
+ * arrive, so a reader waits for its own block only.
+ *
+ * Reads whose blocks are all in memory are replied by the thread that took
+ * them (lend_ready); the others go to the remote-read threads.
  *
  * The size and ETag (or Last-Modified) seen at open are checked in every
  * response; a difference marks the source changed for good, and its data
@@ -39,15 +44,15 @@
 #define BLOCK GGFS_REMOTE_BLOCK_SIZE
 #define RUN_MAX 8          // blocks one reader fetches in one request
 #define READAHEAD_FIRST 4  // blocks ahead once a stream is seen
-#define READAHEAD_MAX 16   // blocks ahead at most
-#define READAHEAD_RUN 1    // blocks per read-ahead request: one stalled
-                           // request then holds up no other block
+#define READAHEAD_MAX 64   // blocks ahead at most (and half the cache)
+#define READAHEAD_RUN 16   // blocks per read-ahead request at most
 #define STREAMS 8          // sequential readers followed at once
 #define URL_MAX 2048
-// How long after a block's request started a reader stops waiting for it
-// and fetches the bytes it wants itself: a stalled request (a slow
-// read-ahead, a reader of a neighbouring tensor) holds up nobody for longer,
-// and readers arriving later do not wait at all.
+// How long after a block's request started, or last brought a block of
+// its run, a reader stops waiting for it and fetches the bytes it wants
+// itself: a stalled request (a slow read-ahead, a reader of a neighbouring
+// tensor) holds up nobody for longer, and readers arriving later do not
+// wait at all.
 #define WAIT_GRACE_NS INT64_C(1000000000)
 // A block whose fetch just failed fails again at once for this long: the
 // kernel retries a failed read page by page, and each retry would otherwise
@@ -164,16 +169,41 @@ static void forget_redirect(http_source *s)
     pthread_mutex_unlock(&s->lock);
 }
 
+/* How a fetch reports the parts it has filled (ggfs_http_range.part_done),
+ * or none. */
+typedef struct on_part {
+    void (*done)(void *ctx, size_t i);
+    void *ctx;
+} on_part;
+
+/* Passes a fetch's filled parts on, counting them, so that a request
+ * started over asks only for the parts still missing. */
+typedef struct relay {
+    on_part to;
+    size_t before;         // parts filled by the fetch's earlier requests
+    size_t filled;         // parts filled in all
+} relay;
+
+static void relay_part(void *ctx, size_t i)
+{
+    relay *rl = ctx;
+    rl->filled = rl->before + i + 1;
+    rl->to.done(rl->to.ctx, rl->before + i);
+}
+
 /* Fetches [off, off + len) into parts (of part_size bytes each), retrying
  * until the deadline when `retry`. Returns 0, or EIO with why filled. */
 static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *parts, size_t part_size,
-                 int64_t deadline, bool retry, char *why, size_t why_size)
+                 on_part progress, int64_t deadline, bool retry, char *why, size_t why_size)
 {
     char url[URL_MAX];
     bool fell_back = false;
+    relay rl = {progress, 0, 0};
     for (;;) {
+        const uint64_t skip = (uint64_t)rl.before * part_size;
         ggfs_http_range r = {
-            .off = off, .len = len, .parts = parts, .part_size = part_size,
+            .off = off + skip, .len = len - skip, .parts = parts + rl.before, .part_size = part_size,
+            .part_done = progress.done ? relay_part : NULL, .part_ctx = &rl,
             .etag = s->etag, .last_modified = s->last_modified, .size = s->base.size,
             .deadline_ns = deadline,
         };
@@ -185,11 +215,13 @@ static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *par
             learn_redirect(s, url, r.effective_url);
             return 0;
         }
-        if (o == GGFS_HTTP_REFUSED && strcmp(url, s->url) != 0 && !fell_back) {
+        if (o == GGFS_HTTP_REFUSED && strcmp(url, s->url) != 0 && !fell_back &&
+            (uint64_t)rl.filled * part_size < len) {
             // A redirect's target may expire (signed CDN URLs): start over
-            // from the name's own URL once.
+            // from the name's own URL once, after the parts already in.
             forget_redirect(s);
             fell_back = true;
+            rl.before = rl.filled;
             continue;
         }
         if (o == GGFS_HTTP_CHANGED)
@@ -205,10 +237,33 @@ static size_t block_len(const http_source *s, uint64_t index)
     return left < BLOCK ? (size_t)left : BLOCK;
 }
 
-/* Fetches the claimed blocks [first, first + n) in one request and
- * publishes them (each still held by the caller), or abandons them all. */
+/* A run of claimed blocks being fetched by one request. */
+typedef struct run {
+    http_source *s;
+    ggfs_block **blocks;
+    unsigned n;
+    uint64_t first;        // index of blocks[0]
+    unsigned arrived;      // blocks[0, arrived) are published
+} run;
+
+/* Publishes each block as soon as its bytes are in, so that its readers
+ * need not wait for the rest of the run. */
+static void block_arrived(void *ctx, size_t i)
+{
+    run *r = ctx;
+    ggfs_block_cache *cache = r->s->remote->cache;
+    // Those still to come are on their way too: their readers wait on.
+    ggfs_block_progress(cache, r->blocks + i + 1, r->n - (unsigned)i - 1);
+    ggfs_block_publish(cache, r->blocks[i], block_len(r->s, r->first + i));
+    r->arrived = (unsigned)i + 1;
+}
+
+/* Fetches the claimed blocks [first, first + n) in one request, publishing
+ * each as it arrives. On return the published ones are still held by the
+ * caller (*arrived of them, from the first), the others are abandoned.
+ * Returns 0 when all arrived, else EIO with why filled. */
 static int load_run(http_source *s, ggfs_block **blocks, unsigned n, uint64_t first,
-                    int64_t deadline, bool retry, char *why, size_t why_size)
+                    int64_t deadline, bool retry, unsigned *arrived, char *why, size_t why_size)
 {
     uint8_t *parts[RUN_MAX > READAHEAD_RUN ? RUN_MAX : READAHEAD_RUN] = {0};
     uint64_t len = 0;
@@ -216,18 +271,22 @@ static int load_run(http_source *s, ggfs_block **blocks, unsigned n, uint64_t fi
         parts[i] = blocks[i]->data;
         len += block_len(s, first + i);
     }
-    const int e = fetch(s, first * BLOCK, len, parts, BLOCK, deadline, retry, why, why_size);
-    ggfs_block_cache *cache = s->remote->cache;
-    for (unsigned i = 0; i < n; i++) {
-        if (e == 0)
-            ggfs_block_publish(cache, blocks[i], block_len(s, first + i));
-        else
-            ggfs_block_abandon(cache, blocks[i]);
+    run r = {s, blocks, n, first, 0};
+    int e = fetch(s, first * BLOCK, len, parts, BLOCK, (on_part){block_arrived, &r}, deadline, retry,
+                  why, why_size);
+    if (e == 0 && r.arrived < n) {
+        snprintf(why, why_size, "blocks %" PRIu64 "-%" PRIu64 " incomplete", first + r.arrived,
+                 first + n - 1);
+        e = EIO;
     }
-    if (e == 0 && s->disk) {
-        for (unsigned i = 0; i < n; i++)
+    ggfs_block_cache *cache = s->remote->cache;
+    for (unsigned i = r.arrived; i < n; i++)
+        ggfs_block_abandon(cache, blocks[i]);
+    if (s->disk) {
+        for (unsigned i = 0; i < r.arrived; i++)
             ggfs_disk_cache_write(s->disk, first + i, blocks[i]->data, blocks[i]->len);
     }
+    *arrived = r.arrived;
     return e;
 }
 
@@ -273,14 +332,14 @@ static void run_readahead(void *arg, bool cancelled)
                 b++;
                 continue;
             }
-            const unsigned n = extend_claim(s, blocks, b, end - 1, READAHEAD_RUN);
+            const unsigned n = extend_claim(s, blocks, b, end - 1, j->n);
             char why[256];
+            unsigned arrived;
             // Published blocks are held by the job until released here;
             // abandoned ones are gone already.
-            if (load_run(s, blocks, n, b, deadline, false, why, sizeof why) == 0) {
-                for (unsigned i = 0; i < n; i++)
-                    ggfs_block_release(s->remote->cache, blocks[i]);
-            }
+            load_run(s, blocks, n, b, deadline, false, &arrived, why, sizeof why);
+            for (unsigned i = 0; i < arrived; i++)
+                ggfs_block_release(s->remote->cache, blocks[i]);
             b += n;
         }
     }
@@ -288,15 +347,33 @@ static void run_readahead(void *arg, bool cancelled)
     free(j);
 }
 
+/* The most blocks a stream keeps ahead of its reader: READAHEAD_MAX, or
+ * half the memory cache when that is less, so that what is read ahead is
+ * not pushed out before it is read; 0 (no read-ahead) when that is too few. */
+static unsigned window_max(const http_source *s)
+{
+    const uint64_t half = ((uint64_t)s->remote->opts.cache_mb << 20) / BLOCK / 2;
+    const unsigned max = half < READAHEAD_MAX ? (unsigned)half : READAHEAD_MAX;
+    return max >= READAHEAD_FIRST ? max : 0;
+}
+
 /* Notes a read of blocks [first, last] and queues read-ahead when it
- * continues a stream. */
+ * continues a stream. A stream's window doubles with each read, from
+ * READAHEAD_FIRST to window_max; blocks are asked for in runs of a quarter
+ * of the window (one request each, its blocks published as they arrive),
+ * so that a stream that has just begun, or a short file, makes requests of
+ * a block or two (a stalled one holds up little), and a long sequential
+ * read makes few requests (each costs a round trip and a ramp-up of the
+ * connection's speed). */
 static void follow_stream(http_source *s, uint64_t first, uint64_t last)
 {
     if (!atomic_load(&s->following))
         return; // the model's own reads at open
-    if (s->remote->opts.cache_mb < 2 * READAHEAD_MAX * (BLOCK >> 20))
-        return; // read-ahead would push out what it fetched before use
+    const unsigned max = window_max(s);
+    if (max == 0)
+        return;
     uint64_t from = 0, to = 0;
+    unsigned run = 1;
     pthread_mutex_lock(&s->lock);
     stream *st = NULL, *oldest = &s->streams[0];
     for (int i = 0; i < STREAMS; i++) {
@@ -311,15 +388,20 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last)
             oldest = c;
     }
     if (st) {
-        st->window = st->window ? (st->window * 2 < READAHEAD_MAX ? st->window * 2 : READAHEAD_MAX)
-                                : READAHEAD_FIRST;
+        st->window = st->window ? (st->window * 2 < max ? st->window * 2 : max) : READAHEAD_FIRST;
         st->last = last > st->last ? last : st->last;
+        run = st->window / 4 > READAHEAD_RUN ? READAHEAD_RUN : st->window / 4;
+        if (run == 0)
+            run = 1;
         from = st->ahead_to > st->last + 1 ? st->ahead_to : st->last + 1;
         to = st->last + 1 + st->window;
         if (to > s->n_blocks)
             to = s->n_blocks;
-        if (to > from)
+        // Wait for a whole run's worth, unless the file ends there.
+        if (to > from && (to - from >= run || to == s->n_blocks))
             st->ahead_to = to;
+        else
+            to = from;
     } else {
         st = oldest;
         *st = (stream){.last = last, .ahead_to = last + 1};
@@ -327,11 +409,11 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last)
     st->used = ++s->clock;
     pthread_mutex_unlock(&s->lock);
 
-    for (uint64_t b = from; b < to; b += READAHEAD_RUN) {
+    for (uint64_t b = from; b < to; b += run) {
         readahead_job *j = malloc(sizeof *j);
         if (!j)
             return;
-        *j = (readahead_job){s, b, (unsigned)(to - b < READAHEAD_RUN ? to - b : READAHEAD_RUN)};
+        *j = (readahead_job){s, b, (unsigned)(to - b < run ? to - b : run)};
         atomic_fetch_add(&s->refs, 1);
         if (!ggfs_workers_submit(s->remote->readahead, run_readahead, j)) {
             atomic_fetch_sub(&s->refs, 1);
@@ -399,15 +481,18 @@ static int acquire_block(http_source *s, uint64_t index, uint64_t last, int64_t 
             // would go at once: fetch one at a time then.
             const unsigned max = s->remote->opts.cache_mb >= RUN_MAX * (BLOCK >> 20) ? RUN_MAX : 1;
             const unsigned count = extend_claim(s, blocks, index, last, max);
-            const int e = load_run(s, blocks, count, index, deadline, true, why, why_size);
-            if (e != 0) {
-                note_failure(s, index, count);
-                return e;
-            }
+            unsigned arrived;
+            const int e = load_run(s, blocks, count, index, deadline, true, &arrived, why, why_size);
             // The blocks after this one are for the same read: leave them
             // in the cache for it.
-            for (unsigned i = 1; i < count; i++)
+            for (unsigned i = 1; i < arrived; i++)
                 ggfs_block_release(cache, blocks[i]);
+            if (e != 0) {
+                if (arrived > 0)
+                    ggfs_block_release(cache, blocks[0]);
+                note_failure(s, index + arrived, count - arrived);
+                return e;
+            }
         }
     }
     *out = b;
@@ -429,7 +514,8 @@ static int read_block(http_source *s, uint64_t index, uint64_t last, size_t with
         // Another request has been bringing this block for a while: fetch
         // just the bytes wanted, straight into the reader's buffer.
         uint8_t *part = dst;
-        const int f = fetch(s, index * BLOCK + within, n, &part, n, deadline, true, why, why_size);
+        const int f = fetch(s, index * BLOCK + within, n, &part, n, (on_part){0}, deadline, true, why,
+                            why_size);
         if (f != 0)
             note_failure(s, index, 1);
         return f;
@@ -519,11 +605,11 @@ static void http_unlend(ggfs_source *src, void *token)
 }
 
 /* Holds the blocks of [off, off + len) in the memory cache (fetching the
- * missing ones) and points iov at their bytes; EAGAIN when one is not to be
- * had there (perhaps on disk, or slow to come), or when there are more than
- * max. */
-static int lend_blocks(http_source *s, size_t len, uint64_t off, int64_t deadline, struct iovec *iov,
-                       int max, int *n, lent **out)
+ * missing ones unless memory_only) and points iov at their bytes; EAGAIN
+ * when one is not to be had there (perhaps on disk, or slow to come), or
+ * when there are more than max. */
+static int lend_blocks(http_source *s, size_t len, uint64_t off, bool memory_only, int64_t deadline,
+                       struct iovec *iov, int max, int *n, lent **out)
 {
     const uint64_t first = off / BLOCK, last = (off + len - 1) / BLOCK;
     if (last - first + 1 > (uint64_t)max)
@@ -539,7 +625,7 @@ static int lend_blocks(http_source *s, size_t len, uint64_t off, int64_t deadlin
         char why[256] = "";
         ggfs_block *blk = NULL;
         int r;
-        if (s->disk) {
+        if (memory_only || s->disk) {
             // What is not in memory may be on disk: the read path looks.
             blk = ggfs_block_find(s->remote->cache, s->id, b);
             r = blk ? 0 : NOT_CACHED;
@@ -576,7 +662,7 @@ static int http_lend(ggfs_source *src, void *buf, size_t len, uint64_t off, stru
     const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
     follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK);
     lent *l = NULL;
-    const int r = lend_blocks(s, len, off, deadline, iov, max, n, &l);
+    const int r = lend_blocks(s, len, off, false, deadline, iov, max, n, &l);
     if (r != EAGAIN) {
         *token = l;
         return r;
@@ -590,12 +676,32 @@ static int http_lend(ggfs_source *src, void *buf, size_t len, uint64_t off, stru
     return f;
 }
 
+static int http_lend_ready(ggfs_source *src, size_t len, uint64_t off, struct iovec *iov, int max,
+                           int *n, void **token)
+{
+    http_source *s = (http_source *)src;
+    *n = 0;
+    *token = NULL;
+    const int e = check_range(s, len, off);
+    if (e != 0 || len == 0)
+        return e;
+    lent *l = NULL;
+    const int r = lend_blocks(s, len, off, true, 0, iov, max, n, &l);
+    if (r == EAGAIN)
+        return EWOULDBLOCK;
+    if (r == 0)
+        follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK);
+    *token = l;
+    return r;
+}
+
 static const ggfs_source_ops http_ops = {
     .read = http_read,
     .unchanged = http_unchanged,
     .mark_changed = http_mark_changed,
     .opened = http_opened,
     .lend = http_lend,
+    .lend_ready = http_lend_ready,
     .unlend = http_unlend,
     .close = http_close,
 };
