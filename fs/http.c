@@ -308,11 +308,20 @@ static ggfs_http_outcome by_curl_code(ggfs_http_range *r, CURLcode code, const c
     case CURLE_TOO_MANY_REDIRECTS:
         set_why(r, "redirect loop (more than %d redirects)", GGFS_HTTP_MAX_REDIRECTS);
         return GGFS_HTTP_REFUSED;
+    case CURLE_PEER_FAILED_VERIFICATION: {
+        // Say whom the certificate was checked against, and how to change it.
+        const char *ca = getenv("CURL_CA_BUNDLE");
+        if (ca && *ca)
+            set_why(r, "%.120s (checked against CURL_CA_BUNDLE=%.60s)", what, ca);
+        else
+            set_why(r, "%.120s (checked against the system's authorities; CURL_CA_BUNDLE names others)",
+                    what);
+        return GGFS_HTTP_REFUSED;
+    }
     case CURLE_UNSUPPORTED_PROTOCOL:
     case CURLE_URL_MALFORMAT:
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_LOGIN_DENIED:

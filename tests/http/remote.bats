@@ -106,6 +106,35 @@ now() {
     [ "$status" -eq 1 ]
 }
 
+@test "an https:// URL mounts the local mount's tree, its certificate checked against CURL_CA_BUNDLE" {
+    local tls="https://127.0.0.1:$TLS_PORT/files" f
+    for f in big.gguf type-q4_K.gguf be/type-q6_K.gguf; do
+        CURL_CA_BUNDLE="$SERVER_DIR/tls.pem" same_as_local "$tls/$f" "$FILES/$f"
+    done
+    # The bytes came over TLS: the HTTPS server answered the ranges.
+    [ "$(grep -c '^GET /files/big.gguf bytes=.* 206 ' "$SERVER_DIR/nginx-tls-access.log")" -ge 3 ]
+    run grep -c '^GET /files/big.gguf ' "$SERVER_DIR/nginx-access.log"
+    [ "$output" -eq 0 ]
+}
+
+@test "an https:// URL whose certificate is not trusted is refused before mounting, naming the URL" {
+    local mnt="$BATS_TEST_TMPDIR/mnt" url="https://127.0.0.1:$TLS_PORT/files/type-q4_K.gguf" start
+    mkdir -p "$mnt"
+    # The system's authorities do not know the self-signed certificate.
+    start=$(now)
+    run -1 env -u CURL_CA_BUNDLE "$GGUF_FS" -f -o timeout_s=20 "$url" "$mnt"
+    [[ "$output" == "gguf-fs: $url: cannot open: "*"certificate"*"(checked against the system's authorities; CURL_CA_BUNDLE names others)" ]]
+    [ "$(wc -l <<<"$output")" -eq 1 ]
+    ! mountpoint -q "$mnt"
+    # Refused at once, not retried as a failure that may pass.
+    elapsed_below "$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$start" "$(now)")" 5
+    # Nor does another authority vouch for it.
+    make_certificate "$BATS_TEST_TMPDIR"
+    run -1 env CURL_CA_BUNDLE="$BATS_TEST_TMPDIR/tls.pem" "$GGUF_FS" -f "$url" "$mnt"
+    [[ "$output" == "gguf-fs: $url: cannot open: "*"certificate"*"(checked against CURL_CA_BUNDLE=$BATS_TEST_TMPDIR/tls.pem)" ]]
+    ! mountpoint -q "$mnt"
+}
+
 @test "mounting fetches the header in growing ranges, no more than the header plus 1 MiB" {
     local header_end
     header_end=$(cat "$BATS_FILE_TMPDIR/big.header_end")

@@ -1,11 +1,15 @@
 # Starting and stopping the tests' servers, all on 127.0.0.1: nginx serving
 # a directory of files with ETags and byte ranges (plus a Hub-like resolve
 # location, one that wants a token, one without range support, a redirect
-# loop), and the fault-injecting proxy in front of it.
+# loop), the same files over TLS, and the fault-injecting proxy in front of
+# the plain server.
 #
-#   start_servers DIR FILES   nginx on $NGINX_PORT, the proxy on $PROXY_PORT;
-#                             their state, logs and the proxy's control file
-#                             under DIR
+#   start_servers DIR FILES   nginx on $NGINX_PORT (HTTP) and $TLS_PORT
+#                             (HTTPS, /files/ only, with the self-signed
+#                             certificate DIR/tls.pem for 127.0.0.1 and
+#                             localhost), the proxy on $PROXY_PORT; their
+#                             state, logs and the proxy's control file under
+#                             DIR
 #   fault MODE...             writes the proxy's control line
 #   stop_servers              stops both (by the pids they were started with)
 #
@@ -37,8 +41,30 @@ wait_port() {
     return 1
 }
 
+# make_certificate DIR: a self-signed certificate for 127.0.0.1 and
+# localhost, DIR/tls.pem (also the authority a client is told to trust),
+# and its key, DIR/tls.key.
+make_certificate() {
+    local dir=$1
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -subj /CN=127.0.0.1 -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+        -keyout "$dir/tls.key" -out "$dir/tls.pem" 2>/dev/null
+}
+
+# write_nginx_conf DIR FILES: with $TLS_PORT set, also an HTTPS server of
+# FILES under /files/ with DIR/tls.pem, logging to DIR/nginx-tls-access.log.
 write_nginx_conf() {
-    local dir=$1 files=$2
+    local dir=$1 files=$2 tls=
+    if [ -n "${TLS_PORT:-}" ]; then
+        tls="server {
+        listen 127.0.0.1:$TLS_PORT ssl;
+        server_name localhost 127.0.0.1;
+        ssl_certificate $dir/tls.pem;
+        ssl_certificate_key $dir/tls.key;
+        access_log $dir/nginx-tls-access.log ranges;
+        location /files/ { alias $files/; }
+    }"
+    fi
     cat >"$dir/nginx.conf" <<EOF
 daemon off;
 master_process off;
@@ -78,6 +104,7 @@ http {
             return 302 /files/\$file;
         }
     }
+    $tls
 }
 EOF
 }
@@ -87,9 +114,11 @@ start_servers() {
     mkdir -p "$dir"
     NGINX_PORT=$(free_port)
     PROXY_PORT=$(free_port)
-    export NGINX_PORT PROXY_PORT
+    TLS_PORT=$(free_port)
+    export NGINX_PORT PROXY_PORT TLS_PORT
     SERVER_DIR=$dir
     export SERVER_DIR
+    make_certificate "$dir"
     write_nginx_conf "$dir" "$files"
     nginx -c "$dir/nginx.conf" -p "$dir" 3>&- &
     echo $! >"$dir/nginx.pid.ours"
@@ -97,7 +126,7 @@ start_servers() {
     python3 "$BATS_TEST_DIRNAME/fault_proxy.py" "$PROXY_PORT" "$NGINX_PORT" "$dir/control" \
         "$dir/proxy.log" 3>&- 2>"$dir/proxy-error.log" &
     echo $! >"$dir/proxy.pid"
-    wait_port "$NGINX_PORT" && wait_port "$PROXY_PORT"
+    wait_port "$NGINX_PORT" && wait_port "$PROXY_PORT" && wait_port "$TLS_PORT"
 }
 
 fault() {
@@ -118,4 +147,5 @@ stop_servers() {
 clear_log() {
     : >"$SERVER_DIR/proxy.log"
     : >"$SERVER_DIR/nginx-access.log"
+    : >"$SERVER_DIR/nginx-tls-access.log"
 }
