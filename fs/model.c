@@ -120,7 +120,7 @@ static ggp_file *open_header(ggfs_shard *shard, ggp_error *e)
             return NULL;
         }
         shard->header = grown;
-        const int r = ggfs_source_read(src, grown + have, (size_t)(want - have), have);
+        const int r = ggfs_source_read(src, grown + have, (size_t)(want - have), have, src->size);
         if (r != 0) {
             *e = (ggp_error){GGP_ERR_IO, 0, ""};
             snprintf(e->msg, sizeof e->msg, "cannot read bytes %llu-%llu of the header: %s",

@@ -115,7 +115,8 @@ static int copy_run(void *ctx, const ggfs_piece *p, uint64_t done, uint64_t run)
         memset(c->buf + done, 0, (size_t)run);
         return 0;
     case GGFS_PIECE_SHARD:
-        return ggfs_source_read(c->model->shards[p->shard].source, c->buf + done, (size_t)run, p->at);
+        return ggfs_source_read(c->model->shards[p->shard].source, c->buf + done, (size_t)run, p->at,
+                                p->at + p->len);
     }
     return EIO;
 }
@@ -149,7 +150,7 @@ static bool read_lent(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t 
     struct iovec iov[LEND_MAX];
     int n;
     void *token;
-    const int err = src->ops->lend(src, buf, (size_t)len, p.at, iov, LEND_MAX, &n, &token);
+    const int err = src->ops->lend(src, buf, (size_t)len, p.at, p.at + p.len, iov, LEND_MAX, &n, &token);
     if (err)
         fuse_reply_err(req, err);
     else
@@ -174,7 +175,7 @@ static bool read_ready(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t
     struct iovec iov[LEND_MAX];
     int n;
     void *token;
-    const int err = src->ops->lend_ready(src, (size_t)len, p.at, iov, LEND_MAX, &n, &token);
+    const int err = src->ops->lend_ready(src, (size_t)len, p.at, p.at + p.len, iov, LEND_MAX, &n, &token);
     if (err == EWOULDBLOCK)
         return false;
     if (err)
@@ -227,7 +228,8 @@ static int decode_f32_fetched(ggfs_tree *tree, const ggfs_shard *s, const ggp_te
     char *buf = ggfs_scratch_get(tree, values_len + (size_t)span);
     if (!buf)
         return ENOMEM;
-    const int err = ggfs_source_read(s->source, buf + values_len, (size_t)span, t->offset + off);
+    const int err = ggfs_source_read(s->source, buf + values_len, (size_t)span, t->offset + off,
+                                     t->offset + t->bytes);
     if (err)
         return err;
     if (ggp_tensor_decode_f32(s->file, t, buf + values_len, (size_t)span, first, count, (float *)buf) != GGP_OK)

@@ -23,10 +23,13 @@ typedef struct ggfs_source ggfs_source;
 typedef struct ggfs_remote ggfs_remote;
 
 typedef struct ggfs_source_ops {
-    /* Reads exactly len bytes at off into buf. Returns 0, or an errno:
-     * EIO when the source changed, was cut short or kept failing (the
-     * source logs why, once per cause). Safe to call from many threads. */
-    int (*read)(ggfs_source *src, void *buf, size_t len, uint64_t off);
+    /* Reads exactly len bytes at off into buf. `end` (at least off + len)
+     * is where the reader's file ends among the source's bytes (a tensor's
+     * last byte + 1, say): a source that reads ahead of sequential readers
+     * does not pass it. Returns 0, or an errno: EIO when the source
+     * changed, was cut short or kept failing (the source logs why, once per
+     * cause). Safe to call from many threads. */
+    int (*read)(ggfs_source *src, void *buf, size_t len, uint64_t off, uint64_t end);
     /* Whether the source still holds the bytes it held when opened. Cheap
      * enough to ask before every data read. */
     bool (*unchanged)(ggfs_source *src);
@@ -37,15 +40,15 @@ typedef struct ggfs_source_ops {
      * blocks): fills iov (at most max entries) with [off, off + len) in
      * place, held until `unlend(src, *token)`, so that a reply gathers
      * them without a copy; bytes it does not hold are read into buf
-     * instead (iov then points there, *token is NULL). Returns 0 or an
-     * errno, as read does. */
-    int (*lend)(ggfs_source *src, void *buf, size_t len, uint64_t off, struct iovec *iov, int max,
-                int *n, void **token);
+     * instead (iov then points there, *token is NULL). end, and the
+     * return value (0 or an errno), as for read. */
+    int (*lend)(ggfs_source *src, void *buf, size_t len, uint64_t off, uint64_t end, struct iovec *iov,
+                int max, int *n, void **token);
     /* Optional, with lend: lends [off, off + len) only when all of it is in
      * memory now, else returns EWOULDBLOCK having fetched and waited for
      * nothing, so that the thread that took the request may reply itself. */
-    int (*lend_ready)(ggfs_source *src, size_t len, uint64_t off, struct iovec *iov, int max, int *n,
-                      void **token);
+    int (*lend_ready)(ggfs_source *src, size_t len, uint64_t off, uint64_t end, struct iovec *iov,
+                      int max, int *n, void **token);
     void (*unlend)(ggfs_source *src, void *token);
     /* Optional: the model is open, and reads from now on are its users'
      * (a remote source starts following sequential readers only then, so
@@ -71,9 +74,9 @@ ggfs_source *ggfs_source_open(const char *name, ggfs_remote *remote, ggp_error *
 /* Opens a local file. */
 ggfs_source *ggfs_source_file_open(const char *path, ggp_error *err);
 
-static inline int ggfs_source_read(ggfs_source *s, void *buf, size_t len, uint64_t off)
+static inline int ggfs_source_read(ggfs_source *s, void *buf, size_t len, uint64_t off, uint64_t end)
 {
-    return s->ops->read(s, buf, len, off);
+    return s->ops->read(s, buf, len, off, end);
 }
 
 static inline bool ggfs_source_unchanged(ggfs_source *s)

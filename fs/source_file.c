@@ -79,8 +79,9 @@ static bool file_unchanged(ggfs_source *s)
     return true;
 }
 
-static int file_read(ggfs_source *s, void *buf, size_t len, uint64_t off)
+static int file_read(ggfs_source *s, void *buf, size_t len, uint64_t off, uint64_t end)
 {
+    (void)end; // the kernel reads ahead
     file_source *f = (file_source *)s;
     size_t done = 0;
     while (done < len) {

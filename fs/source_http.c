@@ -357,15 +357,16 @@ static unsigned window_max(const http_source *s)
     return max >= READAHEAD_FIRST ? max : 0;
 }
 
-/* Notes a read of blocks [first, last] and queues read-ahead when it
- * continues a stream. A stream's window doubles with each read, from
+/* Notes a read of blocks [first, last] of a file that ends before block
+ * end_block, and queues read-ahead (up to that end) when it continues a
+ * stream. A stream's window doubles with each read, from
  * READAHEAD_FIRST to window_max; blocks are asked for in runs of a quarter
  * of the window (one request each, its blocks published as they arrive),
  * so that a stream that has just begun, or a short file, makes requests of
  * a block or two (a stalled one holds up little), and a long sequential
  * read makes few requests (each costs a round trip and a ramp-up of the
  * connection's speed). */
-static void follow_stream(http_source *s, uint64_t first, uint64_t last)
+static void follow_stream(http_source *s, uint64_t first, uint64_t last, uint64_t end_block)
 {
     if (!atomic_load(&s->following))
         return; // the model's own reads at open
@@ -395,10 +396,10 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last)
             run = 1;
         from = st->ahead_to > st->last + 1 ? st->ahead_to : st->last + 1;
         to = st->last + 1 + st->window;
-        if (to > s->n_blocks)
-            to = s->n_blocks;
+        if (to > end_block)
+            to = end_block;
         // Wait for a whole run's worth, unless the file ends there.
-        if (to > from && (to - from >= run || to == s->n_blocks))
+        if (to > from && (to - from >= run || to == end_block))
             st->ahead_to = to;
         else
             to = from;
@@ -575,14 +576,23 @@ static int read_range(http_source *s, uint8_t *dst, size_t len, uint64_t off, in
     return 0;
 }
 
-static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off)
+/* The block before which read-ahead stops for a reader whose file ends at
+ * byte end of the source. */
+static uint64_t end_block(const http_source *s, uint64_t end)
+{
+    if (end > s->base.size)
+        end = s->base.size;
+    return (end + BLOCK - 1) / BLOCK;
+}
+
+static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off, uint64_t end)
 {
     http_source *s = (http_source *)src;
     const int e = check_range(s, len, off);
     if (e != 0 || len == 0)
         return e;
     const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
-    follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK);
+    follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK, end_block(s, end));
     return read_range(s, buf, len, off, deadline);
 }
 
@@ -650,8 +660,8 @@ static int lend_blocks(http_source *s, size_t len, uint64_t off, bool memory_onl
     return 0;
 }
 
-static int http_lend(ggfs_source *src, void *buf, size_t len, uint64_t off, struct iovec *iov, int max,
-                     int *n, void **token)
+static int http_lend(ggfs_source *src, void *buf, size_t len, uint64_t off, uint64_t end,
+                     struct iovec *iov, int max, int *n, void **token)
 {
     http_source *s = (http_source *)src;
     *n = 0;
@@ -660,7 +670,7 @@ static int http_lend(ggfs_source *src, void *buf, size_t len, uint64_t off, stru
     if (e != 0 || len == 0)
         return e;
     const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
-    follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK);
+    follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK, end_block(s, end));
     lent *l = NULL;
     const int r = lend_blocks(s, len, off, false, deadline, iov, max, n, &l);
     if (r != EAGAIN) {
@@ -676,8 +686,8 @@ static int http_lend(ggfs_source *src, void *buf, size_t len, uint64_t off, stru
     return f;
 }
 
-static int http_lend_ready(ggfs_source *src, size_t len, uint64_t off, struct iovec *iov, int max,
-                           int *n, void **token)
+static int http_lend_ready(ggfs_source *src, size_t len, uint64_t off, uint64_t end,
+                           struct iovec *iov, int max, int *n, void **token)
 {
     http_source *s = (http_source *)src;
     *n = 0;
@@ -690,7 +700,7 @@ static int http_lend_ready(ggfs_source *src, size_t len, uint64_t off, struct io
     if (r == EAGAIN)
         return EWOULDBLOCK;
     if (r == 0)
-        follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK);
+        follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK, end_block(s, end));
     *token = l;
     return r;
 }

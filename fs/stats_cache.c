@@ -68,7 +68,7 @@ static int decode_chunk(const ggfs_shard *sh, const ggp_tensor *t, uint64_t firs
         *raw = grown;
         *raw_cap = (size_t)span;
     }
-    const int err = ggfs_source_read(sh->source, *raw, (size_t)span, t->offset + off);
+    const int err = ggfs_source_read(sh->source, *raw, (size_t)span, t->offset + off, t->offset + t->bytes);
     if (err)
         return err;
     return ggp_tensor_decode_f32(sh->file, t, *raw, (size_t)span, first, n, values) == GGP_OK ? 0 : EIO;

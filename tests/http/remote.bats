@@ -154,6 +154,28 @@ now() {
     [ "$(bytes_requested)" -le $((2 * BLOCK)) ]
 }
 
+@test "a tensor read in order is read ahead up to its end, and its f32 then comes from the cache" {
+    mount_model "$PROXIED/big.gguf" "$REMOTE"
+    mount_model "$FILES/big.gguf" "$LOCAL"
+    local off bytes end_block
+    off=$(sed -n 's/^offset: //p' "$LOCAL/tensors/t1/info")
+    bytes=$(sed -n 's/^bytes: //p' "$LOCAL/tensors/t1/info")
+    end_block=$(((off + bytes + BLOCK - 1) / BLOCK * BLOCK))
+    [ "$(stat -c %s "$FILES/big.gguf")" -gt $((end_block + 2 * BLOCK)) ]
+    clear_log
+    cmp "$REMOTE/tensors/t1/raw" "$LOCAL/tensors/t1/raw"
+    sleep 0.5 # read-ahead would have been asked for by now
+    local past
+    past=$(awk -v end="$end_block" '{split($3, r, /[=-]/); if (r[1] == "bytes" && r[3] >= end) print}' \
+        "$SERVER_DIR/proxy.log")
+    [ -z "$past" ] || { echo "asked for bytes past t1's last block: $past"; return 1; }
+    [ "$(bytes_requested)" -ge $((bytes / BLOCK * BLOCK - BLOCK)) ]
+    # The blocks stay in the memory cache: f32 needs no request.
+    clear_log
+    cmp "$REMOTE/tensors/t1/f32" "$LOCAL/tensors/t1/f32"
+    [ "$(grep -c 'bytes=' "$SERVER_DIR/proxy.log")" -eq 0 ]
+}
+
 @test "401, 403, 404, a server without ranges and a redirect loop are refused before mounting" {
     local mnt="$BATS_TEST_TMPDIR/mnt" url
     mkdir -p "$mnt"

@@ -51,7 +51,7 @@ static void *read_range(void *arg)
     for (int rep = 0; rep < j->repeat && j->status == 0; rep++) {
         for (uint64_t at = 0; at < j->len && j->status == 0;) {
             const size_t n = j->len - at < j->chunk ? (size_t)(j->len - at) : j->chunk;
-            j->status = buf ? ggfs_source_read(j->src, buf, n, j->off + at) : ENOMEM;
+            j->status = buf ? ggfs_source_read(j->src, buf, n, j->off + at, j->src->size) : ENOMEM;
             if (j->status == 0 && rep == 0 && fwrite(buf, 1, n, out) != n)
                 j->status = EIO;
             at += n;

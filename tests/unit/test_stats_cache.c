@@ -28,9 +28,9 @@ typedef struct counting_source {
     atomic_bool changed;
 } counting_source;
 
-static int no_read(ggfs_source *src, void *buf, size_t len, uint64_t off)
+static int no_read(ggfs_source *src, void *buf, size_t len, uint64_t off, uint64_t end)
 {
-    (void)src, (void)buf, (void)len, (void)off;
+    (void)src, (void)buf, (void)len, (void)off, (void)end;
     return EIO;
 }
 
