@@ -176,7 +176,9 @@ range_asked_for_byte() {
     local start=$SECONDS
     run -2 "$SOURCE_CAT" -t 2 "$PROXIED/random.bin"
     [[ "$output" == *"cannot open:"*"attempts over"* ]]
-    [ $((SECONDS - start)) -le 5 ]
+    # The margin is wide for the sanitizer builds on a loaded machine; without
+    # the timeout the open would retry for the default 30 s.
+    [ $((SECONDS - start)) -le 7 ]
 }
 
 @test "refused connections, resets mid-body, short bodies and 503s are retried and the read succeeds" {
@@ -214,7 +216,7 @@ range_asked_for_byte() {
     local took=$((SECONDS - start))
     wait
     fault pass
-    [ "$took" -le 5 ]
+    [ "$took" -le 7 ] # timeout_s 2 plus the margin above; -w 600 otherwise
     [ "$(grep -c 'fails with EIO' <<<"$stderr")" -eq 1 ]
     [[ "$stderr" == *"$PROXIED/random.bin: bytes $((5 * BLOCK))-$((5 * BLOCK + 9)): "*"attempts over"* ]]
     [[ "$stderr" == *"range 0 10 0 "* ]]
@@ -234,10 +236,10 @@ range_asked_for_byte() {
     fast=$(awk '$1 == "range" && $2 == '$((2 * BLOCK))' {print $4, $5}' <<<"$stderr")
     # The stalled read failed with EIO (5) after about 3 s ...
     [ "${slow%% *}" -eq 5 ]
-    python3 -c "import sys; t = float(sys.argv[1]); sys.exit(not (2.5 <= t <= 6))" "${slow#* }"
-    # ... while the other read finished at once, with the right bytes.
+    python3 -c "import sys; t = float(sys.argv[1]); sys.exit(not (2.5 <= t <= 9))" "${slow#* }"
+    # ... while the other read finished well before that, with the right bytes.
     [ "${fast%% *}" -eq 0 ]
-    python3 -c "import sys; sys.exit(not float(sys.argv[1]) < 1.5)" "${fast#* }"
+    python3 -c "import sys; sys.exit(not float(sys.argv[1]) < 2.5)" "${fast#* }"
     cmp "$OUT/fast" <(local_range "$FILES/random.bin" $((2 * BLOCK)) $BLOCK)
 }
 
