@@ -42,7 +42,7 @@ static bool is_text(ggfs_kind k)
            k == GGFS_TENSOR_STATS;
 }
 
-void ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name)
+unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     const ggfs_node node = ggfs_lookup(tree, ggfs_node_of(tree, parent), name);
     struct fuse_entry_param e;
@@ -51,12 +51,13 @@ void ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, con
         // A negative entry is cached as long as a positive one: the tree is fixed.
         e.entry_timeout = CACHE_SECONDS;
         fuse_reply_entry(req, &e);
-        return;
+        return 0;
     }
     e.ino = e.attr.st_ino;
     e.attr_timeout = CACHE_SECONDS;
     e.entry_timeout = CACHE_SECONDS;
-    fuse_reply_entry(req, &e);
+    // A reply to a request the kernel gave up on (-ENOENT) is no reference.
+    return fuse_reply_entry(req, &e) == -ENOENT ? 0 : 1;
 }
 
 void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
@@ -130,20 +131,21 @@ static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, gg
  * With plus, each entry carries its attributes, so `ls -l` needs no
  * lookup per file; without, only what the kernel reads (inode and type),
  * so a plain `ls` renders no sizes. */
-void ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-                          bool plus)
+uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                              bool plus)
 {
     const ggfs_node dir = ggfs_node_of(tree, ino);
     if (!is_dir(dir.kind)) {
         fuse_reply_err(req, ENOTDIR);
-        return;
+        return 0;
     }
     char *buf = ggfs_scratch_get(tree, size);
     if (!buf) {
         fuse_reply_err(req, ENOMEM);
-        return;
+        return 0;
     }
     size_t used = 0;
+    uint64_t entries = 0; // with an inode, in a readdirplus reply
     for (uint64_t pos = (uint64_t)off;; pos++) {
         char name[GGFS_NAME_MAX + 1];
         struct fuse_entry_param e;
@@ -175,8 +177,9 @@ void ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_
         if (need > size - used)
             break;
         used += need;
+        entries += plus && !dot;
     }
-    fuse_reply_buf(req, buf, used);
+    return fuse_reply_buf(req, buf, used) == -ENOENT ? 0 : entries;
 }
 
 

@@ -13,11 +13,13 @@ extern const struct fuse_lowlevel_ops ggfs_ops;
 
 /* The operations on one model's tree, each replying to req. A single
  * mount calls them with its one tree; a catalog with the tree of the model
- * the inode belongs to (tree->ino_base tells them apart). */
-void ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name);
+ * the inode belongs to (tree->ino_base tells them apart). lookup and
+ * readdir return how many references to inodes the reply gave the kernel
+ * (FUSE's lookup count, which forget gives back). */
+unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name);
 void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino);
-void ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-                          bool plus);
+uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                              bool plus);
 void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void ggfs_tree_op_read(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                        struct fuse_file_info *fi);
