@@ -19,6 +19,42 @@
 
 /* ==== Listings ==== */
 
+/* The strings of a scan's entries go in blocks that double in size: a
+ * folder of 10,000 models is a few blocks, large enough that malloc maps
+ * them apart and freeing them hands the memory back at once, rather than
+ * 10,000 small allocations left scattered over the heap. */
+#define FIRST_CHUNK 4096
+#define LAST_CHUNK (4u << 20)
+
+typedef struct ggfs_scan_chunk {
+    struct ggfs_scan_chunk *next;
+    size_t used, cap;
+    char data[];
+} ggfs_scan_chunk;
+
+/* n bytes for strings, or NULL when out of memory. */
+static char *scan_bytes(ggfs_scan *scan, size_t n)
+{
+    ggfs_scan_chunk *c = scan->chunks;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = c ? c->cap * 2 : FIRST_CHUNK;
+        if (cap > LAST_CHUNK)
+            cap = LAST_CHUNK;
+        if (cap < n)
+            cap = n;
+        ggfs_scan_chunk *fresh = malloc(sizeof *fresh + cap);
+        if (!fresh)
+            return NULL;
+        fresh->next = c;
+        fresh->used = 0;
+        fresh->cap = cap;
+        scan->chunks = c = fresh;
+    }
+    char *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
 bool ggfs_scan_add(ggfs_scan *scan, ggfs_scan_kind kind, const char *name, const char *path,
                    const char *real, const char *error, const struct stat *st, uint32_t shards)
 {
@@ -30,10 +66,10 @@ bool ggfs_scan_add(ggfs_scan *scan, ggfs_scan_kind kind, const char *name, const
         scan->entries = grown;
         scan->cap = cap;
     }
-    // One block per entry: name, path, real and error, each NUL-terminated.
+    // Name, path, real and error, each NUL-terminated, side by side.
     const size_t ln = strlen(name) + 1, lp = strlen(path) + 1, lr = strlen(real) + 1;
     const size_t le = error ? strlen(error) + 1 : 0;
-    char *block = malloc(ln + lp + lr + le);
+    char *block = scan_bytes(scan, ln + lp + lr + le);
     if (!block)
         return false;
     ggfs_scan_entry *e = &scan->entries[scan->count++];
@@ -49,8 +85,10 @@ bool ggfs_scan_add(ggfs_scan *scan, ggfs_scan_kind kind, const char *name, const
 
 void ggfs_scan_free(ggfs_scan *scan)
 {
-    for (size_t i = 0; i < scan->count; i++)
-        free((char *)scan->entries[i].name);
+    for (ggfs_scan_chunk *c = scan->chunks, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
     free(scan->entries);
     memset(scan, 0, sizeof *scan);
 }
@@ -82,10 +120,8 @@ void ggfs_scan_finish(ggfs_scan *scan)
     size_t n = 0;
     for (size_t i = 0; i < scan->count; i++) {
         const ggfs_scan_entry *e = &scan->entries[order[i]];
-        if (n > 0 && strcmp(sorted[n - 1].name, e->name) == 0) {
-            free((char *)e->name); // a later entry of the same name
-            continue;
-        }
+        if (n > 0 && strcmp(sorted[n - 1].name, e->name) == 0)
+            continue; // a later entry of the same name
         sorted[n++] = *e;
     }
     free(order);

@@ -54,6 +54,7 @@ typedef struct ggfs_scan {
     ggfs_scan_entry *entries;
     size_t count;
     size_t cap;
+    struct ggfs_scan_chunk *chunks; // the entries' strings, in a few blocks
 } ggfs_scan;
 
 /* Lists the directory whose symlink-free path is `real_dir` (relative to
