@@ -7,6 +7,10 @@
  * the single-model operations (ops.h) with that model's tree, whose long
  * timeouts stand as in a single mount. A model that cannot be opened is a
  * directory holding one file, error.
+ *
+ * Every inode handed to the kernel (a lookup's reply, an entry of a
+ * readdirplus reply) is counted on its slot, and FUSE's forget gives the
+ * counts back, so that the catalog frees what the kernel no longer holds.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +18,7 @@
 #include <sys/statvfs.h>
 
 #include "catalog.h"
+#include "catalog_forget.h"
 #include "catalog_ops.h"
 #include "names.h"
 #include "ops.h"
@@ -55,7 +60,7 @@ static mode_t dir_mode(const struct stat *of)
 static void entry_stat(const ggfs_cat_entry *e, struct stat *st)
 {
     memset(st, 0, sizeof *st);
-    st->st_ino = ino_of(e->slot, 1);
+    st->st_ino = e->slot != GGFS_NO_SLOT ? ino_of(e->slot, 1) : GGFS_UNKNOWN_INO;
     st->st_uid = e->st.st_uid;
     st->st_gid = e->st.st_gid;
     st->st_atim = e->st.st_atim;
@@ -99,15 +104,19 @@ static bool model_error(fuse_req_t req, uint64_t slot, char *buf, size_t cap, si
 
 /* ==== Lookups and attributes ==== */
 
-static void reply_catalog_entry(fuse_req_t req, const ggfs_cat_entry *e)
+/* Replies with entry e, whose slot holds one reference for the reply;
+ * gives it back when the kernel never got it. */
+static void reply_catalog_entry(fuse_req_t req, ggfs_catalog *cat, const ggfs_cat_entry *e,
+                                const struct stat *attr)
 {
     struct fuse_entry_param p;
     memset(&p, 0, sizeof p);
-    entry_stat(e, &p.attr);
+    p.attr = *attr;
     p.ino = p.attr.st_ino;
     p.attr_timeout = CATALOG_SECONDS;
     p.entry_timeout = CATALOG_SECONDS;
-    fuse_reply_entry(req, &p);
+    if (fuse_reply_entry(req, &p) == -ENOENT)
+        ggfs_catalog_forget(cat, e->slot, 1);
 }
 
 static void cat_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -119,19 +128,26 @@ static void cat_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         fuse_reply_err(req, ENOENT);
         return;
     }
+    struct stat st;
     if (dir.kind != GGFS_CAT_MODEL) {
         ggfs_cat_entry e;
         const int err = ggfs_catalog_lookup(cat, slot, name, &e);
-        if (err)
+        if (err) {
             fuse_reply_err(req, err);
-        else
-            reply_catalog_entry(req, &e);
+            return;
+        }
+        entry_stat(&e, &st);
+        reply_catalog_entry(req, cat, &e, &st);
         return;
     }
     int err;
     ggfs_tree *tree = ggfs_catalog_get(cat, slot, &err);
     if (tree) {
-        ggfs_tree_op_lookup(tree, req, parent, name);
+        const unsigned held = ggfs_tree_op_lookup(tree, req, parent, name);
+        // Counted while the model is held: the slot cannot go meanwhile,
+        // even if the kernel forgets the inode before this line.
+        if (held)
+            ggfs_catalog_remember(cat, slot, held);
         ggfs_catalog_put(cat, slot, tree);
         return;
     }
@@ -141,16 +157,30 @@ static void cat_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
             fuse_reply_err(req, ENOENT);
             return;
         }
-        struct fuse_entry_param p;
-        memset(&p, 0, sizeof p);
-        error_stat(&dir, strlen(text), &p.attr);
-        p.ino = p.attr.st_ino;
-        p.attr_timeout = CATALOG_SECONDS;
-        p.entry_timeout = CATALOG_SECONDS;
-        fuse_reply_entry(req, &p);
+        error_stat(&dir, strlen(text), &st);
+        if (!ggfs_catalog_remember(cat, slot, 1)) {
+            fuse_reply_err(req, ENOENT);
+            return;
+        }
+        reply_catalog_entry(req, cat, &dir, &st);
         return;
     }
     fuse_reply_err(req, err);
+}
+
+/* The kernel no longer holds n of its lookups of ino. */
+static void cat_forget(fuse_req_t req, fuse_ino_t ino, uint64_t n)
+{
+    ggfs_catalog_forget(cat_of(req), slot_of(ino), n);
+    fuse_reply_none(req);
+}
+
+static void cat_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+    ggfs_catalog *cat = cat_of(req);
+    for (size_t i = 0; i < count; i++)
+        ggfs_catalog_forget(cat, slot_of(forgets[i].ino), forgets[i].nlookup);
+    fuse_reply_none(req);
 }
 
 static void cat_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -199,13 +229,47 @@ static void cat_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 
 /* An open directory of the catalog (or a failed model's): its entries as
  * listed at opendir, so that readdir's offsets stay put. */
-typedef struct open_dir {
-    ggfs_cat_listing listing;
+typedef struct ggfs_open_dir {
+    ggfs_cat_listing *listing;
     fuse_ino_t parent;      // for ".."
     bool error_only;        // a failed model: "error" and nothing else
     ggfs_cat_entry model;   // that model
     size_t error_len;
+    struct ggfs_open_dir *prev, *next; // in the mount's list of open ones
 } open_dir;
+
+/* Open directories are listed in the mount, so that those the kernel never
+ * releases (the daemon ends with them open) are freed at the end. */
+static void track(fuse_req_t req, open_dir *d)
+{
+    ggfs_catalog_mount *m = fuse_req_userdata(req);
+    pthread_mutex_lock(&m->lock);
+    d->prev = NULL;
+    d->next = m->open_dirs;
+    if (m->open_dirs)
+        m->open_dirs->prev = d;
+    m->open_dirs = d;
+    pthread_mutex_unlock(&m->lock);
+}
+
+static void untrack(ggfs_catalog_mount *m, open_dir *d)
+{
+    pthread_mutex_lock(&m->lock);
+    if (d->prev)
+        d->prev->next = d->next;
+    else
+        m->open_dirs = d->next;
+    if (d->next)
+        d->next->prev = d->prev;
+    pthread_mutex_unlock(&m->lock);
+}
+
+static void open_dir_free(ggfs_catalog *cat, open_dir *d)
+{
+    if (d->listing)
+        ggfs_catalog_unlist(cat, d->listing);
+    free(d);
+}
 
 static void cat_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
@@ -231,6 +295,7 @@ static void cat_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
             d->error_only = true;
             d->model = e;
             d->error_len = len;
+            track(req, d);
             fi->fh = (uint64_t)(uintptr_t)d;
         }
         fuse_reply_open(req, fi);
@@ -247,6 +312,7 @@ static void cat_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
         fuse_reply_err(req, err);
         return;
     }
+    track(req, d);
     fi->fh = (uint64_t)(uintptr_t)d;
     fuse_reply_open(req, fi);
 }
@@ -256,27 +322,36 @@ static void cat_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
     (void)ino;
     open_dir *d = (open_dir *)(uintptr_t)fi->fh;
     if (d) {
-        ggfs_cat_listing_free(&d->listing);
-        free(d);
+        untrack(fuse_req_userdata(req), d);
+        open_dir_free(cat_of(req), d);
     }
     fuse_reply_err(req, 0);
 }
 
-/* Offsets as in a model's directories: 0 is ".", 1 is "..", 2 + i entry i. */
+/* Offsets as in a model's directories: 0 is ".", 1 is "..", 2 + i entry i.
+ * A readdirplus entry hands the kernel an inode: its slot is made then
+ * and counted, and given back if the entry is not sent after all. */
 static void fill_listing(fuse_req_t req, fuse_ino_t ino, const open_dir *d, size_t size, off_t off,
                          bool plus)
 {
+    ggfs_catalog *cat = cat_of(req);
     char *buf = malloc(size);
-    if (!buf) {
+    // The slots of the entries sent with an inode; an entry takes more
+    // than 64 bytes of the buffer.
+    uint64_t *held = plus ? malloc((size / 64 + 1) * sizeof *held) : NULL;
+    if (!buf || (plus && !held)) {
+        free(buf);
+        free(held);
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    const size_t count = d->error_only ? 1 : d->listing.count;
-    size_t used = 0;
+    const size_t count = d->error_only ? 1 : ggfs_cat_listing_count(d->listing);
+    size_t used = 0, n_held = 0;
     for (uint64_t pos = (uint64_t)off; pos < count + 2; pos++) {
         struct fuse_entry_param e;
         memset(&e, 0, sizeof e);
         const char *name;
+        uint64_t slot = GGFS_NO_SLOT; // whose reference this entry takes, if any
         if (pos < 2) {
             name = pos == 0 ? "." : "..";
             e.attr.st_ino = ino;
@@ -284,27 +359,42 @@ static void fill_listing(fuse_req_t req, fuse_ino_t ino, const open_dir *d, size
         } else if (d->error_only) {
             name = "error";
             error_stat(&d->model, d->error_len, &e.attr);
+            if (plus && ggfs_catalog_remember(cat, d->model.slot, 1))
+                slot = d->model.slot;
         } else {
-            name = d->listing.items[pos - 2].name;
-            entry_stat(&d->listing.items[pos - 2].entry, &e.attr);
+            ggfs_cat_entry entry;
+            name = ggfs_cat_listing_name(d->listing, pos - 2);
+            if (ggfs_catalog_listed(cat, slot_of(ino), d->listing, pos - 2, plus, &entry) && plus)
+                slot = entry.slot;
+            entry_stat(&entry, &e.attr);
         }
         size_t need;
-        if (plus && pos >= 2) {
+        if (plus && slot != GGFS_NO_SLOT) {
             e.ino = e.attr.st_ino;
             e.attr_timeout = CATALOG_SECONDS;
             e.entry_timeout = CATALOG_SECONDS;
-            need = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, (off_t)pos + 1);
-        } else if (plus) {
-            need = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, (off_t)pos + 1);
-        } else {
-            need = fuse_add_direntry(req, buf + used, size - used, name, &e.attr, (off_t)pos + 1);
         }
-        if (need > size - used)
+        // Without a slot, a readdirplus entry has inode 0: the kernel
+        // takes the name and asks a lookup for the rest.
+        if (plus)
+            need = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, (off_t)pos + 1);
+        else
+            need = fuse_add_direntry(req, buf + used, size - used, name, &e.attr, (off_t)pos + 1);
+        if (need > size - used) {
+            if (plus && slot != GGFS_NO_SLOT)
+                ggfs_catalog_forget(cat, slot, 1);
             break;
+        }
         used += need;
+        if (plus && slot != GGFS_NO_SLOT)
+            held[n_held++] = slot;
     }
-    fuse_reply_buf(req, buf, used);
+    if (fuse_reply_buf(req, buf, used) == -ENOENT) {
+        for (size_t i = 0; i < n_held; i++)
+            ggfs_catalog_forget(cat, held[i], 1);
+    }
     free(buf);
+    free(held);
 }
 
 static void readdir_any(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi,
@@ -323,7 +413,9 @@ static void readdir_any(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, 
         fuse_reply_err(req, err);
         return;
     }
-    ggfs_tree_op_readdir(tree, req, ino, size, off, plus);
+    const uint64_t held = ggfs_tree_op_readdir(tree, req, ino, size, off, plus);
+    if (held)
+        ggfs_catalog_remember(cat, slot, held);
     ggfs_catalog_put(cat, slot, tree);
 }
 
@@ -460,7 +552,7 @@ static void cat_statfs(fuse_req_t req, fuse_ino_t ino)
 
 static void cat_init(void *userdata, struct fuse_conn_info *conn)
 {
-    const ggfs_catalog_mount *m = userdata;
+    ggfs_catalog_mount *m = userdata;
     // An inode's bytes never change: a file changed in the folder gets a
     // new slot, so new inodes.
     conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
@@ -471,11 +563,49 @@ static void cat_init(void *userdata, struct fuse_conn_info *conn)
     conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
     if (m->readahead_kb)
         conn->max_readahead = m->readahead_kb * 1024;
+    // Without it the kernel keeps every entry it looked up until memory is
+    // short, and the catalog a slot for each: the mount works, unbounded.
+    pthread_mutex_lock(&m->lock);
+    if (!m->stopped && m->session &&
+        !(m->forgetter = ggfs_forgetter_start(m->catalog, m->session, m->mountpoint)))
+        fuse_log(FUSE_LOG_ERR, "gguf-fs: cannot start the thread that asks the kernel to forget "
+                               "entries; they stay until the kernel drops them\n");
+    pthread_mutex_unlock(&m->lock);
+}
+
+void ggfs_catalog_mount_stop(ggfs_catalog_mount *m)
+{
+    pthread_mutex_lock(&m->lock);
+    m->stopped = true;
+    ggfs_forgetter *f = m->forgetter;
+    m->forgetter = NULL;
+    pthread_mutex_unlock(&m->lock);
+    ggfs_forgetter_stop(f);
+}
+
+/* The session ends: the thread is normally stopped already (main.c), and
+ * directories still open will not be released. */
+static void cat_destroy(void *userdata)
+{
+    ggfs_catalog_mount *m = userdata;
+    ggfs_catalog_mount_stop(m);
+    pthread_mutex_lock(&m->lock);
+    open_dir *d = m->open_dirs;
+    m->open_dirs = NULL;
+    pthread_mutex_unlock(&m->lock);
+    while (d) {
+        open_dir *next = d->next;
+        open_dir_free(m->catalog, d);
+        d = next;
+    }
 }
 
 const struct fuse_lowlevel_ops ggfs_catalog_ops = {
     .init = cat_init,
+    .destroy = cat_destroy,
     .lookup = cat_lookup,
+    .forget = cat_forget,
+    .forget_multi = cat_forget_multi,
     .getattr = cat_getattr,
     .opendir = cat_opendir,
     .readdir = cat_readdir,

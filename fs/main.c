@@ -16,6 +16,10 @@
 #include <fuse_lowlevel.h>
 #include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,16 +69,116 @@ static void notify(const char *state)
                  socket_path, strerror(errno));
 }
 
-/* Mounts and serves until unmounted: ops over userdata. Returns the exit
- * status: GGFS_EXIT_MOUNT when mounting fails or the loop ends in an error
- * (the parent of a daemon has returned GGFS_EXIT_MOUNTED by then). */
-static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, unsigned readahead_kb,
-                 const char *source, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
+/* ==== Stopping a catalog ==== */
+
+/* A catalog asks the kernel to forget entries from a thread of its own
+ * (catalog_forget.h), and the kernel makes that request wait for any lookup
+ * or listing in flight in the directory. When a signal ends libfuse's loop,
+ * a request the loop has just read is dropped unanswered: its caller waits
+ * until /dev/fuse is closed, which the blocked request of the catalog's
+ * thread prevents for ever. So for a catalog SIGHUP, SIGINT and SIGTERM
+ * are taken here: a thread stops the catalog's own while the loop still
+ * answers, then ends the loop. */
+static sem_t exit_signalled; // posted by the handler: the one state it may touch
+
+static void on_exit_signal(int sig)
+{
+    (void)sig;
+    sem_post(&exit_signalled); // async-signal-safe
+}
+
+static const int exit_signals[] = {SIGHUP, SIGINT, SIGTERM};
+#define N_EXIT_SIGNALS (sizeof exit_signals / sizeof exit_signals[0])
+
+/* What a catalog adds to serving: the session for its notifications, and
+ * its background work, which must stop before the loop does. */
+typedef struct serve_hooks {
+    struct fuse_session **session; // set before any request is served
+    void (*stop)(void *userdata);  // stops the work; called once, from any thread
+} serve_hooks;
+
+typedef struct stopper {
+    const serve_hooks *hooks;
+    void *userdata;
+    struct fuse_session *se;
+    pthread_t loop;                // the thread running the loop
+    pthread_t thread;
+    atomic_bool loop_ended;        // the loop ended by itself (unmounted)
+    int wake;                      // a signal that ends the loop's waits, or 0
+    struct sigaction libfuse[N_EXIT_SIGNALS]; // put back when done
+    bool taken[N_EXIT_SIGNALS];
+} stopper;
+
+static void *stop_on_signal(void *arg)
+{
+    stopper *st = arg;
+    while (sem_wait(&exit_signalled) != 0) {
+    }
+    if (atomic_load(&st->loop_ended))
+        return NULL;
+    st->hooks->stop(st->userdata);
+    fuse_session_exit(st->se);
+    // The loop waits in read() or sem_wait(), which a caught signal ends.
+    pthread_kill(st->loop, st->wake);
+    return NULL;
+}
+
+/* Takes the exit signals libfuse caught (those ignored stay ignored) and
+ * starts the thread; false when it cannot, and libfuse keeps them. */
+static bool stopper_start(stopper *st)
+{
+    if (sem_init(&exit_signalled, 0, 0) != 0)
+        return false;
+    st->loop = pthread_self();
+    atomic_init(&st->loop_ended, false);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_exit_signal; // no SA_RESTART: the loop's waits end
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_EXIT_SIGNALS; i++) {
+        st->taken[i] = sigaction(exit_signals[i], NULL, &st->libfuse[i]) == 0 &&
+                       st->libfuse[i].sa_handler != SIG_IGN && st->libfuse[i].sa_handler != SIG_DFL &&
+                       sigaction(exit_signals[i], &sa, NULL) == 0;
+        if (st->taken[i])
+            st->wake = exit_signals[i];
+    }
+    if (st->wake && pthread_create(&st->thread, NULL, stop_on_signal, st) == 0)
+        return true;
+    for (size_t i = 0; i < N_EXIT_SIGNALS; i++)
+        if (st->taken[i])
+            sigaction(exit_signals[i], &st->libfuse[i], NULL);
+    sem_destroy(&exit_signalled);
+    return false;
+}
+
+/* The loop has ended: stops the thread and gives libfuse its handlers back. */
+static void stopper_end(stopper *st)
+{
+    atomic_store(&st->loop_ended, true);
+    sem_post(&exit_signalled);
+    pthread_join(st->thread, NULL);
+    for (size_t i = 0; i < N_EXIT_SIGNALS; i++)
+        if (st->taken[i])
+            sigaction(exit_signals[i], &st->libfuse[i], NULL);
+    sem_destroy(&exit_signalled);
+}
+
+/* ==== Serving ==== */
+
+/* Mounts and serves until unmounted: ops over userdata, with a catalog's
+ * hooks (NULL for one model). Returns the exit status: GGFS_EXIT_MOUNT
+ * when mounting fails or the loop ends in an error (the parent of a daemon
+ * has returned GGFS_EXIT_MOUNTED by then). */
+static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, const serve_hooks *hooks,
+                 unsigned readahead_kb, const char *source, struct fuse_args *args,
+                 struct fuse_cmdline_opts *cmd)
 {
     // The options were tried when the command line was read (cli.c).
     struct fuse_session *se = fuse_session_new(args, ops, sizeof *ops, userdata);
     if (!se)
         return GGFS_EXIT_USAGE;
+    if (hooks)
+        *hooks->session = se;
     int status = GGFS_EXIT_MOUNT;
     // f32 is decoded straight from the model's mapping: a model cut short
     // under it must give EIO, not SIGBUS.
@@ -92,6 +196,9 @@ static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, unsigned r
         fuse_set_log_func(log_to_syslog);
     }
     fuse_daemonize(cmd->foreground);
+    // In the daemon's process: the thread must be this process's.
+    stopper st = {.hooks = hooks, .userdata = userdata, .se = se};
+    const bool stopping = hooks && stopper_start(&st);
     // Requests wait in the kernel until the loop takes them: the mount
     // answers from here on.
     notify("READY=1");
@@ -107,6 +214,10 @@ static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, unsigned r
         res = fuse_session_loop_mt(se, loop);
         fuse_loop_cfg_destroy(loop);
     }
+    if (stopping)
+        stopper_end(&st);
+    if (hooks)
+        hooks->stop(userdata); // if no signal did (unmounted: nothing waits)
     notify("STOPPING=1");
     // The loop returns the number of the signal that ended it (SIGTERM from
     // systemctl stop, say): a clean end as much as an unmount is.
@@ -119,6 +230,11 @@ out_session:
     return status;
 }
 
+static void stop_catalog(void *mount)
+{
+    ggfs_catalog_mount_stop(mount);
+}
+
 /* Mounts every model under the folder cli->source: nothing is read but
  * the folder's own entry until someone looks. */
 static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
@@ -127,12 +243,16 @@ static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
     ggfs_catalog_mount mount = {
         .catalog = ggfs_catalog_open(cli->source, cli->cmd.mountpoint, cli->max_open, &err),
         .readahead_kb = cli->readahead_kb,
+        .mountpoint = cli->cmd.mountpoint, // absolute (cli.c)
+        .lock = PTHREAD_MUTEX_INITIALIZER,
     };
     if (!mount.catalog) {
         fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
         return GGFS_EXIT_REFUSED;
     }
-    const int status = serve(&ggfs_catalog_ops, &mount, mount.readahead_kb, cli->source, args, &cli->cmd);
+    const serve_hooks hooks = {.session = &mount.session, .stop = stop_catalog};
+    const int status = serve(&ggfs_catalog_ops, &mount, &hooks, mount.readahead_kb, cli->source, args, &cli->cmd);
+    pthread_mutex_destroy(&mount.lock);
     ggfs_catalog_close(mount.catalog);
     return status;
 }
@@ -188,7 +308,7 @@ int main(int argc, char *argv[])
         ggfs_tree_destroy(&tree);
         goto out_model;
     }
-    status = serve(&ggfs_ops, &tree, tree.readahead_kb, cli.source, &args, &cli.cmd);
+    status = serve(&ggfs_ops, &tree, NULL, tree.readahead_kb, cli.source, &args, &cli.cmd);
     // Normally gone with the session (ggfs_op_destroy).
     ggfs_workers_free(tree.remote_reads);
     ggfs_tree_destroy(&tree);

@@ -289,6 +289,8 @@ files_held() {
     mount_model "$CATALOG" "$MNT" -o max_open=2
     local pid=$(daemon_pid) m n=0 held i
     local first="$MNT/llama/type-q4_K.gguf/tensors/vec/info"
+    # Held open, the file keeps the kernel's reference on its inode.
+    exec 5<"$first"
     local before=$(stat -c %i "$first")
     for m in "$MNT"/llama/*.gguf "$MNT"/big-endian/*.gguf "$MNT"/metadata.gguf "$MNT/$SNAPSHOT"/*.gguf \
              "$MNT/split/set.gguf" "$MNT/$OLLAMA"/tiny:*; do
@@ -305,12 +307,16 @@ files_held() {
         n=$((n + 1))
     done
     [ "$n" -ge 9 ]
-    # Back to the first, closed since: the kernel forgets what it cached,
-    # asks again, and the model opened again has the same inodes.
+    # Back to the first, closed since: the kernel forgets what it cached
+    # but what is open, asks again, and the model opened again has the
+    # same inodes while the kernel holds them.
     sync
     echo 2 >/proc/sys/vm/drop_caches
     [ "$(stat -c %i "$first")" = "$before" ]
+    [ "$(stat -L -c %i /proc/self/fd/5)" = "$before" ]
     cmp "$MNT/llama/type-q4_K.gguf/model.gguf" "$(fixture type-q4_K.gguf)"
+    [ "$(cat <&5)" = "$(cat "$first")" ]
+    exec 5<&-
 }
 
 @test "readers in parallel over more models than max_open get every byte right" {

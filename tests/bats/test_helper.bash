@@ -19,14 +19,16 @@ require_fuse() {
 }
 
 # mount_model MODEL MOUNTPOINT [OPTIONS...]: runs the daemon in the
-# foreground (fd 3 closed, or bats would wait for it) and returns once the
-# mount answers. A background job of a script starts with SIGINT ignored;
-# the daemon gets it back, as it has in a terminal.
+# foreground (fd 3 closed, or bats would wait for it; fds 5 to 9 too, which
+# tests open on mounts, or the daemon would keep them busy) and returns
+# once the mount answers. A background job of a script starts with SIGINT
+# ignored; the daemon gets it back, as it has in a terminal.
 mount_model() {
     local model=$1 mnt=$2
     shift 2
     mkdir -p "$mnt"
-    env --default-signal=INT "$GGUF_FS" -f "$@" "$model" "$mnt" 3>&- 2>>"$BATS_TEST_TMPDIR/daemon.log" &
+    env --default-signal=INT "$GGUF_FS" -f "$@" "$model" "$mnt" 3>&- 5<&- 6<&- 7<&- 8<&- 9<&- \
+        2>>"$BATS_TEST_TMPDIR/daemon.log" &
     echo "$! $mnt" >>"$BATS_TEST_TMPDIR/daemons"
     local i
     for i in $(seq 200); do
@@ -80,6 +82,9 @@ check_daemon_log() {
 }
 
 teardown() {
+    # A file a failed test still held open (fds 5 to 9) would keep the
+    # mount busy.
+    exec 5<&- 6<&- 7<&- 8<&- 9<&-
     unmount_all
     check_daemon_log
 }
