@@ -3,18 +3,22 @@
  * folder of models, to measure what FUSE itself costs per model on this
  * machine. scripts/bench_catalog compares gguf-fs against it.
  *
- *   bench_walk_floor N [FUSE options] MOUNTPOINT
+ *   bench_walk_floor [--no-open] N [FUSE options] MOUNTPOINT
  *
  * The mount has N directories m00000.gguf ..., each holding
  * metadata/general.architecture, whose text is "llama\n": the part of a
  * catalog that `cat * /metadata/general.architecture` walks, with every
  * answer computed from the inode number (no model behind it). Same
  * low-level API, multi-threaded loop, one-second entry and attribute
- * timeouts and keep_cache as a gguf-fs catalog; nothing else.
+ * timeouts, listings with attributes (readdirplus) and keep_cache as a
+ * gguf-fs catalog; nothing else. With --no-open, opens answer ENOSYS,
+ * after which the kernel sends no more opens or releases: what a server
+ * without per-open state could save (-s: what one thread could).
  */
 #define FUSE_USE_VERSION 312 // fuse_loop_cfg_*, as fs/meson.build
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <stdint.h>
@@ -34,6 +38,7 @@
 typedef enum { ROOT, MODEL, METADATA, ARCH } node;
 
 static unsigned long models; // N, set once in main before the loop
+static bool no_open;         // --no-open, set once in main before the loop
 
 static node node_of(fuse_ino_t ino)
 {
@@ -93,8 +98,10 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
         fuse_reply_attr(req, &st, TIMEOUT);
 }
 
-static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-                       struct fuse_file_info *fi)
+/* The root's listing, with each model directory's attributes and inode,
+ * as a catalog's readdirplus gives them. */
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                           struct fuse_file_info *fi)
 {
     (void)fi;
     if (node_of(ino) != ROOT) {
@@ -109,10 +116,14 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     size_t used = 0;
     for (off_t k = off; k < (off_t)models; k++) {
         char name[32];
-        struct stat st;
+        struct fuse_entry_param e;
+        memset(&e, 0, sizeof e);
         snprintf(name, sizeof name, "m%05lu.gguf", (unsigned long)k);
-        fill_stat(2 + PER_MODEL * (fuse_ino_t)k, &st);
-        const size_t need = fuse_add_direntry(req, buf + used, size - used, name, &st, k + 1);
+        e.ino = 2 + PER_MODEL * (fuse_ino_t)k;
+        fill_stat(e.ino, &e.attr);
+        e.attr_timeout = TIMEOUT;
+        e.entry_timeout = TIMEOUT;
+        const size_t need = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, k + 1);
         if (need > size - used)
             break;
         used += need;
@@ -121,10 +132,21 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     free(buf);
 }
 
+/* Listings always carry attributes, as in a catalog. */
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+    (void)userdata;
+    conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     if (node_of(ino) != ARCH) {
         fuse_reply_err(req, EISDIR);
+        return;
+    }
+    if (no_open) {
+        fuse_reply_err(req, ENOSYS);
         return;
     }
     fi->keep_cache = 1;
@@ -143,17 +165,23 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 }
 
 static const struct fuse_lowlevel_ops ops = {
+    .init = op_init,
     .lookup = op_lookup,
     .getattr = op_getattr,
-    .readdir = op_readdir,
+    .readdirplus = op_readdirplus,
     .open = op_open,
     .read = op_read,
 };
 
 int main(int argc, char *argv[])
 {
+    if (argc > 1 && strcmp(argv[1], "--no-open") == 0) {
+        no_open = true;
+        argv[1] = argv[0];
+        argc--, argv++;
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s N [FUSE options] MOUNTPOINT\n", argv[0]);
+        fprintf(stderr, "usage: %s [--no-open] N [FUSE options] MOUNTPOINT\n", argv[0]);
         return 2;
     }
     char *end;
