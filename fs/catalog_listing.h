@@ -49,7 +49,7 @@ typedef struct ggfs_listed {
 } ggfs_listed;
 
 struct ggfs_cat_listing {
-    unsigned refs;       // kept by its owner (catalog.c, under its lock)
+    unsigned refs;       // kept by its owner (catalog_dirs.c, under the catalog's lock)
     size_t count;
     bool sorted;         // by name, names unique (a scan short of memory is not)
     const char *strings;
