@@ -3,7 +3,7 @@
  * the folder (SPEC "Folders of models"). The catalog hands out entries
  * (directories, models, the ollama/ view) by slot and models by their
  * tree, opening them on first use and keeping at most max_open of them
- * open (lru.h); fs/catalog_ops.c maps FUSE inodes onto it.
+ * open (lru.h); fs/catalog_ops*.c map FUSE inodes onto it.
  *
  * An entry's slot lives while the kernel holds an inode of it (a lookup
  * it has not forgotten), while its model is open, or while a request

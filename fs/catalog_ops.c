@@ -6,46 +6,23 @@
  * or removed from the folder show; everything inside a model is handed to
  * the single-model operations (ops.h) with that model's tree, whose long
  * timeouts stand as in a single mount. A model that cannot be opened is a
- * directory holding one file, error.
+ * directory holding one file, error. Directories are opened and listed in
+ * catalog_ops_dirs.c.
  *
  * Every inode handed to the kernel (a lookup's reply, an entry of a
  * readdirplus reply) is counted on its slot, and FUSE's forget gives the
  * counts back, so that the catalog frees what the kernel no longer holds.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 
 #include "catalog.h"
 #include "catalog_forget.h"
 #include "catalog_ops.h"
+#include "catalog_ops_shared.h"
 #include "names.h"
 #include "ops.h"
-
-#define CATALOG_SECONDS 1.0 // entries and attributes of the folder's mirror
-
-/* Take it before replying: a request is freed once answered, and the
- * model's reference is given back after the reply. */
-static ggfs_catalog *cat_of(fuse_req_t req)
-{
-    return ((ggfs_catalog_mount *)fuse_req_userdata(req))->catalog;
-}
-
-static uint64_t slot_of(fuse_ino_t ino)
-{
-    return (uint64_t)ino >> GGFS_SLOT_SHIFT;
-}
-
-static uint64_t local_of(fuse_ino_t ino)
-{
-    return (uint64_t)ino & GGFS_LOCAL_MASK;
-}
-
-static fuse_ino_t ino_of(uint64_t slot, uint64_t local)
-{
-    return (fuse_ino_t)(slot << GGFS_SLOT_SHIFT | local);
-}
 
 /* ==== Attributes ==== */
 
@@ -57,7 +34,7 @@ static mode_t dir_mode(const struct stat *of)
     return S_IFDIR | (0555 & (allowed | ((allowed & 0444) >> 2)));
 }
 
-static void entry_stat(const ggfs_cat_entry *e, struct stat *st)
+void ggfs_cat_entry_stat(const ggfs_cat_entry *e, struct stat *st)
 {
     memset(st, 0, sizeof *st);
     st->st_ino = e->slot != GGFS_NO_SLOT ? ino_of(e->slot, 1) : GGFS_UNKNOWN_INO;
@@ -72,9 +49,9 @@ static void entry_stat(const ggfs_cat_entry *e, struct stat *st)
     st->st_nlink = e->kind != GGFS_CAT_MODEL ? 2 : e->shards > 1 ? 5 : 4;
 }
 
-static void error_stat(const ggfs_cat_entry *e, size_t len, struct stat *st)
+void ggfs_cat_error_stat(const ggfs_cat_entry *e, size_t len, struct stat *st)
 {
-    entry_stat(e, st);
+    ggfs_cat_entry_stat(e, st);
     st->st_ino = ino_of(e->slot, GGFS_ERROR_INO);
     st->st_mode = S_IFREG | (0444 & e->st.st_mode);
     st->st_nlink = 1;
@@ -85,9 +62,7 @@ static void error_stat(const ggfs_cat_entry *e, size_t len, struct stat *st)
 
 /* ==== Models ==== */
 
-/* The error text of a failed model and its length; false if it did not
- * fail. Tries to open it first. */
-static bool model_error(fuse_req_t req, uint64_t slot, char *buf, size_t cap, size_t *len)
+bool ggfs_cat_model_error(fuse_req_t req, uint64_t slot, char *buf, size_t cap, size_t *len)
 {
     ggfs_catalog *cat = cat_of(req);
     int err;
@@ -136,7 +111,7 @@ static void cat_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
             fuse_reply_err(req, err);
             return;
         }
-        entry_stat(&e, &st);
+        ggfs_cat_entry_stat(&e, &st);
         reply_catalog_entry(req, cat, &e, &st);
         return;
     }
@@ -157,7 +132,7 @@ static void cat_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
             fuse_reply_err(req, ENOENT);
             return;
         }
-        error_stat(&dir, strlen(text), &st);
+        ggfs_cat_error_stat(&dir, strlen(text), &st);
         if (!ggfs_catalog_remember(cat, slot, 1)) {
             fuse_reply_err(req, ENOENT);
             return;
@@ -196,7 +171,7 @@ static void cat_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
     struct stat st;
     if (local == 1) {
         // A model's directory is answered without opening the model.
-        entry_stat(&e, &st);
+        ggfs_cat_entry_stat(&e, &st);
         fuse_reply_attr(req, &st, CATALOG_SECONDS);
         return;
     }
@@ -207,11 +182,11 @@ static void cat_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
     if (local == GGFS_ERROR_INO) {
         char text[GGFS_ERROR_MAX];
         size_t len;
-        if (!model_error(req, slot, text, sizeof text, &len)) {
+        if (!ggfs_cat_model_error(req, slot, text, sizeof text, &len)) {
             fuse_reply_err(req, ENOENT);
             return;
         }
-        error_stat(&e, len, &st);
+        ggfs_cat_error_stat(&e, len, &st);
         fuse_reply_attr(req, &st, CATALOG_SECONDS);
         return;
     }
@@ -223,211 +198,6 @@ static void cat_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
     }
     ggfs_tree_op_getattr(tree, req, ino);
     ggfs_catalog_put(cat, slot, tree);
-}
-
-/* ==== Directories ==== */
-
-/* An open directory of the catalog (or a failed model's): its entries as
- * listed at opendir, so that readdir's offsets stay put. */
-typedef struct ggfs_open_dir {
-    ggfs_cat_listing *listing;
-    fuse_ino_t parent;      // for ".."
-    bool error_only;        // a failed model: "error" and nothing else
-    ggfs_cat_entry model;   // that model
-    size_t error_len;
-    struct ggfs_open_dir *prev, *next; // in the mount's list of open ones
-} open_dir;
-
-/* Open directories are listed in the mount, so that those the kernel never
- * releases (the daemon ends with them open) are freed at the end. */
-static void track(fuse_req_t req, open_dir *d)
-{
-    ggfs_catalog_mount *m = fuse_req_userdata(req);
-    pthread_mutex_lock(&m->lock);
-    d->prev = NULL;
-    d->next = m->open_dirs;
-    if (m->open_dirs)
-        m->open_dirs->prev = d;
-    m->open_dirs = d;
-    pthread_mutex_unlock(&m->lock);
-}
-
-static void untrack(ggfs_catalog_mount *m, open_dir *d)
-{
-    pthread_mutex_lock(&m->lock);
-    if (d->prev)
-        d->prev->next = d->next;
-    else
-        m->open_dirs = d->next;
-    if (d->next)
-        d->next->prev = d->prev;
-    pthread_mutex_unlock(&m->lock);
-}
-
-static void open_dir_free(ggfs_catalog *cat, open_dir *d)
-{
-    if (d->listing)
-        ggfs_catalog_unlist(cat, d->listing);
-    free(d);
-}
-
-static void cat_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-    ggfs_catalog *cat = cat_of(req);
-    ggfs_cat_entry e;
-    const uint64_t slot = slot_of(ino);
-    fi->fh = 0;
-    if (!ggfs_catalog_entry(cat, slot, &e)) {
-        fuse_reply_err(req, ENOENT);
-        return;
-    }
-    if (e.kind == GGFS_CAT_MODEL) {
-        // Inside a model the tree answers readdir; a failed model's
-        // directory is listed here.
-        char text[GGFS_ERROR_MAX];
-        size_t len;
-        if (local_of(ino) == 1 && model_error(req, slot, text, sizeof text, &len)) {
-            open_dir *d = calloc(1, sizeof *d);
-            if (!d) {
-                fuse_reply_err(req, ENOMEM);
-                return;
-            }
-            d->error_only = true;
-            d->model = e;
-            d->error_len = len;
-            track(req, d);
-            fi->fh = (uint64_t)(uintptr_t)d;
-        }
-        fuse_reply_open(req, fi);
-        return;
-    }
-    open_dir *d = calloc(1, sizeof *d);
-    if (!d) {
-        fuse_reply_err(req, ENOMEM);
-        return;
-    }
-    const int err = ggfs_catalog_list(cat, slot, &d->listing);
-    if (err) {
-        free(d);
-        fuse_reply_err(req, err);
-        return;
-    }
-    track(req, d);
-    fi->fh = (uint64_t)(uintptr_t)d;
-    fuse_reply_open(req, fi);
-}
-
-static void cat_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-    (void)ino;
-    open_dir *d = (open_dir *)(uintptr_t)fi->fh;
-    if (d) {
-        untrack(fuse_req_userdata(req), d);
-        open_dir_free(cat_of(req), d);
-    }
-    fuse_reply_err(req, 0);
-}
-
-/* Offsets as in a model's directories: 0 is ".", 1 is "..", 2 + i entry i.
- * A readdirplus entry hands the kernel an inode: its slot is made then
- * and counted, and given back if the entry is not sent after all. */
-static void fill_listing(fuse_req_t req, fuse_ino_t ino, const open_dir *d, size_t size, off_t off,
-                         bool plus)
-{
-    ggfs_catalog *cat = cat_of(req);
-    char *buf = malloc(size);
-    // The slots of the entries sent with an inode; an entry takes more
-    // than 64 bytes of the buffer.
-    uint64_t *held = plus ? malloc((size / 64 + 1) * sizeof *held) : NULL;
-    if (!buf || (plus && !held)) {
-        free(buf);
-        free(held);
-        fuse_reply_err(req, ENOMEM);
-        return;
-    }
-    const size_t count = d->error_only ? 1 : ggfs_cat_listing_count(d->listing);
-    size_t used = 0, n_held = 0;
-    for (uint64_t pos = (uint64_t)off; pos < count + 2; pos++) {
-        struct fuse_entry_param e;
-        memset(&e, 0, sizeof e);
-        const char *name;
-        uint64_t slot = GGFS_NO_SLOT; // whose reference this entry takes, if any
-        if (pos < 2) {
-            name = pos == 0 ? "." : "..";
-            e.attr.st_ino = ino;
-            e.attr.st_mode = S_IFDIR;
-        } else if (d->error_only) {
-            name = "error";
-            error_stat(&d->model, d->error_len, &e.attr);
-            if (plus && ggfs_catalog_remember(cat, d->model.slot, 1))
-                slot = d->model.slot;
-        } else {
-            ggfs_cat_entry entry;
-            name = ggfs_cat_listing_name(d->listing, pos - 2);
-            if (ggfs_catalog_listed(cat, slot_of(ino), d->listing, pos - 2, plus, &entry) && plus)
-                slot = entry.slot;
-            entry_stat(&entry, &e.attr);
-        }
-        size_t need;
-        if (plus && slot != GGFS_NO_SLOT) {
-            e.ino = e.attr.st_ino;
-            e.attr_timeout = CATALOG_SECONDS;
-            e.entry_timeout = CATALOG_SECONDS;
-        }
-        // Without a slot, a readdirplus entry has inode 0: the kernel
-        // takes the name and asks a lookup for the rest.
-        if (plus)
-            need = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, (off_t)pos + 1);
-        else
-            need = fuse_add_direntry(req, buf + used, size - used, name, &e.attr, (off_t)pos + 1);
-        if (need > size - used) {
-            if (plus && slot != GGFS_NO_SLOT)
-                ggfs_catalog_forget(cat, slot, 1);
-            break;
-        }
-        used += need;
-        if (plus && slot != GGFS_NO_SLOT)
-            held[n_held++] = slot;
-    }
-    if (fuse_reply_buf(req, buf, used) == -ENOENT) {
-        for (size_t i = 0; i < n_held; i++)
-            ggfs_catalog_forget(cat, held[i], 1);
-    }
-    free(buf);
-    free(held);
-}
-
-static void readdir_any(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi,
-                        bool plus)
-{
-    ggfs_catalog *cat = cat_of(req);
-    const open_dir *d = (const open_dir *)(uintptr_t)fi->fh;
-    if (d) {
-        fill_listing(req, ino, d, size, off, plus);
-        return;
-    }
-    int err;
-    const uint64_t slot = slot_of(ino);
-    ggfs_tree *tree = ggfs_catalog_get(cat, slot, &err);
-    if (!tree) {
-        fuse_reply_err(req, err);
-        return;
-    }
-    const uint64_t held = ggfs_tree_op_readdir(tree, req, ino, size, off, plus);
-    if (held)
-        ggfs_catalog_remember(cat, slot, held);
-    ggfs_catalog_put(cat, slot, tree);
-}
-
-static void cat_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
-{
-    readdir_any(req, ino, size, off, fi, false);
-}
-
-static void cat_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-                            struct fuse_file_info *fi)
-{
-    readdir_any(req, ino, size, off, fi, true);
 }
 
 /* ==== Files ==== */
@@ -589,15 +359,7 @@ static void cat_destroy(void *userdata)
 {
     ggfs_catalog_mount *m = userdata;
     ggfs_catalog_mount_stop(m);
-    pthread_mutex_lock(&m->lock);
-    open_dir *d = m->open_dirs;
-    m->open_dirs = NULL;
-    pthread_mutex_unlock(&m->lock);
-    while (d) {
-        open_dir *next = d->next;
-        open_dir_free(m->catalog, d);
-        d = next;
-    }
+    ggfs_cat_free_open_dirs(m);
 }
 
 const struct fuse_lowlevel_ops ggfs_catalog_ops = {
@@ -607,10 +369,10 @@ const struct fuse_lowlevel_ops ggfs_catalog_ops = {
     .forget = cat_forget,
     .forget_multi = cat_forget_multi,
     .getattr = cat_getattr,
-    .opendir = cat_opendir,
-    .readdir = cat_readdir,
-    .readdirplus = cat_readdirplus,
-    .releasedir = cat_releasedir,
+    .opendir = ggfs_cat_opendir,
+    .readdir = ggfs_cat_readdir,
+    .readdirplus = ggfs_cat_readdirplus,
+    .releasedir = ggfs_cat_releasedir,
     .open = cat_open,
     .read = cat_read,
     .release = ggfs_op_release,
