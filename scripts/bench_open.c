@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "ggp.h"
-#include "model.h"
+#include "model/model.h"
 
 static double now_ms(void)
 {

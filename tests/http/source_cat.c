@@ -26,7 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "remote.h"
+#include "source/remote.h"
+#include "source/source_http.h"
+#include "util/clock.h"
 
 typedef struct job {
     ggfs_source *src;

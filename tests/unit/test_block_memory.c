@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "block_memory.h"
+#include "source/block_memory.h"
 #include "check.h"
 
 #define BLOCK ((size_t)1 << 20)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "catalog_listing.h"
-#include "catalog_scan.h"
+#include "catalog/listing.h"
+#include "catalog/scan.h"
 #include "check.h"
 
 /* A stat whose every field the listing keeps differs from the others'. */

@@ -10,8 +10,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "beneath.h"
-#include "catalog_scan.h"
+#include "catalog/beneath.h"
+#include "catalog/scan.h"
 #include "check.h"
 
 static char *folder_path; // the folder under test

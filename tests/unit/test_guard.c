@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "guard.h"
+#include "model/guard.h"
 
 #define ELEMENTS 65536 // 256 KiB of f32 data: 64 pages to fault on
 #define ALIGNMENT 32

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "lru.h"
+#include "util/lru.h"
 
 typedef struct thing {
     uint64_t key;

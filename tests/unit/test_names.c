@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "names.h"
+#include "tree/names.h"
 
 static int encodes_as(const char *name, size_t len, const char *want)
 {

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "notify.h"
+#include "daemon/notify.h"
 
 /* A datagram socket bound to name (a path, or '@' and an abstract name),
  * as systemd binds its end. */

@@ -9,9 +9,9 @@
 #include <errno.h>
 #include <limits.h>
 
-#include "beneath.h"
+#include "catalog/beneath.h"
 #include "check.h"
-#include "ollama.h"
+#include "catalog/ollama.h"
 
 #define HEX_A "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"
 #define HEX_B "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"

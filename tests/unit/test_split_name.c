@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "split_name.h"
+#include "model/split_name.h"
 
 static int parses_as(const char *name, size_t prefix_len, unsigned k, unsigned n)
 {

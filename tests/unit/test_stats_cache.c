@@ -16,8 +16,8 @@
 #include <time.h>
 
 #include "check.h"
-#include "guard.h"
-#include "stats_cache.h"
+#include "model/guard.h"
+#include "tree/stats_cache.h"
 
 #define N_VALUES (1u << 22) // f16: 8 MiB of data, a pass of some milliseconds
 #define N_READERS 8

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "trim.h"
+#include "util/trim.h"
 
 #define LONG_DELAY_NS INT64_C(60000000000) // a minute: no test waits for it
 

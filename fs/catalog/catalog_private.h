@@ -1,0 +1,144 @@
+/*
+ * Private to the catalog: included only by fs/catalog*.c (catalog.c,
+ * catalog_dirs.c, catalog_forget_queue.c, catalog_models.c); everyone else
+ * uses catalog.h. It holds the slot table and the catalog itself, and the
+ * helpers one of those files lends the others:
+ *
+ *   catalog.c               the catalog's life, and its slots: ids, the
+ *                           free list, the (parent, name) hash, the idle
+ *                           list, the counts that keep a slot alive
+ *   catalog_dirs.c          directories: listings read, kept and dropped,
+ *                           and the lookups and entries served from them
+ *   catalog_forget_queue.c  the entries handed to the forgetting thread
+ *                           (catalog_forget.c)
+ *   catalog_models.c        opening and closing the models of slots
+ *
+ * One lock guards the slot table, the listings, the counts and the
+ * errors; directory reads and model opens run outside it, on slots pinned
+ * meanwhile. The functions below are called under the lock.
+ */
+#ifndef GGFS_CATALOG_SLOTS_H
+#define GGFS_CATALOG_SLOTS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/catalog.h"
+#include "catalog/listing.h"
+#include "util/dlist.h"
+#include "util/lru.h"
+#include "util/trim.h"
+
+/* A directory's listings: a lookup trusts the newest for a second, and
+ * the forgetting thread drops it after that. */
+typedef struct dir_state {
+    uint64_t started;           // listings begun
+    uint64_t applied;           // the newest listing kept
+    ggfs_cat_listing *listing;  // that one, until dropped; NULL then
+    int64_t listed_at;          // when it was read, CLOCK_MONOTONIC ns; 0: read again
+} dir_state;
+
+enum { ON_NO_LIST, ON_IDLE, ON_FORGET };
+
+typedef struct slot {
+    uint64_t id;
+    uint64_t parent;
+    int64_t lookups;     // the kernel's references to the slot's inodes
+    uint32_t pins;       // requests using the slot outside the lock
+    uint32_t opens;      // its model is open (once per open of it, see lru.h)
+    uint32_t children;   // live slots whose parent this is
+    uint32_t shards;
+    uint8_t kind;        // ggfs_cat_kind
+    uint8_t list;        // ON_*: which of the catalog's lists it is on
+    bool stale;          // the name now names another file: replaced by a new slot
+    const char *name;    // in the parent
+    const char *path;    // model: as found (see catalog_scan.h); directory: its real
+                         // path; ollama: the store
+    const char *real;    // model: the file it names; directory: its real path;
+                         // ollama: the place in the view (often the same string as path)
+    char *error;         // why the model cannot be opened, one line; NULL if none known
+    struct slot *chain;  // in the (parent, name) hash, while current
+    ggfs_dlink link;     // on its list
+    dir_state *dir;      // directories only
+    ggfs_cat_attrs a;
+} slot;
+
+typedef struct slot_list {
+    ggfs_dlink head;     // the most recently used at the front
+    size_t count;
+} slot_list;
+
+static inline slot *slot_of_link(ggfs_dlink *link)
+{
+    return link ? GGFS_CONTAINER_OF(link, slot, link) : NULL;
+}
+
+struct ggfs_catalog {
+    ggfs_folder folder;
+    pthread_mutex_t lock;
+    pthread_cond_t work;    // for the forgetting thread: an entry to forget,
+                            // a listing to drop later, or stopping
+    slot **slots;           // by id; NULL for a free id
+    uint64_t n_ids, cap_ids; // ids handed out so far (the table's length)
+    uint64_t *free_ids;     // ids of freed slots, to hand out again
+    uint64_t n_free, cap_free;
+    uint64_t live;          // slots alive
+    slot **hash;            // by (parent, name), current slots only
+    size_t mask;
+    slot_list idle;         // held by the kernel only, most recently used first
+    slot_list forget;       // idle past max_idle: for the forgetting thread
+    size_t max_idle;
+    size_t n_listings;      // directories holding a listing
+    int64_t swept_at;       // when drop_old_listings last looked
+    bool stopping;          // ggfs_catalog_stop_forgetting was called
+    ggfs_lru *models;       // ggfs_tree of each open model, by slot
+    ggfs_trim *trim;        // hands closed models' pages back
+    pthread_key_t scratch;  // the loop threads' buffers, shared by all trees
+};
+
+/* The slot numbered id, or NULL when it is free or was never handed out. */
+static inline slot *slot_at(ggfs_catalog *cat, uint64_t id)
+{
+    return id < cat->n_ids ? cat->slots[id] : NULL;
+}
+
+/* ==== catalog.c: slots ==== */
+
+/* Takes s off whichever list it is on. */
+void ggfs_cat_unlist(ggfs_catalog *cat, slot *s);
+/* Takes s out of the (parent, name) hash: its name no longer finds it. */
+void ggfs_cat_unhash(ggfs_catalog *cat, slot *s);
+/* Adds a slot under parent. Returns NULL when out of memory or ids. */
+slot *ggfs_cat_slot_new(ggfs_catalog *cat, slot *parent, ggfs_cat_kind kind, const char *name,
+                        const char *path, const char *real, const char *error, const ggfs_cat_attrs *a,
+                        uint32_t shards);
+/* After a count of s changed: frees s if nothing holds it any more (then
+ * its parent may follow), else puts it on the idle list or takes it off. */
+void ggfs_cat_settle(ggfs_catalog *cat, slot *s);
+/* s was used: first in line to stay. */
+void ggfs_cat_touch(ggfs_catalog *cat, slot *s);
+/* Gives back a pin a request took on s. */
+void ggfs_cat_unpin(ggfs_catalog *cat, slot *s);
+/* The current slot called name in directory d, or NULL. */
+slot *ggfs_cat_find_current(ggfs_catalog *cat, const slot *d, const char *name);
+/* What the FUSE side is given of s. */
+void ggfs_cat_entry_of(const slot *s, ggfs_cat_entry *out);
+
+/* ==== catalog_dirs.c: listings ==== */
+
+/* Gives back a reference to listing l (NULL: nothing). */
+void ggfs_cat_listing_put(ggfs_catalog *cat, ggfs_cat_listing *l);
+/* Drops directory d's listing. */
+void ggfs_cat_drop_listing(ggfs_catalog *cat, dir_state *d);
+/* Drops the listings past their second, looking at most twice a second. */
+void ggfs_cat_drop_old_listings(ggfs_catalog *cat);
+
+/* ==== catalog_models.c ==== */
+
+/* Opens and closes the models of slots for the catalog's set of open
+ * models (lru.h, which calls them outside the lock). */
+extern const ggfs_lru_ops ggfs_cat_model_ops;
+
+#endif

@@ -1,0 +1,357 @@
+/*
+ * The ollama/ view of an Ollama store: manifests read with json-c, each
+ * naming the blob of its model layer.
+ */
+#define _GNU_SOURCE // O_NOFOLLOW, O_DIRECTORY, fdopendir
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "catalog/ollama.h"
+
+#define DIGEST_PREFIX "sha256:"
+#define DIGEST_HEX 64
+
+/* ==== Manifests ==== */
+
+/* Reads the whole regular file at real (at most GGFS_OLLAMA_MAX_MANIFEST
+ * bytes) into a malloc'ed buffer. Returns 0 or an errno; EFBIG when larger. */
+static int read_small_file(const ggfs_folder *f, const char *real, char **data, size_t *len)
+{
+    const int fd = openat(f->fd, real, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    int err = 0;
+    char *buf = NULL;
+    size_t got = 0;
+    if (fstat(fd, &st) != 0) {
+        err = errno;
+    } else if (!S_ISREG(st.st_mode)) {
+        err = EINVAL;
+    } else if ((uint64_t)st.st_size > GGFS_OLLAMA_MAX_MANIFEST) {
+        err = EFBIG;
+    } else if (!(buf = malloc((size_t)st.st_size + 1))) {
+        err = ENOMEM;
+    } else {
+        while (got < (size_t)st.st_size) {
+            const ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0) {
+                err = errno;
+                break;
+            }
+            if (n == 0)
+                break; // cut short since the stat: parse what is there
+            got += (size_t)n;
+        }
+    }
+    close(fd);
+    if (err) {
+        free(buf);
+        return err;
+    }
+    buf[got] = '\0';
+    *data = buf;
+    *len = got;
+    return 0;
+}
+
+static bool is_lower_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* The digest's hex of the first layer of the model's media type, or NULL
+ * with msg filled. The returned string belongs to root. */
+static const char *model_layer_hex(json_object *root, char *msg, size_t msgcap)
+{
+    json_object *layers;
+    if (!json_object_is_type(root, json_type_object)) {
+        snprintf(msg, msgcap, "not a JSON object");
+        return NULL;
+    }
+    if (!json_object_object_get_ex(root, "layers", &layers) ||
+        !json_object_is_type(layers, json_type_array)) {
+        snprintf(msg, msgcap, "no \"layers\" array");
+        return NULL;
+    }
+    const size_t n = json_object_array_length(layers);
+    for (size_t i = 0; i < n; i++) {
+        json_object *layer = json_object_array_get_idx(layers, i), *type, *digest;
+        if (!json_object_is_type(layer, json_type_object) ||
+            !json_object_object_get_ex(layer, "mediaType", &type) ||
+            !json_object_is_type(type, json_type_string) ||
+            strcmp(json_object_get_string(type), GGFS_OLLAMA_MODEL_LAYER) != 0)
+            continue;
+        if (!json_object_object_get_ex(layer, "digest", &digest) ||
+            !json_object_is_type(digest, json_type_string)) {
+            snprintf(msg, msgcap, "layers[%zu]: the model layer has no \"digest\" string", i);
+            return NULL;
+        }
+        const char *d = json_object_get_string(digest);
+        const size_t dlen = (size_t)json_object_get_string_len(digest);
+        const size_t plen = strlen(DIGEST_PREFIX);
+        if (dlen != plen + DIGEST_HEX || strncmp(d, DIGEST_PREFIX, plen) != 0 ||
+            !is_lower_hex(d + plen, DIGEST_HEX)) {
+            // Printed escaped and cut: the digest is untrusted text.
+            char shown[80];
+            size_t o = 0;
+            for (size_t j = 0; j < dlen && o + 5 < sizeof shown; j++)
+                o += (size_t)snprintf(shown + o, sizeof shown - o,
+                                      (unsigned char)d[j] >= 0x20 && (unsigned char)d[j] < 0x7f &&
+                                              d[j] != '"' && d[j] != '\\'
+                                          ? "%c"
+                                          : "\\x%02x",
+                                      (unsigned char)d[j]);
+            snprintf(msg, msgcap, "layers[%zu]: digest \"%s%s\" is not sha256:<64 hex digits>", i,
+                     shown, o + 5 >= sizeof shown ? "..." : "");
+            return NULL;
+        }
+        return d + plen;
+    }
+    snprintf(msg, msgcap, "no layer of mediaType %s", GGFS_OLLAMA_MODEL_LAYER);
+    return NULL;
+}
+
+bool ggfs_ollama_manifest_blob(const ggfs_folder *f, const char *store, const char *manifest,
+                               char *blob, size_t cap, char *msg, size_t msgcap)
+{
+    char real[PATH_MAX], why[200];
+    struct stat st;
+    char *data = NULL;
+    size_t len = 0;
+    int err = ggfs_resolve_beneath(f, manifest, real, sizeof real, &st);
+    if (!err && !S_ISREG(st.st_mode))
+        err = EINVAL;
+    if (!err)
+        err = read_small_file(f, real, &data, &len);
+    if (err) {
+        snprintf(msg, msgcap, "%s: %s", manifest,
+                 err == EXDEV   ? "leads out of the folder"
+                 : err == EFBIG ? "larger than 1 MiB, not a manifest"
+                 : err == EINVAL ? "not a regular file"
+                                 : strerror(err));
+        return false;
+    }
+    struct json_tokener *tok = json_tokener_new();
+    if (!tok) {
+        free(data);
+        snprintf(msg, msgcap, "%s: out of memory", manifest);
+        return false;
+    }
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *root = json_tokener_parse_ex(tok, data, (int)len);
+    const enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    bool ok = false;
+    if (!root) {
+        if (jerr == json_tokener_continue)
+            snprintf(msg, msgcap, "%s: offset 0x%zx: not JSON: ends inside a value", manifest, len);
+        else
+            snprintf(msg, msgcap, "%s: offset 0x%zx: not JSON: %s", manifest, end,
+                     json_tokener_error_desc(jerr));
+        goto out;
+    }
+    while (end < len && strchr(" \t\r\n", data[end]))
+        end++;
+    if (end < len) {
+        snprintf(msg, msgcap, "%s: offset 0x%zx: not JSON: bytes after the manifest", manifest, end);
+        goto out;
+    }
+    const char *hex = model_layer_hex(root, why, sizeof why);
+    if (!hex) {
+        snprintf(msg, msgcap, "%s: %s", manifest, why);
+        goto out;
+    }
+    char name[sizeof "blobs/sha256-" + DIGEST_HEX];
+    snprintf(name, sizeof name, "blobs/sha256-%.*s", DIGEST_HEX, hex);
+    if (!ggfs_path_join(blob, cap, store, name)) {
+        snprintf(msg, msgcap, "%s: the blob's path is too long", manifest);
+        goto out;
+    }
+    ok = true;
+out:
+    json_object_put(root);
+    json_tokener_free(tok);
+    free(data);
+    return ok;
+}
+
+/* ==== The view ==== */
+
+typedef bool (*name_fn)(void *ctx, const char *name, const char *path, const char *real,
+                        const struct stat *st);
+
+/* Calls fn for each entry of directory dir (relative to the folder) that
+ * resolves inside the folder to a directory (want_dir) or a regular file.
+ * Returns ENOENT when dir is not there, ENOMEM when fn returned false. */
+static int each_entry(const ggfs_folder *f, const char *dir, bool want_dir, name_fn fn, void *ctx)
+{
+    char real_dir[PATH_MAX];
+    struct stat st;
+    int err = ggfs_resolve_beneath(f, dir, real_dir, sizeof real_dir, &st);
+    if (err)
+        return err;
+    if (!S_ISDIR(st.st_mode))
+        return ENOTDIR;
+    DIR *d;
+    err = ggfs_folder_opendir(f, real_dir, &d);
+    if (err)
+        return err;
+    const struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue; // ".", "..", and the partial files of a pull
+        char path[PATH_MAX], real[PATH_MAX];
+        if (!ggfs_path_join(path, sizeof path, dir, de->d_name) ||
+            ggfs_resolve_beneath(f, path, real, sizeof real, &st) != 0)
+            continue;
+        if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+            continue;
+        if (!fn(ctx, de->d_name, path, real, &st)) {
+            err = ENOMEM;
+            break;
+        }
+    }
+    closedir(d);
+    return err;
+}
+
+typedef struct view_ctx {
+    const ggfs_folder *f;
+    const char *store;
+    const char *place;   // of the directory being listed
+    const char *skip;    // a subdirectory name not shown as a directory
+    const char *name;    // NAME while listing its tags
+    ggfs_scan *out;
+} view_ctx;
+
+static bool add_subdir(void *p, const char *name, const char *path, const char *real,
+                       const struct stat *st)
+{
+    (void)path, (void)real;
+    view_ctx *c = p;
+    if (c->skip && strcmp(name, c->skip) == 0)
+        return true;
+    char place[PATH_MAX];
+    if (!ggfs_path_join(place, sizeof place, c->place, name))
+        return true;
+    return ggfs_scan_add(c->out, GGFS_SCAN_OLLAMA, name, c->store, place, NULL, st, 0);
+}
+
+static bool add_tag(void *p, const char *tag, const char *path, const char *real,
+                    const struct stat *st)
+{
+    view_ctx *c = p;
+    char name[NAME_MAX + 1], blob[PATH_MAX], blob_real[PATH_MAX], msg[3 * PATH_MAX];
+    if ((size_t)snprintf(name, sizeof name, "%s:%s", c->name, tag) >= sizeof name)
+        return true;
+    if (!ggfs_ollama_manifest_blob(c->f, c->store, path, blob, sizeof blob, msg, sizeof msg))
+        return ggfs_scan_add(c->out, GGFS_SCAN_MODEL, name, path, real, msg, st, 0);
+    struct stat bst;
+    const int err = ggfs_resolve_beneath(c->f, blob, blob_real, sizeof blob_real, &bst);
+    if (err || !S_ISREG(bst.st_mode)) {
+        snprintf(msg, sizeof msg, "%s: model layer %s: %s", path, blob,
+                 err == EXDEV ? "leads out of the folder"
+                 : err        ? strerror(err)
+                              : "not a regular file");
+        return ggfs_scan_add(c->out, GGFS_SCAN_MODEL, name, path, real, msg, st, 0);
+    }
+    return ggfs_scan_add(c->out, GGFS_SCAN_MODEL, name, blob, blob_real, NULL, &bst, 0);
+}
+
+static bool add_name(void *p, const char *name, const char *path, const char *real,
+                     const struct stat *st)
+{
+    (void)real, (void)st;
+    view_ctx *c = p;
+    c->name = name;
+    const int err = each_entry(c->f, path, false, add_tag, c);
+    return err != ENOMEM;
+}
+
+/* Adds NAME:TAG for every manifest under manifests/REGISTRY/NAMESPACE.
+ * Returns 0, ENOENT when that directory is not there, or ENOMEM. */
+static int add_models(view_ctx *c, const char *registry, const char *namespace)
+{
+    char dir[PATH_MAX];
+    if ((size_t)snprintf(dir, sizeof dir, "%s%smanifests/%s/%s", c->store, c->store[0] ? "/" : "",
+                         registry, namespace) >= sizeof dir)
+        return ENOENT;
+    const int err = each_entry(c->f, dir, true, add_name, c);
+    return err == ENOMEM ? ENOMEM : err ? ENOENT : 0;
+}
+
+/* Adds a directory for every subdirectory of manifests/SUB but `skip`. */
+static int add_dirs(view_ctx *c, const char *sub, const char *skip)
+{
+    char dir[PATH_MAX];
+    if ((size_t)snprintf(dir, sizeof dir, "%s%smanifests%s%s", c->store, c->store[0] ? "/" : "",
+                         sub[0] ? "/" : "", sub) >= sizeof dir)
+        return ENOENT;
+    c->skip = skip;
+    const int err = each_entry(c->f, dir, true, add_subdir, c);
+    c->skip = NULL;
+    return err == ENOMEM ? ENOMEM : err ? ENOENT : 0;
+}
+
+int ggfs_ollama_list(const ggfs_folder *f, const char *store, const char *place, ggfs_scan *out)
+{
+    memset(out, 0, sizeof *out);
+    view_ctx c = {.f = f, .store = store, .place = place, .out = out};
+    char first[NAME_MAX + 1] = "";
+    const char *second = NULL;
+    const size_t n1 = strcspn(place, "/");
+    if (n1 > NAME_MAX)
+        return ENOENT;
+    memcpy(first, place, n1);
+    first[n1] = '\0';
+    if (place[n1] == '/') {
+        second = place + n1 + 1;
+        if (!second[0] || strchr(second, '/'))
+            return ENOENT;
+    }
+    // Each place gathers what `ollama list` names start with it; a place
+    // nothing is under does not exist.
+    int results[3] = {ENOENT, ENOENT, ENOENT};
+    if (!place[0]) {
+        results[0] = add_models(&c, GGFS_OLLAMA_REGISTRY, GGFS_OLLAMA_NAMESPACE);
+        results[1] = add_dirs(&c, GGFS_OLLAMA_REGISTRY, GGFS_OLLAMA_NAMESPACE);
+        results[2] = add_dirs(&c, "", GGFS_OLLAMA_REGISTRY);
+        if (results[2] == ENOENT)
+            results[2] = 0; // an empty store still has ollama/
+    } else if (!second) {
+        if (strcmp(first, GGFS_OLLAMA_NAMESPACE) != 0)
+            results[0] = add_models(&c, GGFS_OLLAMA_REGISTRY, first);
+        if (strcmp(first, GGFS_OLLAMA_REGISTRY) != 0)
+            results[1] = add_dirs(&c, first, NULL);
+    } else if (strcmp(first, GGFS_OLLAMA_REGISTRY) != 0) {
+        results[0] = add_models(&c, first, second);
+    }
+    int err = ENOENT;
+    for (int i = 0; i < 3; i++) {
+        if (results[i] == ENOMEM) {
+            err = ENOMEM;
+            break;
+        }
+        if (results[i] == 0)
+            err = 0;
+    }
+    if (err) {
+        ggfs_scan_free(out);
+        return err;
+    }
+    ggfs_scan_finish(out);
+    return 0;
+}

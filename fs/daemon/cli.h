@@ -1,0 +1,57 @@
+/*
+ * The command line of gguf-fs: its options (the --help text is their one
+ * list), the mount options every mount gets, and the exit statuses the
+ * program promises.
+ *
+ * The command is run by hand and by mount(8) through mount.fuse3, which
+ * passes what fstab and mount(8) hold (rw, dev, suid, noauto, _netdev,
+ * x-systemd.*, ...). None of those may break a mount: options that only
+ * mean something to mount(8) or systemd are dropped here, rw is overridden
+ * by ro with a warning.
+ */
+#ifndef GGFS_CLI_H
+#define GGFS_CLI_H
+
+#include <fuse_lowlevel.h>
+
+/* Exit statuses, as gguf-fs(1) documents them. */
+typedef enum ggfs_exit {
+    GGFS_EXIT_MOUNTED = 0, // mounted (or the help or version printed)
+    GGFS_EXIT_REFUSED = 1, // the source cannot be opened or is no valid model
+    GGFS_EXIT_USAGE = 2,   // the command line is wrong
+    GGFS_EXIT_MOUNT = 3,   // mounting failed (mount point, permissions,
+                           // /dev/fuse), or the mount ended in an error
+} ggfs_exit;
+
+#define GGFS_DEFAULT_READAHEAD_KB 1024
+// Each loop thread keeps a scratch the size of a read (up to the read-ahead
+// window). Four threads keep two cores busy while the kernel reads ahead;
+// ten (libfuse's default) only hold more memory. Letting idle threads exit
+// instead measured 15% slower.
+#define GGFS_DEFAULT_MAX_THREADS 4
+
+typedef struct ggfs_cli {
+    const char *source;           // as given (path or URL); borrowed from argv
+    struct fuse_cmdline_opts cmd; // mountpoint (malloc'ed), -f, -s, -d, threads
+    unsigned readahead_kb;        // 0: the kernel's default
+    unsigned max_open;            // DIR sources: models open at once
+    unsigned cache_mb;            // remote sources: memory cache in MiB
+    char *cache_dir;              // remote sources: disk cache, or NULL
+    unsigned timeout_s;           // remote sources: retry a failing request this long
+} ggfs_cli;
+
+/* Parses argv. On return, args holds what is left for fuse_session_new,
+ * with the options of every gguf-fs mount (ro, nosuid, nodev,
+ * default_permissions, fsname=SOURCE, subtype=gguf-fs) added, and
+ * cli->cmd.mountpoint the absolute path of an existing directory. Returns
+ * -1 when the caller should go on and mount; otherwise the status to exit
+ * with, after a message: GGFS_EXIT_MOUNTED after --help or --version,
+ * GGFS_EXIT_USAGE for a wrong command line (an option that neither gguf-fs
+ * nor libfuse knows included), GGFS_EXIT_MOUNT for a mount
+ * point that is missing or no directory. Either way, release with
+ * ggfs_cli_destroy. */
+int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli);
+
+void ggfs_cli_destroy(ggfs_cli *cli, struct fuse_args *args);
+
+#endif

@@ -1,0 +1,332 @@
+/*
+ * gguf-fs: mounts a GGUF model (a file, or a split set by any of its
+ * shards) as a read-only directory tree, or every model under a folder.
+ *
+ *   gguf-fs [options] SOURCE MOUNTPOINT
+ *
+ * The command line is checked first (exit 2, daemon/cli.c), then a model is
+ * opened and validated before anything is mounted (a bad one is one line on
+ * stderr and exit 1; a folder's models are opened as they are looked into),
+ * then mounted (exit 3 when that fails). Once this command returns 0 the
+ * mount answers requests: it daemonizes only after mounting. Under a
+ * service manager the daemon says READY=1 at that point (daemon/notify.h).
+ */
+#define _DEFAULT_SOURCE // vsyslog is not POSIX
+#include <errno.h>
+#include <fuse_lowlevel.h>
+#include <limits.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+
+#include "catalog/ops.h"
+#include "daemon/cli.h"
+#include "daemon/kernel_readahead.h"
+#include "daemon/notify.h"
+#include "model/guard.h"
+#include "source/remote.h"
+#include "source/source_table.h"
+#include "tree/ops.h"
+#include "tree/tree.h"
+#include "util/log.h"
+#include "util/workers.h"
+
+// Reads of a remote model wait on the network on threads of their own; the
+// kernel keeps at most a dozen read-aheads in flight per mount, so this
+// many leaves room for other files' reads however many are stalled.
+#define GGFS_REMOTE_READ_THREADS 32
+#define GGFS_REMOTE_READ_QUEUE 1024
+
+static void report_open_error(const ggfs_model_error *err)
+{
+    const ggp_error *e = &err->error;
+    if ((e->code == GGP_ERR_IO && e->offset == 0) || e->code == GGP_ERR_NOMEM)
+        fprintf(stderr, "gguf-fs: %s: %s\n", err->where, e->msg);
+    else
+        fprintf(stderr, "gguf-fs: %s: offset 0x%llx: %s\n", err->where,
+                (unsigned long long)e->offset, e->msg);
+}
+
+/* Once daemonized, stderr is /dev/null: log lines go to syslog, both
+ * libfuse's and those of the layers below FUSE (util/log.h). */
+static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+    vsyslog((int)level, fmt, ap);
+}
+
+static void layers_log_to_syslog(int level, const char *fmt, va_list ap)
+{
+    vsyslog(level, fmt, ap);
+}
+
+/* Tells the service manager, if any, of a state change; a failure is
+ * logged, not fatal (the unit's timeout says the rest). */
+static void notify(const char *state)
+{
+    const char *socket_path = getenv("NOTIFY_SOCKET");
+    if (!ggfs_notify(socket_path, state))
+        fuse_log(FUSE_LOG_ERR, "gguf-fs: cannot send %s to NOTIFY_SOCKET %s: %s\n", state,
+                 socket_path, strerror(errno));
+}
+
+/* ==== Stopping a catalog ==== */
+
+/* A catalog asks the kernel to forget entries from a thread of its own
+ * (catalog/forget_thread.h), and the kernel makes that request wait for any lookup
+ * or listing in flight in the directory. When a signal ends libfuse's loop,
+ * a request the loop has just read is dropped unanswered: its caller waits
+ * until /dev/fuse is closed, which the blocked request of the catalog's
+ * thread prevents for ever. So for a catalog SIGHUP, SIGINT and SIGTERM
+ * are taken here: a thread stops the catalog's own while the loop still
+ * answers, then ends the loop. */
+static sem_t exit_signalled; // posted by the handler: the one state it may touch
+
+static void on_exit_signal(int sig)
+{
+    (void)sig;
+    sem_post(&exit_signalled); // async-signal-safe
+}
+
+static const int exit_signals[] = {SIGHUP, SIGINT, SIGTERM};
+#define N_EXIT_SIGNALS (sizeof exit_signals / sizeof exit_signals[0])
+
+/* What a catalog adds to serving: the session for its notifications, and
+ * its background work, which must stop before the loop does. */
+typedef struct serve_hooks {
+    struct fuse_session **session; // set before any request is served
+    void (*stop)(void *userdata);  // stops the work; called once, from any thread
+} serve_hooks;
+
+typedef struct stopper {
+    const serve_hooks *hooks;
+    void *userdata;
+    struct fuse_session *se;
+    pthread_t loop;                // the thread running the loop
+    pthread_t thread;
+    atomic_bool loop_ended;        // the loop ended by itself (unmounted)
+    int wake;                      // a signal that ends the loop's waits, or 0
+    struct sigaction libfuse[N_EXIT_SIGNALS]; // put back when done
+    bool taken[N_EXIT_SIGNALS];
+} stopper;
+
+static void *stop_on_signal(void *arg)
+{
+    stopper *st = arg;
+    while (sem_wait(&exit_signalled) != 0) {
+    }
+    if (atomic_load(&st->loop_ended))
+        return NULL;
+    st->hooks->stop(st->userdata);
+    fuse_session_exit(st->se);
+    // The loop waits in read() or sem_wait(), which a caught signal ends.
+    pthread_kill(st->loop, st->wake);
+    return NULL;
+}
+
+/* Takes the exit signals libfuse caught (those ignored stay ignored) and
+ * starts the thread; false when it cannot, and libfuse keeps them. */
+static bool stopper_start(stopper *st)
+{
+    if (sem_init(&exit_signalled, 0, 0) != 0)
+        return false;
+    st->loop = pthread_self();
+    atomic_init(&st->loop_ended, false);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_exit_signal; // no SA_RESTART: the loop's waits end
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_EXIT_SIGNALS; i++) {
+        st->taken[i] = sigaction(exit_signals[i], NULL, &st->libfuse[i]) == 0 &&
+                       st->libfuse[i].sa_handler != SIG_IGN && st->libfuse[i].sa_handler != SIG_DFL &&
+                       sigaction(exit_signals[i], &sa, NULL) == 0;
+        if (st->taken[i])
+            st->wake = exit_signals[i];
+    }
+    if (st->wake && pthread_create(&st->thread, NULL, stop_on_signal, st) == 0)
+        return true;
+    for (size_t i = 0; i < N_EXIT_SIGNALS; i++)
+        if (st->taken[i])
+            sigaction(exit_signals[i], &st->libfuse[i], NULL);
+    sem_destroy(&exit_signalled);
+    return false;
+}
+
+/* The loop has ended: stops the thread and gives libfuse its handlers back. */
+static void stopper_end(stopper *st)
+{
+    atomic_store(&st->loop_ended, true);
+    sem_post(&exit_signalled);
+    pthread_join(st->thread, NULL);
+    for (size_t i = 0; i < N_EXIT_SIGNALS; i++)
+        if (st->taken[i])
+            sigaction(exit_signals[i], &st->libfuse[i], NULL);
+    sem_destroy(&exit_signalled);
+}
+
+/* ==== Serving ==== */
+
+/* Mounts and serves until unmounted: ops over userdata, with a catalog's
+ * hooks (NULL for one model). Returns the exit status: GGFS_EXIT_MOUNT
+ * when mounting fails or the loop ends in an error (the parent of a daemon
+ * has returned GGFS_EXIT_MOUNTED by then). */
+static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, const serve_hooks *hooks,
+                 unsigned readahead_kb, const char *source, struct fuse_args *args,
+                 struct fuse_cmdline_opts *cmd)
+{
+    // The options were tried when the command line was read (cli.c).
+    struct fuse_session *se = fuse_session_new(args, ops, sizeof *ops, userdata);
+    if (!se)
+        return GGFS_EXIT_USAGE;
+    if (hooks)
+        *hooks->session = se;
+    int status = GGFS_EXIT_MOUNT;
+    // f32 is decoded straight from the model's mapping: a model cut short
+    // under it must give EIO, not SIGBUS.
+    if (!ggfs_guard_install() || fuse_set_signal_handlers(se) != 0)
+        goto out_session;
+    if (fuse_session_mount(se, cmd->mountpoint) != 0) {
+        fprintf(stderr, "gguf-fs: %s: cannot mount on %s\n", source, cmd->mountpoint);
+        goto out_signals;
+    }
+    if (readahead_kb && !ggfs_set_mount_readahead(cmd->mountpoint, readahead_kb))
+        fprintf(stderr, "gguf-fs: %s: cannot set read-ahead to %u KiB: %s (continuing)\n", source,
+                readahead_kb, strerror(errno));
+    if (!cmd->foreground) {
+        openlog("gguf-fs", LOG_PID, LOG_DAEMON);
+        fuse_set_log_func(log_to_syslog);
+        ggfs_log_set_sink(layers_log_to_syslog);
+    }
+    fuse_daemonize(cmd->foreground);
+    // In the daemon's process: the thread must be this process's.
+    stopper st = {.hooks = hooks, .userdata = userdata, .se = se};
+    const bool stopping = hooks && stopper_start(&st);
+    // Requests wait in the kernel until the loop takes them: the mount
+    // answers from here on.
+    notify("READY=1");
+    int res;
+    if (cmd->singlethread) {
+        res = fuse_session_loop(se);
+    } else {
+        struct fuse_loop_config *loop = fuse_loop_cfg_create();
+        fuse_loop_cfg_set_clone_fd(loop, cmd->clone_fd);
+        fuse_loop_cfg_set_max_threads(loop, cmd->max_threads);
+        if (cmd->max_idle_threads != UINT_MAX)
+            fuse_loop_cfg_set_idle_threads(loop, cmd->max_idle_threads);
+        res = fuse_session_loop_mt(se, loop);
+        fuse_loop_cfg_destroy(loop);
+    }
+    if (stopping)
+        stopper_end(&st);
+    if (hooks)
+        hooks->stop(userdata); // if no signal did (unmounted: nothing waits)
+    notify("STOPPING=1");
+    // The loop returns the number of the signal that ended it (SIGTERM from
+    // systemctl stop, say): a clean end as much as an unmount is.
+    status = res >= 0 ? GGFS_EXIT_MOUNTED : GGFS_EXIT_MOUNT;
+    fuse_session_unmount(se);
+out_signals:
+    fuse_remove_signal_handlers(se);
+out_session:
+    fuse_session_destroy(se);
+    return status;
+}
+
+static void stop_catalog(void *mount)
+{
+    ggfs_catalog_mount_stop(mount);
+}
+
+/* Mounts every model under the folder cli->source: nothing is read but
+ * the folder's own entry until someone looks. */
+static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
+{
+    int err;
+    ggfs_catalog *catalog = ggfs_catalog_open(cli->source, cli->cmd.mountpoint, cli->max_open, &err);
+    if (!catalog) {
+        fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
+        return GGFS_EXIT_REFUSED;
+    }
+    ggfs_catalog_mount mount;
+    ggfs_catalog_mount_init(&mount, catalog);
+    mount.readahead_kb = cli->readahead_kb;
+    mount.mountpoint = cli->cmd.mountpoint; // absolute (cli.c)
+    const serve_hooks hooks = {.session = &mount.session, .stop = stop_catalog};
+    const int status = serve(&ggfs_catalog_ops, &mount, &hooks, mount.readahead_kb, cli->source, args, &cli->cmd);
+    ggfs_catalog_mount_destroy(&mount);
+    ggfs_catalog_close(catalog);
+    return status;
+}
+
+/* Mounts one model: a file, a split set by any of its shards, or a URL.
+ * The model is opened and validated whole before anything is mounted. */
+static int serve_model(ggfs_cli *cli, struct fuse_args *args)
+{
+    int status = GGFS_EXIT_REFUSED;
+    ggfs_remote *remote = NULL;
+    if (ggfs_source_is_remote(cli->source)) {
+        const ggfs_remote_options ro = {
+            .cache_mb = cli->cache_mb,
+            .cache_dir = cli->cache_dir,
+            .timeout_s = cli->timeout_s ? cli->timeout_s : 1,
+        };
+        char why[256];
+        remote = ggfs_remote_new(&ro, why, sizeof why);
+        if (!remote) {
+            fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, why);
+            return status;
+        }
+    }
+    ggfs_model_error err;
+    ggfs_model *model = ggfs_model_open(cli->source, remote, &err);
+    if (!model) {
+        report_open_error(&err);
+        goto out_remote;
+    }
+    ggfs_tree tree;
+    if (!ggfs_tree_init(&tree, model)) {
+        fprintf(stderr, "gguf-fs: %s: out of memory\n", cli->source);
+        goto out_model;
+    }
+    if (remote && !(tree.remote_reads = ggfs_workers_new(GGFS_REMOTE_READ_THREADS, GGFS_REMOTE_READ_QUEUE))) {
+        fprintf(stderr, "gguf-fs: %s: out of memory\n", cli->source);
+        ggfs_tree_destroy(&tree);
+        goto out_model;
+    }
+    ggfs_model_mount mount = {.tree = &tree, .readahead_kb = cli->readahead_kb};
+    status = serve(&ggfs_ops, &mount, NULL, mount.readahead_kb, cli->source, args, &cli->cmd);
+    // Normally gone with the session (ggfs_op_destroy).
+    ggfs_workers_free(tree.remote_reads);
+    ggfs_tree_destroy(&tree);
+out_model:
+    ggfs_model_close(model);
+out_remote:
+    ggfs_remote_free(remote);
+    return status;
+}
+
+int main(int argc, char *argv[])
+{
+    // Reads use buffers of up to a read-ahead window (1 MiB). Left to
+    // itself, glibc raises its mmap threshold after the first such free and
+    // keeps later ones in each thread's arena for good; a fixed threshold
+    // hands them back, so the daemon stays small however many threads ran.
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    struct fuse_args args;
+    ggfs_cli cli;
+    int status = ggfs_cli_parse(argc, argv, &args, &cli);
+    if (status < 0) {
+        struct stat st;
+        const bool folder = stat(cli.source, &st) == 0 && S_ISDIR(st.st_mode);
+        status = folder ? serve_catalog(&cli, &args) : serve_model(&cli, &args);
+    }
+    ggfs_cli_destroy(&cli, &args);
+    return status;
+}

@@ -1,0 +1,196 @@
+/*
+ * Block files under the cache directory, written whole under a temporary
+ * name and renamed into place: the rename is atomic, so two daemons sharing
+ * the directory (or a daemon killed mid-write) never leave a block that
+ * reads as whole but is not. A block file whose size is not the block's is
+ * ignored.
+ */
+#define _GNU_SOURCE // O_DIRECTORY, O_CLOEXEC with openat, gettid-free naming
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "source/disk_cache.h"
+#include "util/fnv.h"
+
+#define SUBDIR "gguf-fs-blocks"
+
+struct ggfs_disk_cache {
+    int dir;               // the file's directory
+    uint64_t size;         // the file's size
+    size_t block_size;
+    atomic_uint_fast64_t tmp_counter;
+};
+
+/* mkdir that accepts a directory someone else made first. */
+static bool make_dir(const char *path)
+{
+    return mkdir(path, 0777) == 0 || errno == EEXIST;
+}
+
+static bool write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        const ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Writes name in the directory whole, or not at all. */
+static bool write_file(ggfs_disk_cache *c, const char *name, const void *data, size_t len)
+{
+    char tmp[96];
+    snprintf(tmp, sizeof tmp, ".%s.%ld.%" PRIuFAST64 ".tmp", name, (long)getpid(),
+             atomic_fetch_add(&c->tmp_counter, 1));
+    const int fd = openat(c->dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return false;
+    const bool ok = write_all(fd, data, len);
+    close(fd);
+    if (!ok || renameat(c->dir, tmp, c->dir, name) != 0) {
+        unlinkat(c->dir, tmp, 0);
+        return false;
+    }
+    return true;
+}
+
+ggfs_disk_cache *ggfs_disk_cache_open(const char *root, const char *url, const char *validator,
+                                      uint64_t size, size_t block_size, char *why, size_t why_size)
+{
+    char identity[4096 + 512];
+    const int id_len = snprintf(identity, sizeof identity, "%s\n%s\n%" PRIu64 "\n", url, validator, size);
+    if (id_len < 0 || (size_t)id_len >= sizeof identity) {
+        snprintf(why, why_size, "URL too long for the disk cache");
+        return NULL;
+    }
+    const uint64_t key = ggfs_fnv64(GGFS_FNV64_OFFSET, identity, (size_t)id_len);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/" SUBDIR, root);
+    if (!make_dir(root) || !make_dir(path)) {
+        snprintf(why, why_size, "cannot make %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    const size_t at = strlen(path);
+    snprintf(path + at, sizeof path - at, "/%016" PRIx64, key);
+    if (!make_dir(path)) {
+        snprintf(why, why_size, "cannot make %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    ggfs_disk_cache *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(why, why_size, "out of memory");
+        return NULL;
+    }
+    c->size = size;
+    c->block_size = block_size;
+    atomic_init(&c->tmp_counter, 0);
+    c->dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (c->dir < 0) {
+        snprintf(why, why_size, "cannot open %s: %s", path, strerror(errno));
+        free(c);
+        return NULL;
+    }
+    // The key file says whose blocks these are.
+    char found[sizeof identity];
+    ssize_t n = -1;
+    const int fd = openat(c->dir, "key", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        n = read(fd, found, sizeof found);
+        close(fd);
+    }
+    if (n < 0 && !write_file(c, "key", identity, (size_t)id_len)) {
+        snprintf(why, why_size, "cannot write in %s: %s", path, strerror(errno));
+        ggfs_disk_cache_close(c);
+        return NULL;
+    }
+    if (n >= 0 && (n != id_len || memcmp(found, identity, (size_t)id_len) != 0)) {
+        snprintf(why, why_size, "%s holds another file's blocks", path);
+        ggfs_disk_cache_close(c);
+        return NULL;
+    }
+    return c;
+}
+
+void ggfs_disk_cache_close(ggfs_disk_cache *c)
+{
+    if (!c)
+        return;
+    close(c->dir);
+    free(c);
+}
+
+static size_t block_len(const ggfs_disk_cache *c, uint64_t index)
+{
+    const uint64_t start = index * c->block_size;
+    if (start >= c->size)
+        return 0;
+    const uint64_t left = c->size - start;
+    return left < c->block_size ? (size_t)left : c->block_size;
+}
+
+static int open_block(ggfs_disk_cache *c, uint64_t index)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%08" PRIx64, index);
+    const int fd = openat(c->dir, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    const size_t want = block_len(c, index);
+    if (want == 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size != want) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+bool ggfs_disk_cache_has(ggfs_disk_cache *c, uint64_t index)
+{
+    const int fd = open_block(c, index);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+bool ggfs_disk_cache_read(ggfs_disk_cache *c, uint64_t index, void *dst, size_t off, size_t len)
+{
+    if (off > block_len(c, index) || len > block_len(c, index) - off)
+        return false;
+    const int fd = open_block(c, index);
+    if (fd < 0)
+        return false;
+    size_t done = 0;
+    while (done < len) {
+        const ssize_t n = pread(fd, (char *)dst + done, len - done, (off_t)(off + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    close(fd);
+    return done == len;
+}
+
+void ggfs_disk_cache_write(ggfs_disk_cache *c, uint64_t index, const void *data, size_t len)
+{
+    if (len != block_len(c, index))
+        return;
+    char name[32];
+    snprintf(name, sizeof name, "%08" PRIx64, index);
+    write_file(c, name, data, len);
+}

@@ -1,0 +1,133 @@
+/*
+ * Resolving hf:// names and finding the Hub token. Each part of the name is
+ * percent-encoded on its own, so a revision such as refs/pr/1 stays one
+ * path segment, as the Hub expects.
+ */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source/hf_name.h"
+
+#define TOKEN_MAX 4096
+
+/* Appends the percent-encoding of [p, p + n) to out (cap bytes). */
+static bool append_escaped(char *out, size_t cap, const char *p, size_t n)
+{
+    char *e = curl_easy_escape(NULL, p, (int)n);
+    if (!e)
+        return false;
+    const size_t have = strlen(out), add = strlen(e);
+    const bool fits = have + add < cap;
+    if (fits)
+        memcpy(out + have, e, add + 1);
+    curl_free(e);
+    return fits;
+}
+
+static bool append(char *out, size_t cap, const char *s)
+{
+    const size_t have = strlen(out), add = strlen(s);
+    if (have + add >= cap)
+        return false;
+    memcpy(out + have, s, add + 1);
+    return true;
+}
+
+/* The token file's first line, without surrounding blanks; NULL if none. */
+static char *read_token(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char buf[TOKEN_MAX];
+    char *line = fgets(buf, sizeof buf, f);
+    fclose(f);
+    if (!line)
+        return NULL;
+    while (*line == ' ' || *line == '\t')
+        line++;
+    size_t n = strcspn(line, "\r\n");
+    while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+        n--;
+    return n > 0 ? strndup(line, n) : NULL;
+}
+
+static char *find_token(void)
+{
+    const char *env = getenv("HF_TOKEN");
+    if (env && *env)
+        return strdup(env);
+    char path[4096];
+    const char *hf_home = getenv("HF_HOME");
+    const char *home = getenv("HOME");
+    if (hf_home && *hf_home)
+        snprintf(path, sizeof path, "%s/token", hf_home);
+    else if (home && *home)
+        snprintf(path, sizeof path, "%s/.cache/huggingface/token", home);
+    else
+        return NULL;
+    return read_token(path);
+}
+
+size_t ggfs_hf_name_end(const char *name)
+{
+    const char *at = strchr(name, '@');
+    return at ? (size_t)(at - name) : strlen(name);
+}
+
+bool ggfs_hf_resolve(const char *name, char **url, char **token, char *why, size_t why_size)
+{
+    *url = *token = NULL;
+    const char *p = name + strlen(GGFS_HF_SCHEME);
+    const char *end = name + ggfs_hf_name_end(name);
+    const char *rev = *end == '@' ? end + 1 : "main";
+    // ORG/REPO/PATH: at least three segments, none empty, no dot segments.
+    int segments = 0;
+    for (const char *s = p; s <= end; segments++) {
+        const char *slash = memchr(s, '/', (size_t)(end - s));
+        const char *e = slash ? slash : end;
+        const size_t n = (size_t)(e - s);
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) {
+            snprintf(why, why_size, "not an hf://ORG/REPO/FILE[@REVISION] name (empty or dot segment)");
+            return false;
+        }
+        s = e + 1;
+    }
+    if (segments < 3 || *rev == '\0') {
+        snprintf(why, why_size, "not an hf://ORG/REPO/FILE[@REVISION] name");
+        return false;
+    }
+    const char *endpoint = getenv("HF_ENDPOINT");
+    if (!endpoint || !*endpoint)
+        endpoint = GGFS_HF_DEFAULT_ENDPOINT;
+    size_t ep_len = strlen(endpoint);
+    while (ep_len > 0 && endpoint[ep_len - 1] == '/')
+        ep_len--;
+    const size_t cap = ep_len + 3 * strlen(name) + 64;
+    char *out = calloc(1, cap);
+    if (!out) {
+        snprintf(why, why_size, "out of memory");
+        return false;
+    }
+    memcpy(out, endpoint, ep_len);
+    bool ok = true;
+    const char *s = p;
+    for (int i = 0; i < segments && ok; i++) {
+        const char *slash = memchr(s, '/', (size_t)(end - s));
+        const char *e = slash ? slash : end;
+        ok = append(out, cap, "/") && append_escaped(out, cap, s, (size_t)(e - s));
+        if (ok && i == 1) // after ORG/REPO
+            ok = append(out, cap, "/resolve/") && append_escaped(out, cap, rev, strlen(rev));
+        s = e + 1;
+    }
+    if (!ok) {
+        free(out);
+        snprintf(why, why_size, "cannot encode the name");
+        return false;
+    }
+    *url = out;
+    *token = find_token();
+    return true;
+}

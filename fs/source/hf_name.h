@@ -1,0 +1,27 @@
+/*
+ * Hugging Face Hub names: hf://ORG/REPO/PATH[@REVISION] is the file PATH of
+ * the model repository ORG/REPO at REVISION (a branch, tag or commit;
+ * default main), served at $HF_ENDPOINT/ORG/REPO/resolve/REVISION/PATH
+ * (HF_ENDPOINT defaults to https://huggingface.co). The token for the Hub
+ * comes from HF_TOKEN, else $HF_HOME/token, else
+ * ~/.cache/huggingface/token.
+ */
+#ifndef GGFS_HF_NAME_H
+#define GGFS_HF_NAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GGFS_HF_SCHEME "hf://"
+#define GGFS_HF_DEFAULT_ENDPOINT "https://huggingface.co"
+
+/* Fills *url (malloc'ed) with the name's resolve URL and *token (malloc'ed,
+ * NULL when there is none) with the Hub token. False, with why filled,
+ * when the name is not ORG/REPO/PATH with non-empty parts. */
+bool ggfs_hf_resolve(const char *name, char **url, char **token, char *why, size_t why_size);
+
+/* Where the file path of an hf:// name ends: before "@REVISION", else at
+ * its end. */
+size_t ggfs_hf_name_end(const char *name);
+
+#endif

@@ -1,0 +1,491 @@
+/*
+ * Range GETs over libcurl. Each request takes an easy handle from a pool
+ * (one per request in flight; an idle handle keeps its connections open for
+ * the next request), sets every option afresh, and checks the response
+ * before taking a byte of its body: a 206 for exactly the range asked, from
+ * a file of the size and ETag pinned at open. Anything else aborts the
+ * transfer, so a server that answers 200 to a range does not send the
+ * whole file.
+ */
+#define _DEFAULT_SOURCE // strncasecmp, nanosleep
+#include <curl/curl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "source/http.h"
+#include "util/clock.h"
+
+#define POOL_MAX 32
+// Under the daemon's malloc mmap threshold (128 KiB, see main.c): a larger
+// buffer would be fresh pages, faulted in again for every transfer.
+#define RECEIVE_BUFFER (120 * 1024)
+#define CONNECT_TIMEOUT_MS 10000
+#define FIRST_BACKOFF_NS INT64_C(100000000)
+#define MAX_BACKOFF_NS INT64_C(2000000000)
+
+struct ggfs_http {
+    CURLSH *share;                  // DNS answers and TLS sessions
+    pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
+    pthread_mutex_t pool_lock;
+    CURL *idle[POOL_MAX];
+    int n_idle;
+};
+
+/* ==== The engine ==== */
+
+static void share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *user)
+{
+    (void)handle, (void)access;
+    ggfs_http *h = user;
+    pthread_mutex_lock(&h->share_locks[data]);
+}
+
+static void share_unlock(CURL *handle, curl_lock_data data, void *user)
+{
+    (void)handle;
+    ggfs_http *h = user;
+    pthread_mutex_unlock(&h->share_locks[data]);
+}
+
+ggfs_http *ggfs_http_new(void)
+{
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return NULL;
+    ggfs_http *h = calloc(1, sizeof *h);
+    if (!h) {
+        curl_global_cleanup();
+        return NULL;
+    }
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+        pthread_mutex_init(&h->share_locks[i], NULL);
+    pthread_mutex_init(&h->pool_lock, NULL);
+    // Connections are not shared between handles: libcurl does not support
+    // sharing them between concurrent threads. Each pooled handle keeps its
+    // own instead.
+    h->share = curl_share_init();
+    if (h->share) {
+        curl_share_setopt(h->share, CURLSHOPT_LOCKFUNC, share_lock);
+        curl_share_setopt(h->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+        curl_share_setopt(h->share, CURLSHOPT_USERDATA, h);
+        curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+        curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    }
+    return h;
+}
+
+void ggfs_http_free(ggfs_http *h)
+{
+    if (!h)
+        return;
+    for (int i = 0; i < h->n_idle; i++)
+        curl_easy_cleanup(h->idle[i]);
+    if (h->share)
+        curl_share_cleanup(h->share);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+        pthread_mutex_destroy(&h->share_locks[i]);
+    pthread_mutex_destroy(&h->pool_lock);
+    free(h);
+    curl_global_cleanup();
+}
+
+static CURL *take_handle(ggfs_http *h)
+{
+    pthread_mutex_lock(&h->pool_lock);
+    CURL *c = h->n_idle > 0 ? h->idle[--h->n_idle] : NULL;
+    pthread_mutex_unlock(&h->pool_lock);
+    return c ? c : curl_easy_init();
+}
+
+static void give_back(ggfs_http *h, CURL *c)
+{
+    pthread_mutex_lock(&h->pool_lock);
+    if (h->n_idle < POOL_MAX) {
+        h->idle[h->n_idle++] = c;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&h->pool_lock);
+    if (c)
+        curl_easy_cleanup(c);
+}
+
+/* ==== One request ==== */
+
+typedef struct transfer {
+    ggfs_http_range *r;
+    CURL *curl;
+    bool checked;          // the response was found right, body accepted
+    uint64_t expect;       // body bytes the response announces
+    bool have_range;       // a Content-Range came with the response
+    uint64_t range_first, range_last;
+    ggfs_http_outcome verdict; // why the body was refused
+} transfer;
+
+static void set_why(ggfs_http_range *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_why(ggfs_http_range *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->why, sizeof r->why, fmt, ap);
+    va_end(ap);
+}
+
+/* Copies a header's value without surrounding blanks, at most cap - 1 bytes. */
+static void header_value(const char *p, size_t n, char *out, size_t cap)
+{
+    while (n > 0 && (*p == ' ' || *p == '\t'))
+        p++, n--;
+    while (n > 0 && (p[n - 1] == '\r' || p[n - 1] == '\n' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+static bool header_is(const char *line, size_t n, const char *name, size_t *value_at)
+{
+    const size_t len = strlen(name);
+    if (n <= len || strncasecmp(line, name, len) != 0 || line[len] != ':')
+        return false;
+    *value_at = len + 1;
+    return true;
+}
+
+/* Parses "bytes FIRST-LAST/TOTAL". */
+static bool parse_content_range(const char *v, uint64_t *first, uint64_t *last, uint64_t *total)
+{
+    if (strncasecmp(v, "bytes ", 6) != 0)
+        return false;
+    char *end;
+    const char *p = v + 6;
+    if (*p < '0' || *p > '9')
+        return false;
+    *first = strtoull(p, &end, 10);
+    if (*end != '-' || end[1] < '0' || end[1] > '9')
+        return false;
+    *last = strtoull(end + 1, &end, 10);
+    if (*end != '/' || end[1] < '0' || end[1] > '9')
+        return false;
+    *total = strtoull(end + 1, &end, 10);
+    return *end == '\0' && *first <= *last && *last < *total;
+}
+
+static size_t on_header(char *line, size_t size, size_t n, void *user)
+{
+    transfer *t = user;
+    ggfs_http_range *r = t->r;
+    const size_t len = size * n;
+    size_t at;
+    char value[GGFS_HTTP_VALIDATOR_MAX];
+    if (len >= 5 && strncmp(line, "HTTP/", 5) == 0) {
+        // A new response (after a redirect, or a 100): forget the last one's.
+        r->etag_got[0] = r->last_modified_got[0] = '\0';
+        t->have_range = false;
+    } else if (header_is(line, len, "etag", &at)) {
+        header_value(line + at, len - at, r->etag_got, sizeof r->etag_got);
+    } else if (header_is(line, len, "last-modified", &at)) {
+        header_value(line + at, len - at, r->last_modified_got, sizeof r->last_modified_got);
+    } else if (header_is(line, len, "content-range", &at)) {
+        header_value(line + at, len - at, value, sizeof value);
+        uint64_t total = 0;
+        t->have_range = parse_content_range(value, &t->range_first, &t->range_last, &total);
+        if (t->have_range)
+            r->total = total;
+    }
+    return len;
+}
+
+/* Decides, at the first byte of the body, whether the response is the
+ * range asked for of the file opened. */
+static bool check_response(transfer *t)
+{
+    ggfs_http_range *r = t->r;
+    curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &r->status);
+    if (r->status != 206)
+        return false; // judged by the status once the transfer ends
+    if (!t->have_range) {
+        set_why(r, "206 without a valid Content-Range");
+        t->verdict = GGFS_HTTP_RETRY;
+        return false;
+    }
+    if (!r->open) {
+        if (r->total != r->size) {
+            set_why(r, "size changed from %" PRIu64 " to %" PRIu64 " bytes", r->size, r->total);
+            t->verdict = GGFS_HTTP_CHANGED;
+            return false;
+        }
+        if (r->etag && r->etag_got[0] && strcmp(r->etag, r->etag_got) != 0) {
+            set_why(r, "ETag changed from %s to %s", r->etag, r->etag_got);
+            t->verdict = GGFS_HTTP_CHANGED;
+            return false;
+        }
+        if (!r->etag && r->last_modified && r->last_modified_got[0] &&
+            strcmp(r->last_modified, r->last_modified_got) != 0) {
+            set_why(r, "Last-Modified changed from %s to %s", r->last_modified,
+                    r->last_modified_got);
+            t->verdict = GGFS_HTTP_CHANGED;
+            return false;
+        }
+    }
+    // The range must be the one asked for; at open, it may stop at the end
+    // of a file shorter than the range.
+    const uint64_t want_last = r->off + r->len - 1;
+    const bool ends_file = r->open && t->range_last + 1 == r->total && t->range_last < want_last;
+    if (t->range_first != r->off || (t->range_last != want_last && !ends_file)) {
+        set_why(r, "asked for bytes %" PRIu64 "-%" PRIu64 ", got %" PRIu64 "-%" PRIu64, r->off,
+                want_last, t->range_first, t->range_last);
+        t->verdict = GGFS_HTTP_RETRY;
+        return false;
+    }
+    t->expect = t->range_last - t->range_first + 1;
+    return true;
+}
+
+static size_t on_body(char *bytes, size_t size, size_t n, void *user)
+{
+    transfer *t = user;
+    ggfs_http_range *r = t->r;
+    const size_t len = size * n;
+    if (!t->checked) {
+        if (!check_response(t))
+            return 0; // CURLE_WRITE_ERROR: the transfer stops here
+        t->checked = true;
+    }
+    if (len > t->expect - r->got) {
+        set_why(r, "more body than the %" PRIu64 " bytes announced", t->expect);
+        t->verdict = GGFS_HTTP_RETRY;
+        return 0;
+    }
+    for (size_t done = 0; done < len;) {
+        const uint64_t part = r->got / r->part_size, at = r->got % r->part_size;
+        const size_t n = len - done < r->part_size - at ? len - done : (size_t)(r->part_size - at);
+        memcpy(r->parts[part] + at, bytes + done, n);
+        done += n;
+        r->got += n;
+        if (r->part_done && (at + n == r->part_size || r->got == t->expect))
+            r->part_done(r->part_ctx, r->parts_before + (size_t)part);
+    }
+    return len;
+}
+
+static ggfs_http_outcome by_status(ggfs_http_range *r)
+{
+    const long s = r->status;
+    if (s == 200) {
+        set_why(r, "the server answered 200 to a range request: it does not serve byte ranges");
+        return GGFS_HTTP_REFUSED;
+    }
+    if (s == 408 || s == 429 || (s >= 500 && s <= 599)) {
+        set_why(r, "HTTP %ld", s);
+        return GGFS_HTTP_RETRY;
+    }
+    if (s == 401 || s == 403)
+        set_why(r, "HTTP %ld: access denied (for hf:// names, set HF_TOKEN)", s);
+    else if (s == 404)
+        set_why(r, "HTTP 404: not found");
+    else
+        set_why(r, "HTTP %ld", s);
+    return GGFS_HTTP_REFUSED;
+}
+
+static ggfs_http_outcome by_curl_code(ggfs_http_range *r, CURLcode code, const char *detail)
+{
+    const char *what = detail[0] ? detail : curl_easy_strerror(code);
+    switch (code) {
+    case CURLE_TOO_MANY_REDIRECTS:
+        set_why(r, "redirect loop (more than %d redirects)", GGFS_HTTP_MAX_REDIRECTS);
+        return GGFS_HTTP_REFUSED;
+    case CURLE_PEER_FAILED_VERIFICATION: {
+        // Say whom the certificate was checked against, and how to change it.
+        const char *ca = getenv("CURL_CA_BUNDLE");
+        if (ca && *ca)
+            set_why(r, "%.120s (checked against CURL_CA_BUNDLE=%.60s)", what, ca);
+        else
+            set_why(r, "%.120s (checked against the system's authorities; CURL_CA_BUNDLE names others)",
+                    what);
+        return GGFS_HTTP_REFUSED;
+    }
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_LOGIN_DENIED:
+        set_why(r, "%s", what);
+        return GGFS_HTTP_REFUSED;
+    default:
+        set_why(r, "%s", what);
+        return GGFS_HTTP_RETRY;
+    }
+}
+
+static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, char *range,
+                        char *errbuf)
+{
+    int64_t left_ms = (r->deadline_ns - ggfs_now_ns()) / 1000000;
+    if (left_ms < 1)
+        left_ms = 1;
+    curl_easy_setopt(c, CURLOPT_URL, r->url);
+    curl_easy_setopt(c, CURLOPT_RANGE, range);
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)GGFS_HTTP_MAX_REDIRECTS);
+    curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#endif
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)left_ms);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                     (long)(left_ms < CONNECT_TIMEOUT_MS ? left_ms : CONNECT_TIMEOUT_MS));
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    // Bodies are blocks of a megabyte: receive them in larger pieces than
+    // libcurl's default 16 KiB.
+    curl_easy_setopt(c, CURLOPT_BUFFERSIZE, (long)RECEIVE_BUFFER);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "gguf-fs/0.1.0");
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, t);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    if (h->share)
+        curl_easy_setopt(c, CURLOPT_SHARE, h->share);
+    // A test's or a user's own certificate authority, as the curl tool reads it.
+    const char *ca = getenv("CURL_CA_BUNDLE");
+    if (ca && *ca)
+        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
+    if (r->bearer) {
+        curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, r->bearer);
+    }
+}
+
+ggfs_http_outcome ggfs_http_get(ggfs_http *h, ggfs_http_range *r)
+{
+    r->status = 0;
+    r->got = 0;
+    r->total = 0;
+    r->etag_got[0] = r->last_modified_got[0] = r->effective_url[0] = r->why[0] = '\0';
+    if (r->len == 0) {
+        set_why(r, "empty range");
+        return GGFS_HTTP_REFUSED;
+    }
+    CURL *c = take_handle(h);
+    if (!c) {
+        set_why(r, "cannot start a transfer (out of memory)");
+        return GGFS_HTTP_RETRY;
+    }
+    transfer t = {.r = r, .curl = c, .verdict = GGFS_HTTP_RETRY};
+    char range[48];
+    snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, r->off, r->off + r->len - 1);
+    char errbuf[CURL_ERROR_SIZE] = "";
+    curl_easy_reset(c);
+    set_options(c, h, r, &t, range, errbuf);
+    const CURLcode code = curl_easy_perform(c);
+    if (!t.checked)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    const char *eff = NULL;
+    if (curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK && eff &&
+        strlen(eff) < sizeof r->effective_url)
+        strcpy(r->effective_url, eff);
+    give_back(h, c);
+
+    if (code == CURLE_OK && t.checked) {
+        if (r->got == t.expect)
+            return GGFS_HTTP_OK;
+        set_why(r, "body cut short: %" PRIu64 " of %" PRIu64 " bytes", r->got, t.expect);
+        return GGFS_HTTP_RETRY;
+    }
+    if (t.checked || code == CURLE_WRITE_ERROR) {
+        // The body was refused by check_response, or cut by on_body.
+        if (r->why[0])
+            return t.verdict;
+        if (r->status != 206 && r->status != 0)
+            return by_status(r);
+    }
+    if (code == CURLE_OK) {
+        // A response without a body: the status says what happened.
+        if (r->status == 206) {
+            set_why(r, "empty 206 response");
+            return GGFS_HTTP_RETRY;
+        }
+        return by_status(r);
+    }
+    return by_curl_code(r, code, errbuf);
+}
+
+/* After an attempt that failed having filled whole parts: the range
+ * shrinks to the parts still missing. At open the size is not known yet,
+ * and the range is asked for again whole. */
+static void skip_done_parts(ggfs_http_range *r)
+{
+    const uint64_t whole = r->open ? 0 : r->got / r->part_size;
+    if (whole == 0 || whole * r->part_size >= r->len)
+        return;
+    r->off += whole * r->part_size;
+    r->len -= whole * r->part_size;
+    r->parts += whole;
+    r->parts_before += (size_t)whole;
+}
+
+ggfs_http_outcome ggfs_http_fetch(ggfs_http *h, ggfs_http_range *r)
+{
+    const uint64_t off = r->off, len = r->len;
+    uint8_t *const *parts = r->parts;
+    int64_t backoff = FIRST_BACKOFF_NS;
+    const int64_t start = ggfs_now_ns();
+    ggfs_http_outcome o;
+    for (int attempt = 1;; attempt++) {
+        o = ggfs_http_get(h, r);
+        if (o != GGFS_HTTP_RETRY)
+            break;
+        const int64_t now = ggfs_now_ns();
+        if (now + backoff >= r->deadline_ns) {
+            char last[sizeof r->why];
+            memcpy(last, r->why, sizeof last);
+            set_why(r, "%.180s (%d attempt%s over %.1f s)", last, attempt, attempt == 1 ? "" : "s",
+                    (double)(now - start) / 1e9);
+            break;
+        }
+        skip_done_parts(r);
+        const struct timespec pause = {(time_t)(backoff / 1000000000), (long)(backoff % 1000000000)};
+        nanosleep(&pause, NULL);
+        backoff = backoff * 2 < MAX_BACKOFF_NS ? backoff * 2 : MAX_BACKOFF_NS;
+    }
+    // The caller's range again; got counts the last attempt's bytes.
+    r->off = off;
+    r->len = len;
+    r->parts = parts;
+    r->parts_before = 0;
+    return o;
+}
+
+/* ==== URLs ==== */
+
+static bool origin_of(const char *url, char **scheme, char **host, char **port)
+{
+    CURLU *u = curl_url();
+    bool ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_SCHEME, scheme, 0) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_HOST, host, 0) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_PORT, port, CURLU_DEFAULT_PORT) == CURLUE_OK;
+    curl_url_cleanup(u);
+    return ok;
+}
+
+bool ggfs_http_same_origin(const char *a, const char *b)
+{
+    char *sa = NULL, *ha = NULL, *pa = NULL, *sb = NULL, *hb = NULL, *pb = NULL;
+    const bool same = origin_of(a, &sa, &ha, &pa) && origin_of(b, &sb, &hb, &pb) &&
+                      strcasecmp(sa, sb) == 0 && strcasecmp(ha, hb) == 0 && strcmp(pa, pb) == 0;
+    curl_free(sa), curl_free(ha), curl_free(pa);
+    curl_free(sb), curl_free(hb), curl_free(pb);
+    return same;
+}

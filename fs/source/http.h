@@ -1,0 +1,89 @@
+/*
+ * The HTTP engine of remote sources, over libcurl: one range GET, checked
+ * against what the caller expects of the file, and the retrying of failed
+ * ones with backoff until a deadline.
+ *
+ * Connections are reused through a pool of curl easy handles (one per
+ * request in flight, each keeping its own connections alive); DNS answers
+ * and TLS sessions are shared between them. libcurl brings TLS, redirects,
+ * proxies (http_proxy, https_proxy, no_proxy) and timeouts.
+ */
+#ifndef GGFS_HTTP_H
+#define GGFS_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GGFS_HTTP_MAX_REDIRECTS 10
+#define GGFS_HTTP_VALIDATOR_MAX 256
+
+typedef struct ggfs_http ggfs_http;
+
+/* Sets up libcurl; NULL when it cannot. Call before starting threads. */
+ggfs_http *ggfs_http_new(void);
+void ggfs_http_free(ggfs_http *http);
+
+typedef enum ggfs_http_outcome {
+    GGFS_HTTP_OK,
+    GGFS_HTTP_RETRY,   // may pass: refused or reset connection, timeout,
+                       // 5xx, 408, 429, a body cut short
+    GGFS_HTTP_REFUSED, // will not pass: 4xx, no range support, a redirect
+                       // loop, an unknown host, a bad certificate
+    GGFS_HTTP_CHANGED, // the file is no longer the one opened: its ETag,
+                       // Last-Modified or size differ
+} ggfs_http_outcome;
+
+/* One range request and what came back. */
+typedef struct ggfs_http_range {
+    /* The request. */
+    const char *url;
+    const char *bearer;      // a token for `Authorization: Bearer`, or NULL;
+                             // libcurl never sends it to another host after
+                             // a redirect
+    uint64_t off, len;       // the bytes asked for
+    uint8_t *const *parts;   // receive them: byte i of the range goes to
+    size_t part_size;        // parts[i / part_size][i % part_size]
+    // Optional: called, on the requesting thread, as soon as parts[i] holds
+    // all its bytes (the last part may be shorter), i in increasing order;
+    // a part once done is never written again. The bytes come from a
+    // response checked before its first byte was taken (status, range,
+    // size, ETag), so they are right even if the transfer fails later.
+    void (*part_done)(void *ctx, size_t i);
+    void *part_ctx;
+    bool open;               // at open: the size is not known yet, and a
+                             // body shorter than len is right when it ends
+                             // the file
+    const char *etag;        // expected (pinned at open), or NULL
+    const char *last_modified; // expected when there is no ETag, or NULL
+    uint64_t size;           // expected total size (ignored when open)
+    int64_t deadline_ns;     // CLOCK_MONOTONIC: the attempt gives up then
+
+    /* The answer. */
+    long status;             // last HTTP status, 0 when none came
+    uint64_t got;            // body bytes written to parts
+    uint64_t total;          // the file's size, from Content-Range
+    char etag_got[GGFS_HTTP_VALIDATOR_MAX];          // "" when none
+    char last_modified_got[GGFS_HTTP_VALIDATOR_MAX]; // "" when none
+    char effective_url[2048]; // where redirects led ("" if too long)
+    char why[256];           // what went wrong, for messages
+
+    /* The engine's own. */
+    size_t parts_before;     // parts done by earlier attempts (fetch resumes
+                             // after them)
+} ggfs_http_range;
+
+/* One attempt. Fills the answer part of r. */
+ggfs_http_outcome ggfs_http_get(ggfs_http *http, ggfs_http_range *r);
+
+/* Attempts until one passes, a final answer comes, or deadline_ns would be
+ * passed: waits 100 ms after the first failure, doubling up to 2 s. An
+ * attempt that failed after whole parts arrived is followed by one asking
+ * for the rest only. On failure r->why tells the last cause and how many
+ * attempts were made. */
+ggfs_http_outcome ggfs_http_fetch(ggfs_http *http, ggfs_http_range *r);
+
+/* Whether two URLs name the same scheme, host and port. */
+bool ggfs_http_same_origin(const char *a, const char *b);
+
+#endif

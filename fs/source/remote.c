@@ -1,0 +1,61 @@
+/*
+ * Setting up and tearing down what remote sources share.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "source/remote.h"
+
+#define READAHEAD_THREADS 4
+#define READAHEAD_QUEUE 64
+
+ggfs_remote *ggfs_remote_new(const ggfs_remote_options *opts, char *why, size_t why_size)
+{
+    ggfs_remote *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(why, why_size, "out of memory");
+        return NULL;
+    }
+    r->opts = *opts;
+    if (opts->cache_dir) {
+        // realpath needs the directory to exist: make it first.
+        if (mkdir(opts->cache_dir, 0777) != 0 && errno != EEXIST) {
+            snprintf(why, why_size, "cache_dir %s: %s", opts->cache_dir, strerror(errno));
+            free(r);
+            return NULL;
+        }
+        r->cache_dir = realpath(opts->cache_dir, NULL);
+        if (!r->cache_dir) {
+            snprintf(why, why_size, "cache_dir %s: %s", opts->cache_dir, strerror(errno));
+            free(r);
+            return NULL;
+        }
+        r->opts.cache_dir = r->cache_dir;
+    }
+    r->http = ggfs_http_new();
+    r->cache = ggfs_block_cache_new(GGFS_REMOTE_BLOCK_SIZE, (uint64_t)opts->cache_mb << 20);
+    r->readahead = ggfs_workers_new(READAHEAD_THREADS, READAHEAD_QUEUE);
+    if (!r->http || !r->cache || !r->readahead) {
+        snprintf(why, why_size, "cannot set up HTTP (libcurl) or the cache");
+        ggfs_remote_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void ggfs_remote_free(ggfs_remote *r)
+{
+    if (!r)
+        return;
+    // Read-ahead jobs hold their sources: they finish or are cancelled
+    // before the cache and the engine go.
+    ggfs_workers_free(r->readahead);
+    ggfs_block_cache_free(r->cache);
+    ggfs_http_free(r->http);
+    free(r->cache_dir);
+    free(r);
+}

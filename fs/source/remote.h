@@ -1,0 +1,40 @@
+/*
+ * What the remote sources of one mount share: the options, the HTTP
+ * engine, the memory cache of blocks and the read-ahead threads. Made by
+ * main from the -o options and handed to every remote source it opens.
+ */
+#ifndef GGFS_REMOTE_H
+#define GGFS_REMOTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "source/block_cache.h"
+#include "source/http.h"
+#include "util/workers.h"
+
+#define GGFS_REMOTE_BLOCK_SIZE (1u << 20)
+#define GGFS_REMOTE_DEFAULT_CACHE_MB 256
+#define GGFS_REMOTE_DEFAULT_TIMEOUT_S 30
+
+typedef struct ggfs_remote_options {
+    unsigned cache_mb;      // the memory cache's bound, MiB
+    const char *cache_dir;  // the disk cache's directory, or NULL
+    unsigned timeout_s;     // how long a read may take, retries included
+} ggfs_remote_options;
+
+typedef struct ggfs_remote {
+    ggfs_remote_options opts;
+    char *cache_dir;        // absolute (the daemon leaves its directory), or NULL
+    ggfs_http *http;
+    ggfs_block_cache *cache;
+    ggfs_workers *readahead;
+} ggfs_remote;
+
+/* NULL, with why filled, when it cannot be set up. */
+ggfs_remote *ggfs_remote_new(const ggfs_remote_options *opts, char *why, size_t why_size);
+
+/* After every source using it is closed. */
+void ggfs_remote_free(ggfs_remote *remote);
+
+#endif

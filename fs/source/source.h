@@ -1,0 +1,88 @@
+/*
+ * A source of bytes: what a model's shard is read from. A source knows
+ * nothing of GGUF; it reads [off, off + len) of something (a local file, a
+ * URL), says whether that something is still what was opened, and gives the
+ * owner, mode and times the tree shows.
+ *
+ * Adding a kind of source (S3, say) is one file implementing
+ * ggfs_source_ops and one row in the table of source_table.c, which
+ * opens the source a name denotes (source_table.h).
+ */
+#ifndef GGFS_SOURCE_H
+#define GGFS_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include "ggp.h"
+
+typedef struct ggfs_source ggfs_source;
+
+/* What the remote sources of a mount share (source/remote.h). */
+typedef struct ggfs_remote ggfs_remote;
+
+typedef struct ggfs_source_ops {
+    /* Reads exactly len bytes at off into buf. `end` (at least off + len)
+     * is where the reader's file ends among the source's bytes (a tensor's
+     * last byte + 1, say): a source that reads ahead of sequential readers
+     * does not pass it. Returns 0, or an errno: EIO when the source
+     * changed, was cut short or kept failing (the source logs why, once per
+     * cause). Safe to call from many threads. */
+    int (*read)(ggfs_source *src, void *buf, size_t len, uint64_t off, uint64_t end);
+    /* Whether the source still holds the bytes it held when opened. Cheap
+     * enough to ask before every data read. */
+    bool (*unchanged)(ggfs_source *src);
+    /* Marks the source changed (a read found it cut short), logging why once. */
+    void (*mark_changed)(ggfs_source *src, const char *why);
+    void (*close)(ggfs_source *src);
+    /* Optional, for sources that keep bytes in memory (a remote source's
+     * blocks): fills iov (at most max entries) with [off, off + len) in
+     * place, held until `unlend(src, *token)`, so that a reply gathers
+     * them without a copy; bytes it does not hold are read into buf
+     * instead (iov then points there, *token is NULL). end, and the
+     * return value (0 or an errno), as for read. */
+    int (*lend)(ggfs_source *src, void *buf, size_t len, uint64_t off, uint64_t end, struct iovec *iov,
+                int max, int *n, void **token);
+    /* Optional, with lend: lends [off, off + len) only when all of it is in
+     * memory now, else returns EWOULDBLOCK having fetched and waited for
+     * nothing, so that the thread that took the request may reply itself. */
+    int (*lend_ready)(ggfs_source *src, size_t len, uint64_t off, uint64_t end, struct iovec *iov,
+                      int max, int *n, void **token);
+    void (*unlend)(ggfs_source *src, void *token);
+    /* Optional: the model is open, and reads from now on are its users'
+     * (a remote source starts following sequential readers only then, so
+     * that the header's fetch brings nothing more). */
+    void (*opened)(ggfs_source *src);
+} ggfs_source_ops;
+
+struct ggfs_source {
+    const ggfs_source_ops *ops;
+    const char *name;      // as the user named it (path or URL), for messages
+    uint64_t size;         // bytes, fixed at open
+    const uint8_t *map;    // all `size` bytes mapped read-only, or NULL when
+                           // the bytes are only reachable through read()
+    struct stat st;        // owner, group, mode and times for the tree
+};
+
+/* Opens a local file. */
+ggfs_source *ggfs_source_file_open(const char *path, ggp_error *err);
+
+static inline int ggfs_source_read(ggfs_source *s, void *buf, size_t len, uint64_t off, uint64_t end)
+{
+    return s->ops->read(s, buf, len, off, end);
+}
+
+static inline bool ggfs_source_unchanged(ggfs_source *s)
+{
+    return s->ops->unchanged(s);
+}
+
+static inline void ggfs_source_close(ggfs_source *s)
+{
+    if (s)
+        s->ops->close(s);
+}
+
+#endif

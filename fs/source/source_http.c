@@ -1,0 +1,834 @@
+/*
+ * A file on an HTTP(S) server (or the Hugging Face Hub) as a source: read
+ * in blocks of GGFS_REMOTE_BLOCK_SIZE with range requests, nothing fetched
+ * but what is read and what a sequential reader will read next.
+ *
+ * A read takes each block it touches from the memory cache, else from the
+ * disk cache (straight into the reader's buffer), else claims it, and the
+ * blocks after it that the read also needs, and fetches them in one request
+ * with retries until timeout_s. No lock is held while bytes move, so a
+ * stalled request delays only the readers of its blocks.
+ *
+ * Sequential readers (a stream of reads each starting where the last
+ * ended) get read-ahead: up to READAHEAD_MAX blocks past the read, fetched
+ * by the mount's read-ahead threads in runs of up to READAHEAD_RUN blocks
+ * a request. A request's blocks are published one by one as their bytes
+ * arrive, so a reader waits for its own block only.
+ *
+ * Reads whose blocks are all in memory are replied by the thread that took
+ * them (lend_ready); the others go to the remote-read threads.
+ *
+ * The size and ETag (or Last-Modified) seen at open are checked in every
+ * response; a difference marks the source changed for good, and its data
+ * reads fail with EIO.
+ */
+#define _DEFAULT_SOURCE // strcasecmp
+#include <curl/curl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "source/disk_cache.h"
+#include "source/hf_name.h"
+#include "source/remote.h"
+#include "source/source_http.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+#define BLOCK GGFS_REMOTE_BLOCK_SIZE
+#define RUN_MAX 8          // blocks one reader fetches in one request
+#define READAHEAD_FIRST 4  // blocks ahead once a stream is seen
+#define READAHEAD_MAX 64   // blocks ahead at most (and half the cache)
+#define READAHEAD_RUN 16   // blocks per read-ahead request at most
+#define STREAMS 8          // sequential readers followed at once
+#define URL_MAX 2048
+// How long after a block's request started, or last brought a block of
+// its run, a reader stops waiting for it and fetches the bytes it wants
+// itself: a stalled request (a slow read-ahead, a reader of a neighbouring
+// tensor) holds up nobody for longer, and readers arriving later do not
+// wait at all.
+#define WAIT_GRACE_NS INT64_C(1000000000)
+// A block whose fetch just failed fails again at once for this long: the
+// kernel retries a failed read page by page, and each retry would otherwise
+// wait a whole timeout again.
+#define FAILED_FOR_NS INT64_C(500000000)
+#define FAILURES 8
+
+typedef struct stream {
+    uint64_t last;         // last block read
+    uint64_t ahead_to;     // blocks before this are read or being read ahead
+    unsigned window;       // blocks to keep ahead
+    uint64_t used;         // for replacing the least recently used
+} stream;
+
+typedef struct http_source {
+    ggfs_source base;
+    ggfs_remote *remote;
+    char *url;             // where requests start (an hf:// name resolved)
+    char *bearer;          // the Hub token for hf:// names, or NULL
+    char *etag;            // pinned at open, or NULL
+    char *last_modified;   // pinned at open (used without an ETag), or NULL
+    uint64_t id;           // key of its blocks in the memory cache
+    uint64_t n_blocks;
+    ggfs_disk_cache *disk; // or NULL
+    atomic_bool changed;
+    atomic_bool following; // read-ahead on (once the model is open)
+    atomic_uint refs;      // the opener's, and one per read-ahead job
+
+    pthread_mutex_t lock;  // guards what follows
+    char data_url[URL_MAX]; // where the last redirect led: requests go there
+    stream streams[STREAMS];
+    uint64_t clock;
+    struct {
+        uint64_t block;
+        int64_t until_ns;  // 0: unused
+    } failed[FAILURES];    // blocks whose last fetch failed, recently
+    unsigned next_failed;
+} http_source;
+
+/* ==== Lifetime ==== */
+
+static void source_free(http_source *s)
+{
+    if (s->remote)
+        ggfs_block_cache_drop_source(s->remote->cache, s->id);
+    ggfs_disk_cache_close(s->disk);
+    pthread_mutex_destroy(&s->lock);
+    free(s->url);
+    free(s->bearer);
+    free(s->etag);
+    free(s->last_modified);
+    free((char *)s->base.name);
+    free(s);
+}
+
+static void source_unref(http_source *s)
+{
+    if (atomic_fetch_sub(&s->refs, 1) == 1)
+        source_free(s);
+}
+
+static void http_mark_changed(ggfs_source *src, const char *why)
+{
+    http_source *s = (http_source *)src;
+    if (!atomic_exchange(&s->changed, true))
+        ggfs_log(GGFS_LOG_ERR,
+                 "gguf-fs: %s: changed on the server since it was mounted (%s); reads of tensor data now fail with EIO\n",
+                 s->base.name, why);
+}
+
+static bool http_unchanged(ggfs_source *src)
+{
+    return !atomic_load(&((http_source *)src)->changed);
+}
+
+static void http_opened(ggfs_source *src)
+{
+    atomic_store(&((http_source *)src)->following, true);
+}
+
+static void http_close(ggfs_source *src)
+{
+    source_unref((http_source *)src);
+}
+
+/* ==== Fetching ==== */
+
+/* The URL to send requests to and whether the token goes with it: the
+ * token only ever goes to the origin it is for. */
+static void target(http_source *s, char *url, const char **bearer)
+{
+    pthread_mutex_lock(&s->lock);
+    memcpy(url, s->data_url, URL_MAX);
+    pthread_mutex_unlock(&s->lock);
+    *bearer = s->bearer && ggfs_http_same_origin(url, s->url) ? s->bearer : NULL;
+}
+
+/* Remembers where a request to the start URL was redirected, so that later
+ * requests skip the redirect (the Hub sends downloads to a CDN). */
+static void learn_redirect(http_source *s, const char *asked, const char *effective)
+{
+    if (!effective[0] || strcmp(asked, s->url) != 0 || strcmp(effective, s->url) == 0 ||
+        strlen(effective) >= URL_MAX)
+        return;
+    pthread_mutex_lock(&s->lock);
+    strcpy(s->data_url, effective);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void forget_redirect(http_source *s)
+{
+    pthread_mutex_lock(&s->lock);
+    snprintf(s->data_url, URL_MAX, "%s", s->url);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* How a fetch reports the parts it has filled (ggfs_http_range.part_done),
+ * or none. */
+typedef struct on_part {
+    void (*done)(void *ctx, size_t i);
+    void *ctx;
+} on_part;
+
+/* Passes a fetch's filled parts on, counting them, so that a request
+ * started over asks only for the parts still missing. */
+typedef struct relay {
+    on_part to;
+    size_t before;         // parts filled by the fetch's earlier requests
+    size_t filled;         // parts filled in all
+} relay;
+
+static void relay_part(void *ctx, size_t i)
+{
+    relay *rl = ctx;
+    rl->filled = rl->before + i + 1;
+    rl->to.done(rl->to.ctx, rl->before + i);
+}
+
+/* Fetches [off, off + len) into parts (of part_size bytes each), retrying
+ * until the deadline when `retry`. Returns 0, or EIO with why filled. */
+static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *parts, size_t part_size,
+                 on_part progress, int64_t deadline, bool retry, char *why, size_t why_size)
+{
+    char url[URL_MAX];
+    bool fell_back = false;
+    relay rl = {progress, 0, 0};
+    for (;;) {
+        const uint64_t skip = (uint64_t)rl.before * part_size;
+        ggfs_http_range r = {
+            .off = off + skip, .len = len - skip, .parts = parts + rl.before, .part_size = part_size,
+            .part_done = progress.done ? relay_part : NULL, .part_ctx = &rl,
+            .etag = s->etag, .last_modified = s->last_modified, .size = s->base.size,
+            .deadline_ns = deadline,
+        };
+        target(s, url, &r.bearer);
+        r.url = url;
+        const ggfs_http_outcome o = retry ? ggfs_http_fetch(s->remote->http, &r)
+                                          : ggfs_http_get(s->remote->http, &r);
+        if (o == GGFS_HTTP_OK) {
+            learn_redirect(s, url, r.effective_url);
+            return 0;
+        }
+        if (o == GGFS_HTTP_REFUSED && strcmp(url, s->url) != 0 && !fell_back &&
+            (uint64_t)rl.filled * part_size < len) {
+            // A redirect's target may expire (signed CDN URLs): start over
+            // from the name's own URL once, after the parts already in.
+            forget_redirect(s);
+            fell_back = true;
+            rl.before = rl.filled;
+            continue;
+        }
+        if (o == GGFS_HTTP_CHANGED)
+            http_mark_changed(&s->base, r.why);
+        snprintf(why, why_size, "%s", r.why);
+        return EIO;
+    }
+}
+
+static size_t block_len(const http_source *s, uint64_t index)
+{
+    const uint64_t left = s->base.size - index * BLOCK;
+    return left < BLOCK ? (size_t)left : BLOCK;
+}
+
+/* A run of claimed blocks being fetched by one request. */
+typedef struct run {
+    http_source *s;
+    ggfs_block **blocks;
+    unsigned n;
+    uint64_t first;        // index of blocks[0]
+    unsigned arrived;      // blocks[0, arrived) are published
+} run;
+
+/* Publishes each block as soon as its bytes are in, so that its readers
+ * need not wait for the rest of the run. */
+static void block_arrived(void *ctx, size_t i)
+{
+    run *r = ctx;
+    ggfs_block_cache *cache = r->s->remote->cache;
+    // Those still to come are on their way too: their readers wait on.
+    ggfs_block_progress(cache, r->blocks + i + 1, r->n - (unsigned)i - 1);
+    ggfs_block_publish(cache, r->blocks[i], block_len(r->s, r->first + i));
+    r->arrived = (unsigned)i + 1;
+}
+
+/* Fetches the claimed blocks [first, first + n) in one request, publishing
+ * each as it arrives. On return the published ones are still held by the
+ * caller (*arrived of them, from the first), the others are abandoned.
+ * Returns 0 when all arrived, else EIO with why filled. */
+static int load_run(http_source *s, ggfs_block **blocks, unsigned n, uint64_t first,
+                    int64_t deadline, bool retry, unsigned *arrived, char *why, size_t why_size)
+{
+    uint8_t *parts[RUN_MAX > READAHEAD_RUN ? RUN_MAX : READAHEAD_RUN] = {0};
+    uint64_t len = 0;
+    for (unsigned i = 0; i < n; i++) {
+        parts[i] = blocks[i]->data;
+        len += block_len(s, first + i);
+    }
+    run r = {s, blocks, n, first, 0};
+    int e = fetch(s, first * BLOCK, len, parts, BLOCK, (on_part){block_arrived, &r}, deadline, retry,
+                  why, why_size);
+    if (e == 0 && r.arrived < n) {
+        snprintf(why, why_size, "blocks %" PRIu64 "-%" PRIu64 " incomplete", first + r.arrived,
+                 first + n - 1);
+        e = EIO;
+    }
+    ggfs_block_cache *cache = s->remote->cache;
+    for (unsigned i = r.arrived; i < n; i++)
+        ggfs_block_abandon(cache, blocks[i]);
+    if (s->disk) {
+        for (unsigned i = 0; i < r.arrived; i++)
+            ggfs_disk_cache_write(s->disk, first + i, blocks[i]->data, blocks[i]->len);
+    }
+    *arrived = r.arrived;
+    return e;
+}
+
+/* Claims the blocks after `first` (already claimed) up to `last` that are
+ * neither cached, loading nor on disk, stopping at the first that is. */
+static unsigned extend_claim(http_source *s, ggfs_block **blocks, uint64_t first, uint64_t last,
+                             unsigned max)
+{
+    unsigned n = 1;
+    while (n < max && first + n <= last) {
+        if (s->disk && ggfs_disk_cache_has(s->disk, first + n))
+            break;
+        ggfs_block *b = ggfs_block_claim(s->remote->cache, s->id, first + n);
+        if (!b)
+            break;
+        blocks[n++] = b;
+    }
+    return n;
+}
+
+/* ==== Read-ahead ==== */
+
+typedef struct readahead_job {
+    http_source *s;
+    uint64_t first;
+    unsigned n;
+} readahead_job;
+
+/* One try, no retries: on failure the blocks go, and a reader that needs
+ * them fetches them itself with the full retry budget. */
+static void run_readahead(void *arg, bool cancelled)
+{
+    readahead_job *j = arg;
+    http_source *s = j->s;
+    if (!cancelled && !atomic_load(&s->changed)) {
+        const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+        ggfs_block *blocks[READAHEAD_RUN];
+        uint64_t b = j->first;
+        const uint64_t end = j->first + j->n;
+        while (b < end) {
+            if ((s->disk && ggfs_disk_cache_has(s->disk, b)) ||
+                !(blocks[0] = ggfs_block_claim(s->remote->cache, s->id, b))) {
+                b++;
+                continue;
+            }
+            const unsigned n = extend_claim(s, blocks, b, end - 1, j->n);
+            char why[256];
+            unsigned arrived;
+            // Published blocks are held by the job until released here;
+            // abandoned ones are gone already.
+            load_run(s, blocks, n, b, deadline, false, &arrived, why, sizeof why);
+            for (unsigned i = 0; i < arrived; i++)
+                ggfs_block_release(s->remote->cache, blocks[i]);
+            b += n;
+        }
+    }
+    source_unref(s);
+    free(j);
+}
+
+/* The most blocks a stream keeps ahead of its reader: READAHEAD_MAX, or
+ * half the memory cache when that is less, so that what is read ahead is
+ * not pushed out before it is read; 0 (no read-ahead) when that is too few. */
+static unsigned window_max(const http_source *s)
+{
+    const uint64_t half = ((uint64_t)s->remote->opts.cache_mb << 20) / BLOCK / 2;
+    const unsigned max = half < READAHEAD_MAX ? (unsigned)half : READAHEAD_MAX;
+    return max >= READAHEAD_FIRST ? max : 0;
+}
+
+/* Notes a read of blocks [first, last] of a file that ends before block
+ * end_block, and queues read-ahead (up to that end) when it continues a
+ * stream. A stream's window doubles with each read, from
+ * READAHEAD_FIRST to window_max; blocks are asked for in runs of a quarter
+ * of the window (one request each, its blocks published as they arrive),
+ * so that a stream that has just begun, or a short file, makes requests of
+ * a block or two (a stalled one holds up little), and a long sequential
+ * read makes few requests (each costs a round trip and a ramp-up of the
+ * connection's speed). */
+static void follow_stream(http_source *s, uint64_t first, uint64_t last, uint64_t end_block)
+{
+    if (!atomic_load(&s->following))
+        return; // the model's own reads at open
+    const unsigned max = window_max(s);
+    if (max == 0)
+        return;
+    uint64_t from = 0, to = 0;
+    unsigned run = 1;
+    pthread_mutex_lock(&s->lock);
+    stream *st = NULL, *oldest = &s->streams[0];
+    for (int i = 0; i < STREAMS; i++) {
+        stream *c = &s->streams[i];
+        // The kernel keeps a few reads of a stream in flight, and they may
+        // arrive slightly out of order.
+        if (c->used && first + 2 >= c->last && first <= c->last + 1) {
+            st = c;
+            break;
+        }
+        if (c->used < oldest->used)
+            oldest = c;
+    }
+    if (st) {
+        st->window = st->window ? (st->window * 2 < max ? st->window * 2 : max) : READAHEAD_FIRST;
+        st->last = last > st->last ? last : st->last;
+        run = st->window / 4 > READAHEAD_RUN ? READAHEAD_RUN : st->window / 4;
+        if (run == 0)
+            run = 1;
+        from = st->ahead_to > st->last + 1 ? st->ahead_to : st->last + 1;
+        to = st->last + 1 + st->window;
+        if (to > end_block)
+            to = end_block;
+        // Wait for a whole run's worth, unless the file ends there.
+        if (to > from && (to - from >= run || to == end_block))
+            st->ahead_to = to;
+        else
+            to = from;
+    } else {
+        st = oldest;
+        *st = (stream){.last = last, .ahead_to = last + 1};
+    }
+    st->used = ++s->clock;
+    pthread_mutex_unlock(&s->lock);
+
+    for (uint64_t b = from; b < to; b += run) {
+        readahead_job *j = malloc(sizeof *j);
+        if (!j)
+            return;
+        *j = (readahead_job){s, b, (unsigned)(to - b < run ? to - b : run)};
+        atomic_fetch_add(&s->refs, 1);
+        if (!ggfs_workers_submit(s->remote->readahead, run_readahead, j)) {
+            atomic_fetch_sub(&s->refs, 1);
+            free(j);
+            return;
+        }
+    }
+}
+
+/* ==== Reads ==== */
+
+static void note_failure(http_source *s, uint64_t first, unsigned n)
+{
+    const int64_t until = ggfs_now_ns() + FAILED_FOR_NS;
+    pthread_mutex_lock(&s->lock);
+    for (unsigned i = 0; i < n; i++) {
+        s->failed[s->next_failed].block = first + i;
+        s->failed[s->next_failed].until_ns = until;
+        s->next_failed = (s->next_failed + 1) % FAILURES;
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+static bool failed_lately(http_source *s, uint64_t block)
+{
+    const int64_t now = ggfs_now_ns();
+    bool failed = false;
+    pthread_mutex_lock(&s->lock);
+    for (int i = 0; i < FAILURES && !failed; i++)
+        failed = s->failed[i].until_ns > now && s->failed[i].block == block;
+    pthread_mutex_unlock(&s->lock);
+    return failed;
+}
+
+/* acquire_block's answers besides 0 and an errno. */
+enum {
+    NOT_CACHED = -1,    // another request is slow to bring it: fetch its
+                        // bytes another way
+    FAILED_LATELY = -2, // its fetch just failed: fail again, quietly
+};
+
+/* Block `index` ready in the cache and held for the caller: found there,
+ * or claimed (with the missing blocks after it up to `last`) and fetched.
+ * Returns 0, NOT_CACHED, FAILED_LATELY, or EIO with why filled. */
+static int acquire_block(http_source *s, uint64_t index, uint64_t last, int64_t deadline,
+                         ggfs_block **out, char *why, size_t why_size)
+{
+    ggfs_block_cache *cache = s->remote->cache;
+    ggfs_block *b = ggfs_block_find(cache, s->id, index);
+    if (!b) {
+        if (failed_lately(s, index))
+            return FAILED_LATELY;
+        bool claimed = false;
+        b = ggfs_block_get(cache, s->id, index, deadline, WAIT_GRACE_NS, &claimed);
+        if (!b) {
+            if (ggfs_now_ns() < deadline)
+                return NOT_CACHED;
+            snprintf(why, why_size, "timed out after %u s", s->remote->opts.timeout_s);
+            return EIO;
+        }
+        if (claimed) {
+            ggfs_block *blocks[RUN_MAX];
+            blocks[0] = b;
+            // Without room to keep them, blocks fetched ahead of their use
+            // would go at once: fetch one at a time then.
+            const unsigned max = s->remote->opts.cache_mb >= RUN_MAX * (BLOCK >> 20) ? RUN_MAX : 1;
+            const unsigned count = extend_claim(s, blocks, index, last, max);
+            unsigned arrived;
+            const int e = load_run(s, blocks, count, index, deadline, true, &arrived, why, why_size);
+            // The blocks after this one are for the same read: leave them
+            // in the cache for it.
+            for (unsigned i = 1; i < arrived; i++)
+                ggfs_block_release(cache, blocks[i]);
+            if (e != 0) {
+                if (arrived > 0)
+                    ggfs_block_release(cache, blocks[0]);
+                note_failure(s, index + arrived, count - arrived);
+                return e;
+            }
+        }
+    }
+    *out = b;
+    return 0;
+}
+
+/* Copies [within, within + n) of block `index` into dst. */
+static int read_block(http_source *s, uint64_t index, uint64_t last, size_t within, size_t n,
+                      uint8_t *dst, int64_t deadline, char *why, size_t why_size)
+{
+    ggfs_block *b = ggfs_block_find(s->remote->cache, s->id, index);
+    if (b) {
+        ggfs_block_release(s->remote->cache, b);
+    } else if (s->disk && ggfs_disk_cache_read(s->disk, index, dst, within, n)) {
+        return 0;
+    }
+    const int e = acquire_block(s, index, last, deadline, &b, why, why_size);
+    if (e == NOT_CACHED) {
+        // Another request has been bringing this block for a while: fetch
+        // just the bytes wanted, straight into the reader's buffer.
+        uint8_t *part = dst;
+        const int f = fetch(s, index * BLOCK + within, n, &part, n, (on_part){0}, deadline, true, why,
+                            why_size);
+        if (f != 0)
+            note_failure(s, index, 1);
+        return f;
+    }
+    if (e != 0)
+        return e;
+    const int short_block = within + n > b->len;
+    if (!short_block)
+        memcpy(dst, b->data + within, n);
+    ggfs_block_release(s->remote->cache, b);
+    if (short_block) {
+        snprintf(why, why_size, "block %" PRIu64 " is short", index);
+        return EIO;
+    }
+    return 0;
+}
+
+/* Checks a read's range; 0, or EIO (logged). */
+static int check_range(http_source *s, size_t len, uint64_t off)
+{
+    if (atomic_load(&s->changed))
+        return EIO;
+    if (off > s->base.size || len > s->base.size - off) {
+        ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s: read of %zu bytes at %" PRIu64 " passes the end (%" PRIu64 ")\n",
+                 s->base.name, len, off, s->base.size);
+        return EIO;
+    }
+    return 0;
+}
+
+/* The one log line of a failed read; a change was logged once when seen,
+ * and a block that failed lately fails quietly. */
+static int failed_read(http_source *s, int e, size_t len, uint64_t off, const char *why)
+{
+    if (e == FAILED_LATELY)
+        return EIO;
+    if (!atomic_load(&s->changed))
+        ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s: bytes %" PRIu64 "-%" PRIu64 ": %s; the read fails with EIO\n",
+                 s->base.name, off, off + len - 1, why);
+    return EIO;
+}
+
+static int read_range(http_source *s, uint8_t *dst, size_t len, uint64_t off, int64_t deadline)
+{
+    const uint64_t first = off / BLOCK, last = (off + len - 1) / BLOCK;
+    const size_t total = len;
+    for (uint64_t b = first; b <= last; b++) {
+        const size_t within = b == first ? (size_t)(off % BLOCK) : 0;
+        const size_t n = len < BLOCK - within ? len : BLOCK - within;
+        char why[256] = "";
+        const int e = read_block(s, b, last, within, n, dst, deadline, why, sizeof why);
+        if (e != 0)
+            return failed_read(s, e, total, off, why);
+        dst += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* The block before which read-ahead stops for a reader whose file ends at
+ * byte end of the source. */
+static uint64_t end_block(const http_source *s, uint64_t end)
+{
+    if (end > s->base.size)
+        end = s->base.size;
+    return (end + BLOCK - 1) / BLOCK;
+}
+
+static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off, uint64_t end)
+{
+    http_source *s = (http_source *)src;
+    const int e = check_range(s, len, off);
+    if (e != 0 || len == 0)
+        return e;
+    const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+    follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK, end_block(s, end));
+    return read_range(s, buf, len, off, deadline);
+}
+
+/* ==== Lending ==== */
+
+typedef struct lent {
+    unsigned n;
+    ggfs_block *blocks[];
+} lent;
+
+static void http_unlend(ggfs_source *src, void *token)
+{
+    http_source *s = (http_source *)src;
+    lent *l = token;
+    if (!l)
+        return;
+    for (unsigned i = 0; i < l->n; i++)
+        ggfs_block_release(s->remote->cache, l->blocks[i]);
+    free(l);
+}
+
+/* Holds the blocks of [off, off + len) in the memory cache (fetching the
+ * missing ones unless memory_only) and points iov at their bytes; EAGAIN
+ * when one is not to be had there (perhaps on disk, or slow to come), or
+ * when there are more than max. */
+static int lend_blocks(http_source *s, size_t len, uint64_t off, bool memory_only, int64_t deadline,
+                       struct iovec *iov, int max, int *n, lent **out)
+{
+    const uint64_t first = off / BLOCK, last = (off + len - 1) / BLOCK;
+    if (last - first + 1 > (uint64_t)max)
+        return EAGAIN;
+    lent *l = malloc(sizeof *l + (size_t)(last - first + 1) * sizeof l->blocks[0]);
+    if (!l)
+        return EAGAIN;
+    l->n = 0;
+    size_t left = len;
+    for (uint64_t b = first; b <= last; b++) {
+        const size_t within = b == first ? (size_t)(off % BLOCK) : 0;
+        const size_t take = left < BLOCK - within ? left : BLOCK - within;
+        char why[256] = "";
+        ggfs_block *blk = NULL;
+        int r;
+        if (memory_only || s->disk) {
+            // What is not in memory may be on disk: the read path looks.
+            blk = ggfs_block_find(s->remote->cache, s->id, b);
+            r = blk ? 0 : NOT_CACHED;
+        } else {
+            r = acquire_block(s, b, last, deadline, &blk, why, sizeof why);
+        }
+        if (r == 0 && within + take > blk->len) {
+            ggfs_block_release(s->remote->cache, blk);
+            snprintf(why, sizeof why, "block %" PRIu64 " is short", b);
+            r = EIO;
+        }
+        if (r != 0) {
+            http_unlend(&s->base, l);
+            return r == NOT_CACHED ? EAGAIN : failed_read(s, r, len, off, why);
+        }
+        l->blocks[l->n++] = blk;
+        iov[l->n - 1] = (struct iovec){blk->data + within, take};
+        left -= take;
+    }
+    *n = (int)l->n;
+    *out = l;
+    return 0;
+}
+
+static int http_lend(ggfs_source *src, void *buf, size_t len, uint64_t off, uint64_t end,
+                     struct iovec *iov, int max, int *n, void **token)
+{
+    http_source *s = (http_source *)src;
+    *n = 0;
+    *token = NULL;
+    const int e = check_range(s, len, off);
+    if (e != 0 || len == 0)
+        return e;
+    const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+    follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK, end_block(s, end));
+    lent *l = NULL;
+    const int r = lend_blocks(s, len, off, false, deadline, iov, max, n, &l);
+    if (r != EAGAIN) {
+        *token = l;
+        return r;
+    }
+    // Bytes that are not in the cache are read the ordinary way.
+    const int f = read_range(s, buf, len, off, deadline);
+    if (f == 0) {
+        iov[0] = (struct iovec){buf, len};
+        *n = 1;
+    }
+    return f;
+}
+
+static int http_lend_ready(ggfs_source *src, size_t len, uint64_t off, uint64_t end,
+                           struct iovec *iov, int max, int *n, void **token)
+{
+    http_source *s = (http_source *)src;
+    *n = 0;
+    *token = NULL;
+    const int e = check_range(s, len, off);
+    if (e != 0 || len == 0)
+        return e;
+    lent *l = NULL;
+    const int r = lend_blocks(s, len, off, true, 0, iov, max, n, &l);
+    if (r == EAGAIN)
+        return EWOULDBLOCK;
+    if (r == 0)
+        follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK, end_block(s, end));
+    *token = l;
+    return r;
+}
+
+static const ggfs_source_ops http_ops = {
+    .read = http_read,
+    .unchanged = http_unchanged,
+    .mark_changed = http_mark_changed,
+    .opened = http_opened,
+    .lend = http_lend,
+    .lend_ready = http_lend_ready,
+    .unlend = http_unlend,
+    .close = http_close,
+};
+
+/* ==== Opening ==== */
+
+static ggfs_source *refuse(http_source *s, ggp_error *err, ggp_err code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static ggfs_source *refuse(http_source *s, ggp_error *err, ggp_err code, const char *fmt, ...)
+{
+    err->code = code;
+    err->offset = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    s->remote = NULL; // nothing of it is in the cache yet
+    source_free(s);
+    return NULL;
+}
+
+/* Owner, mode and times for the tree: the daemon's user, read-only, the
+ * server's Last-Modified (else now). */
+static void fill_stat(http_source *s, const char *last_modified)
+{
+    struct stat *st = &s->base.st;
+    memset(st, 0, sizeof *st);
+    st->st_mode = S_IFREG | 0444;
+    st->st_nlink = 1;
+    st->st_uid = getuid();
+    st->st_gid = getgid();
+    st->st_size = (off_t)s->base.size;
+    time_t t = last_modified && *last_modified ? curl_getdate(last_modified, NULL) : -1;
+    if (t < 0)
+        t = time(NULL);
+    st->st_atim.tv_sec = st->st_mtim.tv_sec = st->st_ctim.tv_sec = t;
+}
+
+/* Keeps the bytes the opening request brought as block 0 of the cache. */
+static void keep_first_block(http_source *s, const uint8_t *bytes, size_t len)
+{
+    if (len != block_len(s, 0))
+        return;
+    ggfs_block *b = ggfs_block_claim(s->remote->cache, s->id, 0);
+    if (!b)
+        return;
+    memcpy(b->data, bytes, len);
+    ggfs_block_publish(s->remote->cache, b, len);
+    ggfs_block_release(s->remote->cache, b);
+    if (s->disk)
+        ggfs_disk_cache_write(s->disk, 0, bytes, len);
+}
+
+ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_error *err)
+{
+    http_source *s = calloc(1, sizeof *s);
+    if (!s) {
+        *err = (ggp_error){GGP_ERR_NOMEM, 0, "out of memory"};
+        return NULL;
+    }
+    s->base.ops = &http_ops;
+    s->remote = remote;
+    atomic_init(&s->changed, false);
+    atomic_init(&s->following, false);
+    atomic_init(&s->refs, 1);
+    pthread_mutex_init(&s->lock, NULL);
+    s->base.name = strdup(name);
+    if (!s->base.name)
+        return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
+    if (strncmp(name, GGFS_HF_SCHEME, strlen(GGFS_HF_SCHEME)) == 0) {
+        char why[160];
+        if (!ggfs_hf_resolve(name, &s->url, &s->bearer, why, sizeof why))
+            return refuse(s, err, GGP_ERR_IO, "cannot open: %s", why);
+    } else {
+        s->url = strdup(name);
+    }
+    if (!s->url || strlen(s->url) >= URL_MAX)
+        return refuse(s, err, GGP_ERR_IO, "cannot open: URL missing or longer than %d bytes", URL_MAX - 1);
+    strcpy(s->data_url, s->url);
+
+    // One range request learns the size and validators. With a disk cache
+    // it asks for one byte, so that a file already on disk is not fetched
+    // again; without, it brings the first block, where the header starts.
+    const size_t want = remote->opts.cache_dir ? 1 : BLOCK;
+    uint8_t *first = malloc(want);
+    if (!first)
+        return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
+    ggfs_http_range r = {
+        .url = s->url, .bearer = s->bearer, .off = 0, .len = want, .parts = &first,
+        .part_size = want, .open = true,
+        .deadline_ns = ggfs_now_ns() + (int64_t)remote->opts.timeout_s * 1000000000,
+    };
+    if (ggfs_http_fetch(remote->http, &r) != GGFS_HTTP_OK) {
+        free(first);
+        return refuse(s, err, GGP_ERR_IO, "cannot open: %s", r.why);
+    }
+    s->base.size = r.total;
+    s->n_blocks = (r.total + BLOCK - 1) / BLOCK;
+    s->etag = r.etag_got[0] ? strdup(r.etag_got) : NULL;
+    s->last_modified = r.last_modified_got[0] ? strdup(r.last_modified_got) : NULL;
+    fill_stat(s, r.last_modified_got);
+    learn_redirect(s, s->url, r.effective_url);
+    s->id = ggfs_block_cache_source_id(remote->cache);
+    if (remote->opts.cache_dir) {
+        const char *validator = s->etag ? s->etag : s->last_modified;
+        char why[256];
+        if (!validator)
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: the server sends no ETag or Last-Modified: not using the disk cache\n",
+                     name);
+        else if (!(s->disk = ggfs_disk_cache_open(remote->opts.cache_dir, s->url, validator, s->base.size,
+                                                  BLOCK, why, sizeof why)))
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: not using the disk cache: %s\n", name, why);
+    }
+    keep_first_block(s, first, (size_t)r.got);
+    free(first);
+    return &s->base;
+}

@@ -1,0 +1,111 @@
+/*
+ * The attributes of the tree's nodes: sizes (a text file's is its
+ * rendered length, computed once for the views and keys), modes, links
+ * and times, which come from the model's file.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "tree/attr.h"
+#include "tree/text.h"
+
+/* The size of a root view, computed once; two threads may both compute it
+ * and store the same value. A render that ran out of memory is not kept. */
+static uint64_t view_size(ggfs_tree *tree, ggfs_node node, int view)
+{
+    uint64_t size = atomic_load_explicit(&tree->view_size[view], memory_order_relaxed);
+    if (size == UINT64_MAX) {
+        ggp_counting_sink c;
+        ggp_counting_sink_init(&c);
+        if (!ggfs_text_render(tree, node, &c.sink))
+            return 0;
+        size = c.total;
+        atomic_store_explicit(&tree->view_size[view], size, memory_order_relaxed);
+    }
+    return size;
+}
+
+uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
+{
+    uint32_t shard;
+    const ggp_tensor *t;
+    switch (node.kind) {
+    case GGFS_WARNINGS:
+        return view_size(tree, node, GGFS_VIEW_WARNINGS);
+    case GGFS_METADATA_JSON:
+        return view_size(tree, node, GGFS_VIEW_METADATA_JSON);
+    case GGFS_TENSORS_TSV:
+        return view_size(tree, node, GGFS_VIEW_TENSORS_TSV);
+    case GGFS_TENSOR_NPY: {
+        t = ggfs_model_tensor(tree->model, node.index, &shard);
+        char header[GGP_NPY_HEADER_MAX];
+        return ggp_npy_header(t, header) + t->elements * sizeof(float);
+    }
+    case GGFS_TENSOR_STATS:
+        t = ggfs_model_tensor(tree->model, node.index, &shard);
+        return ggp_stats_text_size(t->elements);
+    case GGFS_HEADER:
+    case GGFS_TENSOR_INFO:
+    case GGFS_SHARD:
+        return ggfs_text_size(tree, node);
+    case GGFS_MODEL_GGUF:
+        return tree->model->merged.size;
+    case GGFS_KV: {
+        uint64_t size = atomic_load_explicit(&tree->kv_size[node.index], memory_order_relaxed);
+        if (size == UINT64_MAX) {
+            // Two threads may both compute it; they store the same value.
+            size = ggfs_text_size(tree, node);
+            atomic_store_explicit(&tree->kv_size[node.index], size, memory_order_relaxed);
+        }
+        return size;
+    }
+    case GGFS_TENSOR_RAW:
+        return ggfs_model_tensor(tree->model, node.index, &shard)->bytes;
+    case GGFS_TENSOR_F32:
+        return ggfs_model_tensor(tree->model, node.index, &shard)->elements * sizeof(float);
+    default:
+        return 0;
+    }
+}
+
+bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
+{
+    if (!ggfs_node_exists(tree, node))
+        return false;
+    const struct stat *m = &tree->model->shards[0].source->st;
+    memset(st, 0, sizeof *st);
+    st->st_ino = ggfs_ino_of(tree, node);
+    st->st_uid = m->st_uid;
+    st->st_gid = m->st_gid;
+    st->st_atim = m->st_atim;
+    st->st_mtim = m->st_mtim;
+    st->st_ctim = m->st_ctim;
+    // A directory is searchable wherever the model is readable: masking
+    // 0555 by a 0644 model would leave directories nobody can enter.
+    const mode_t allowed = m->st_mode & 0777;
+    const mode_t dir_allowed = allowed | ((allowed & 0444) >> 2);
+    switch (node.kind) {
+    case GGFS_ROOT:
+        st->st_mode = S_IFDIR | (0555 & dir_allowed);
+        // ".", its entry, and the subdirectories' ".."
+        st->st_nlink = ggfs_model_is_split(tree->model) ? 5 : 4;
+        break;
+    case GGFS_METADATA_DIR:
+    case GGFS_SHARDS_DIR:
+    case GGFS_TENSOR_DIR:
+        st->st_mode = S_IFDIR | (0555 & dir_allowed);
+        st->st_nlink = 2;
+        break;
+    case GGFS_TENSORS_DIR:
+        st->st_mode = S_IFDIR | (0555 & dir_allowed);
+        st->st_nlink = 2 + tree->model->n_tensors;
+        break;
+    default:
+        st->st_mode = S_IFREG | (0444 & allowed);
+        st->st_nlink = 1;
+        st->st_size = (off_t)ggfs_size(tree, node);
+        st->st_blksize = 4096;
+        st->st_blocks = (st->st_size + 511) / 512;
+    }
+    return true;
+}

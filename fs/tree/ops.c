@@ -1,0 +1,587 @@
+/*
+ * One ggfs_op_<op>() per FUSE operation. The model never changes while it
+ * is mounted, so entries and attributes are cached for as long as the
+ * kernel will keep them and file pages are kept between opens. Text files
+ * are rendered once per open; raw and model.gguf are served from the
+ * shards' bytes; f32 is dequantized per read from the blocks the read
+ * touches.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "tree/attr.h"
+#include "tree/names.h"
+#include "tree/ops.h"
+#include "tree/read_data.h"
+#include "tree/text.h"
+#include "tree/tree.h"
+#include "util/workers.h"
+
+#define CACHE_SECONDS (365.0 * 24 * 3600)
+
+static ggfs_tree *tree_of(fuse_req_t req)
+{
+    return ((ggfs_model_mount *)fuse_req_userdata(req))->tree;
+}
+
+static bool is_dir(ggfs_kind k)
+{
+    return k == GGFS_ROOT || k == GGFS_METADATA_DIR || k == GGFS_TENSORS_DIR || k == GGFS_TENSOR_DIR ||
+           k == GGFS_SHARDS_DIR;
+}
+
+static bool is_text(ggfs_kind k)
+{
+    return k == GGFS_HEADER || k == GGFS_KV || k == GGFS_TENSOR_INFO || k == GGFS_SHARD ||
+           k == GGFS_WARNINGS || k == GGFS_METADATA_JSON || k == GGFS_TENSORS_TSV ||
+           k == GGFS_TENSOR_STATS;
+}
+
+unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    const ggfs_node node = ggfs_lookup(tree, ggfs_node_of(tree, parent), name);
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    if (!ggfs_stat(tree, node, &e.attr)) {
+        // A negative entry is cached as long as a positive one: the tree is fixed.
+        e.entry_timeout = CACHE_SECONDS;
+        fuse_reply_entry(req, &e);
+        return 0;
+    }
+    e.ino = e.attr.st_ino;
+    e.attr_timeout = CACHE_SECONDS;
+    e.entry_timeout = CACHE_SECONDS;
+    // A reply to a request the kernel gave up on (-ENOENT) is no reference.
+    return fuse_reply_entry(req, &e) == -ENOENT ? 0 : 1;
+}
+
+void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
+{
+    struct stat st;
+    if (!ggfs_stat(tree, ggfs_node_of(tree, ino), &st)) {
+        fuse_reply_err(req, ENOENT);
+        return;
+    }
+    fuse_reply_attr(req, &st, CACHE_SECONDS);
+}
+
+/* ==== Directories ==== */
+
+/* The name and node of entry i of directory dir (after "." and ".."). */
+static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, ggfs_node *node)
+{
+    static const char *const root_names[] = {"header", "warnings", "model.gguf", "metadata.json",
+                                             "tensors.tsv", "metadata", "tensors", "shards"};
+    static const ggfs_kind root_kinds[] = {GGFS_HEADER, GGFS_WARNINGS, GGFS_MODEL_GGUF,
+                                           GGFS_METADATA_JSON, GGFS_TENSORS_TSV, GGFS_METADATA_DIR,
+                                           GGFS_TENSORS_DIR, GGFS_SHARDS_DIR};
+    static const char *const tensor_files[] = {"info", "raw", "f32", "f32.npy", "stats"};
+    static const ggfs_kind tensor_kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
+                                             GGFS_TENSOR_NPY, GGFS_TENSOR_STATS};
+    const ggfs_model *m = tree->model;
+    uint32_t shard;
+    // Entries that do not exist for this model or tensor (shards, raw,
+    // f32...) are skipped by the caller, which keeps offsets stable.
+    switch (dir.kind) {
+    case GGFS_ROOT:
+        if (i >= sizeof root_names / sizeof root_names[0])
+            return false;
+        strcpy(name, root_names[i]);
+        *node = (ggfs_node){root_kinds[i], 0};
+        return true;
+    case GGFS_METADATA_DIR: {
+        const ggp_kv *kv = ggp_kv_at(tree->keys, i);
+        if (!kv)
+            return false;
+        ggfs_name_encode(kv->key.ptr, kv->key.len, name);
+        *node = (ggfs_node){GGFS_KV, i};
+        return true;
+    }
+    case GGFS_TENSORS_DIR: {
+        const ggp_tensor *t = ggfs_model_tensor(m, i, &shard);
+        if (!t)
+            return false;
+        ggfs_name_encode(t->name.ptr, t->name.len, name);
+        *node = (ggfs_node){GGFS_TENSOR_DIR, i};
+        return true;
+    }
+    case GGFS_SHARDS_DIR:
+        if (i >= m->n_shards)
+            return false;
+        snprintf(name, GGFS_NAME_MAX + 1, "%s", m->shards[i].file_name);
+        *node = (ggfs_node){GGFS_SHARD, i};
+        return true;
+    case GGFS_TENSOR_DIR:
+        if (i >= sizeof tensor_files / sizeof tensor_files[0])
+            return false;
+        strcpy(name, tensor_files[i]);
+        *node = (ggfs_node){tensor_kinds[i], dir.index};
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* readdir and readdirplus: offsets 1 is ".", 2 is "..", 3 + i is entry i.
+ * With plus, each entry carries its attributes, so `ls -l` needs no
+ * lookup per file; without, only what the kernel reads (inode and type),
+ * so a plain `ls` renders no sizes. */
+uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                              bool plus)
+{
+    const ggfs_node dir = ggfs_node_of(tree, ino);
+    if (!is_dir(dir.kind)) {
+        fuse_reply_err(req, ENOTDIR);
+        return 0;
+    }
+    char *buf = ggfs_scratch_get(tree, size);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return 0;
+    }
+    size_t used = 0;
+    uint64_t entries = 0; // with an inode, in a readdirplus reply
+    for (uint64_t pos = (uint64_t)off;; pos++) {
+        char name[GGFS_NAME_MAX + 1];
+        struct fuse_entry_param e;
+        memset(&e, 0, sizeof e);
+        bool dot = pos < 2;
+        if (dot) {
+            strcpy(name, pos == 0 ? "." : "..");
+            e.attr.st_ino = pos == 0 ? ino : ggfs_ino_of(tree, (ggfs_node){GGFS_ROOT, 0});
+            e.attr.st_mode = S_IFDIR;
+        } else {
+            ggfs_node node;
+            if (!dir_entry(tree, dir, pos - 2, name, &node))
+                break;
+            if (!ggfs_node_exists(tree, node))
+                continue;
+            if (plus) {
+                ggfs_stat(tree, node, &e.attr);
+                e.ino = e.attr.st_ino;
+                e.attr_timeout = CACHE_SECONDS;
+                e.entry_timeout = CACHE_SECONDS;
+            } else {
+                e.attr.st_ino = ggfs_ino_of(tree, node);
+                e.attr.st_mode = is_dir(node.kind) ? S_IFDIR : S_IFREG;
+            }
+        }
+        const off_t next = (off_t)pos + 1;
+        const size_t need = plus ? fuse_add_direntry_plus(req, buf + used, size - used, name, &e, next)
+                                 : fuse_add_direntry(req, buf + used, size - used, name, &e.attr, next);
+        if (need > size - used)
+            break;
+        used += need;
+        entries += plus && !dot;
+    }
+    return fuse_reply_buf(req, buf, used) == -ENOENT ? 0 : entries;
+}
+
+
+/* ==== Files ==== */
+
+/* The rendered text of an open text file. The kernel may send RELEASE as
+ * soon as it has a read's reply, while the replying thread is still in
+ * writev: each read holds a reference so the text outlives the reply. */
+typedef struct open_text {
+    atomic_int refs;
+    ggfs_buffer text;
+} open_text;
+
+static void open_text_put(open_text *o)
+{
+    if (atomic_fetch_sub(&o->refs, 1) == 1) {
+        free(o->text.data);
+        free(o);
+    }
+}
+
+/* Renders the text of node into b; returns 0 or an errno. A tensor's stats
+ * are computed here, once per mount (the first reader computes, the others
+ * wait for it). */
+static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
+{
+    if (node.kind == GGFS_TENSOR_STATS) {
+        uint32_t shard;
+        const ggp_tensor *t = ggfs_model_tensor(tree->model, node.index, &shard);
+        const char *text;
+        const int err = ggfs_stats_get(&tree->stats, tree->model, node.index, &text);
+        if (err)
+            return err;
+        b->sink.write(&b->sink, text, (size_t)ggp_stats_text_size(t->elements));
+    } else if (!ggfs_text_render(tree, node, &b->sink)) {
+        return ENOMEM;
+    }
+    return b->failed ? ENOMEM : 0;
+}
+
+/* Opens a text file: renders it and keeps the text with the open file. */
+static void open_text_file(ggfs_tree *tree, fuse_req_t req, ggfs_node node, struct fuse_file_info *fi)
+{
+    open_text *o = malloc(sizeof *o);
+    if (!o) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    atomic_init(&o->refs, 1);
+    ggfs_buffer_init(&o->text);
+    const int err = render_text(tree, node, &o->text);
+    if (err) {
+        open_text_put(o);
+        fuse_reply_err(req, err);
+        return;
+    }
+    fi->fh = (uint64_t)(uintptr_t)o;
+    fuse_reply_open(req, fi);
+}
+
+/* A remote tensor's stats read the whole tensor over the network: the open
+ * that computes them runs on the remote-read threads, not the loop's. */
+typedef struct deferred_open {
+    ggfs_tree *tree;
+    fuse_req_t req;
+    ggfs_node node;
+    struct fuse_file_info fi;
+} deferred_open;
+
+static void run_deferred_open(void *arg, bool cancelled)
+{
+    deferred_open *d = arg;
+    if (cancelled)
+        fuse_reply_err(d->req, EIO); // the mount is going away
+    else
+        open_text_file(d->tree, d->req, d->node, &d->fi);
+    free(d);
+}
+
+void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    const ggfs_node node = ggfs_node_of(tree, ino);
+    if (is_dir(node.kind)) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    fi->keep_cache = 1;
+    fi->fh = 0;
+    if (!is_text(node.kind)) {
+        fuse_reply_open(req, fi);
+        return;
+    }
+    if (node.kind == GGFS_TENSOR_STATS && tree->remote_reads) {
+        deferred_open *d = malloc(sizeof *d);
+        if (d) {
+            *d = (deferred_open){tree, req, node, *fi};
+            if (ggfs_workers_submit(tree->remote_reads, run_deferred_open, d))
+                return;
+            free(d);
+        }
+    }
+    open_text_file(tree, req, node, fi);
+}
+
+void ggfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    open_text *o = (open_text *)(uintptr_t)fi->fh;
+    if (o)
+        open_text_put(o);
+    fuse_reply_err(req, 0);
+}
+
+/* The part [off, off + size) of a file of `total` bytes; false when empty. */
+static bool clamp(uint64_t total, off_t off, size_t size, uint64_t *start, uint64_t *len)
+{
+    if (off < 0 || (uint64_t)off >= total)
+        return false;
+    *start = (uint64_t)off;
+    *len = total - *start < size ? total - *start : size;
+    return true;
+}
+
+void ggfs_tree_op_read(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    const ggfs_node node = ggfs_node_of(tree, ino);
+    open_text *o = (open_text *)(uintptr_t)fi->fh;
+    uint64_t start, len;
+    if (o) {
+        atomic_fetch_add(&o->refs, 1);
+        if (!clamp(o->text.len, off, size, &start, &len))
+            fuse_reply_buf(req, NULL, 0);
+        else
+            fuse_reply_buf(req, o->text.data + start, (size_t)len);
+        open_text_put(o);
+        return;
+    }
+    if (!clamp(ggfs_size(tree, node), off, size, &start, &len)) {
+        fuse_reply_buf(req, NULL, 0);
+        return;
+    }
+    ggfs_read_data(req, tree, node, start, len);
+}
+
+/* ==== Extended attributes ==== */
+
+/* The value of attribute `name` on node into buf (at least 320 bytes);
+ * returns its length, or -1 when the node has no such attribute. */
+static long xattr_value(ggfs_tree *tree, ggfs_node node, const char *name, char *buf, const char **big)
+{
+    ggp_str full = {NULL, 0};
+    const ggp_tensor *t = NULL;
+    const ggp_kv *kv = NULL;
+    uint32_t shard;
+    if (node.kind == GGFS_KV) {
+        kv = ggp_kv_at(tree->keys, node.index);
+        full = kv->key;
+    } else if (node.kind >= GGFS_TENSOR_DIR && node.kind <= GGFS_TENSOR_STATS) {
+        t = ggfs_model_tensor(tree->model, node.index, &shard);
+        full = t->name;
+    }
+    if (!full.ptr)
+        return -1;
+    if (strcmp(name, "user.gguf.name") == 0) {
+        *big = full.ptr;
+        return (long)full.len;
+    }
+    if (strcmp(name, "user.gguf.type") == 0 && kv) {
+        const ggp_value *v = &kv->value;
+        if (v->type == GGP_V_ARRAY)
+            return sprintf(buf, "arr[%s]", ggp_vtype_name(v->elem_type));
+        return sprintf(buf, "%s", ggp_vtype_name(v->type));
+    }
+    if (node.kind != GGFS_TENSOR_DIR)
+        return -1;
+    if (strcmp(name, "user.gguf.type") == 0) {
+        if (t->type)
+            return sprintf(buf, "%s", t->type->name);
+        return sprintf(buf, "unknown(%u)", t->type_id);
+    }
+    if (strcmp(name, "user.gguf.shape") == 0) {
+        ggfs_shape_text(t, buf, 320);
+        return (long)strlen(buf);
+    }
+    return -1;
+}
+
+static void reply_xattr(fuse_req_t req, const char *value, size_t len, size_t size)
+{
+    if (size == 0)
+        fuse_reply_xattr(req, len);
+    else if (size < len)
+        fuse_reply_err(req, ERANGE);
+    else
+        fuse_reply_buf(req, value, len);
+}
+
+void ggfs_tree_op_getxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    char buf[320];
+    const char *big = NULL;
+    const long len = xattr_value(tree, ggfs_node_of(tree, ino), name, buf, &big);
+    if (len < 0) {
+        fuse_reply_err(req, ENODATA);
+        return;
+    }
+    reply_xattr(req, big ? big : buf, (size_t)len, size);
+}
+
+void ggfs_tree_op_listxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+    static const char *const names[] = {"user.gguf.name", "user.gguf.type", "user.gguf.shape"};
+    const ggfs_node node = ggfs_node_of(tree, ino);
+    char list[64];
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char buf[320];
+        const char *big = NULL;
+        if (xattr_value(tree, node, names[i], buf, &big) >= 0) {
+            memcpy(list + len, names[i], strlen(names[i]) + 1);
+            len += strlen(names[i]) + 1;
+        }
+    }
+    reply_xattr(req, list, len, size);
+}
+
+/* ==== The rest ==== */
+
+static void ggfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+    (void)ino;
+    ggfs_tree *tree = tree_of(req);
+    struct statvfs sv;
+    memset(&sv, 0, sizeof sv);
+    sv.f_bsize = 4096;
+    sv.f_frsize = 4096;
+    sv.f_blocks = (tree->model->total_size + 4095) / 4096;
+    sv.f_files = ggfs_ino_of(tree, (ggfs_node){GGFS_TENSOR_DIR, tree->model->n_tensors});
+    sv.f_namemax = GGFS_NAME_MAX;
+    sv.f_flag = ST_RDONLY;
+    fuse_reply_statfs(req, &sv);
+}
+
+static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
+{
+    const ggfs_model_mount *mount = userdata;
+    // The model never changes under a working mount: there is nothing for
+    // the kernel to revalidate before serving cached pages.
+    conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    // The kernel caps a mount's read-ahead at what init asks for.
+    if (mount->readahead_kb)
+        conn->max_readahead = mount->readahead_kb * 1024;
+}
+
+/* The session ends: remote reads still running finish (their replies go
+ * nowhere once unmounted), queued ones are answered EIO, before the
+ * session they reply to is freed. */
+static void ggfs_op_destroy(void *userdata)
+{
+    ggfs_tree *tree = ((ggfs_model_mount *)userdata)->tree;
+    ggfs_workers_free(tree->remote_reads);
+    tree->remote_reads = NULL;
+}
+
+/* Every change is refused: the model is mounted read-only. */
+void ggfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+                            struct fuse_file_info *fi)
+{
+    (void)ino, (void)attr, (void)to_set, (void)fi;
+    fuse_reply_err(req, EROFS);
+}
+
+void ggfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+    (void)parent, (void)name, (void)mode, (void)rdev;
+    fuse_reply_err(req, EROFS);
+}
+
+void ggfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+    (void)parent, (void)name, (void)mode;
+    fuse_reply_err(req, EROFS);
+}
+
+void ggfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    (void)parent, (void)name;
+    fuse_reply_err(req, EROFS);
+}
+
+void ggfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+    (void)link, (void)parent, (void)name;
+    fuse_reply_err(req, EROFS);
+}
+
+void ggfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+                           const char *newname, unsigned int flags)
+{
+    (void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
+    fuse_reply_err(req, EROFS);
+}
+
+void ggfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+    (void)ino, (void)newparent, (void)newname;
+    fuse_reply_err(req, EROFS);
+}
+
+void ggfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+                          struct fuse_file_info *fi)
+{
+    (void)ino, (void)buf, (void)size, (void)off, (void)fi;
+    fuse_reply_err(req, EROFS);
+}
+
+void ggfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+                           struct fuse_file_info *fi)
+{
+    (void)parent, (void)name, (void)mode, (void)fi;
+    fuse_reply_err(req, EROFS);
+}
+
+void ggfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+                             size_t size, int flags)
+{
+    (void)ino, (void)name, (void)value, (void)size, (void)flags;
+    fuse_reply_err(req, EROFS);
+}
+
+void ggfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+    (void)ino, (void)name;
+    fuse_reply_err(req, EROFS);
+}
+
+/* ==== One model's mount: every inode is its tree's ==== */
+
+static void ggfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    ggfs_tree_op_lookup(tree_of(req), req, parent, name);
+}
+
+static void ggfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)fi;
+    ggfs_tree_op_getattr(tree_of(req), req, ino);
+}
+
+static void ggfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                            struct fuse_file_info *fi)
+{
+    (void)fi;
+    ggfs_tree_op_readdir(tree_of(req), req, ino, size, off, false);
+}
+
+static void ggfs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                                struct fuse_file_info *fi)
+{
+    (void)fi;
+    ggfs_tree_op_readdir(tree_of(req), req, ino, size, off, true);
+}
+
+static void ggfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    ggfs_tree_op_open(tree_of(req), req, ino, fi);
+}
+
+static void ggfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                         struct fuse_file_info *fi)
+{
+    ggfs_tree_op_read(tree_of(req), req, ino, size, off, fi);
+}
+
+static void ggfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    ggfs_tree_op_getxattr(tree_of(req), req, ino, name, size);
+}
+
+static void ggfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+    ggfs_tree_op_listxattr(tree_of(req), req, ino, size);
+}
+
+const struct fuse_lowlevel_ops ggfs_ops = {
+    .init = ggfs_op_init,
+    .destroy = ggfs_op_destroy,
+    .lookup = ggfs_op_lookup,
+    .getattr = ggfs_op_getattr,
+    .readdir = ggfs_op_readdir,
+    .readdirplus = ggfs_op_readdirplus,
+    .open = ggfs_op_open,
+    .read = ggfs_op_read,
+    .release = ggfs_op_release,
+    .getxattr = ggfs_op_getxattr,
+    .listxattr = ggfs_op_listxattr,
+    .statfs = ggfs_op_statfs,
+    GGFS_READ_ONLY_OPS,
+};

@@ -1,0 +1,32 @@
+/*
+ * The synthesized text files: header, tensors/NAME/info, metadata/KEY,
+ * shards/FILE, and the views metadata.json, tensors.tsv and warnings.
+ */
+#ifndef GGFS_TEXT_H
+#define GGFS_TEXT_H
+
+#include "ggp.h"
+#include "tree/tree.h"
+
+/* Writes the text of a text node (not stats, see stats_cache.h) to sink.
+ * Returns false when out of memory (warnings sort the tensors). */
+bool ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink);
+
+/* Its size, without keeping the text. */
+uint64_t ggfs_text_size(const ggfs_tree *tree, ggfs_node node);
+
+/* The tensor's shape as "ne0 ne1 ...", into buf of at least 96 bytes. */
+void ggfs_shape_text(const ggp_tensor *t, char *buf, size_t bufsize);
+
+/* A growable buffer sink. Allocates; free data with free(). */
+typedef struct ggfs_buffer {
+    ggp_sink sink;
+    char *data;
+    size_t len;
+    size_t cap;
+    bool failed; // an allocation failed
+} ggfs_buffer;
+
+void ggfs_buffer_init(ggfs_buffer *b);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * The mounted tree of one model as arithmetic on inode numbers: nothing is
+ * built per file at mount. Fixed inodes for the root's entries; then one
+ * inode per key (shard 1's); then one per shard file in shards/ (split
+ * sets); then TENSOR_INODES per tensor of the model (its directory and its
+ * files).
+ */
+#ifndef GGFS_TREE_H
+#define GGFS_TREE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "ggp.h"
+#include "model/model.h"
+#include "tree/stats_cache.h"
+
+typedef enum ggfs_kind {
+    GGFS_NONE,
+    GGFS_ROOT,
+    GGFS_HEADER,
+    GGFS_METADATA_DIR,
+    GGFS_TENSORS_DIR,
+    GGFS_KV,
+    GGFS_TENSOR_DIR,
+    GGFS_TENSOR_INFO,
+    GGFS_TENSOR_RAW,
+    GGFS_TENSOR_F32,
+    GGFS_TENSOR_NPY,
+    GGFS_TENSOR_STATS,
+    GGFS_MODEL_GGUF,
+    GGFS_SHARDS_DIR,
+    GGFS_SHARD,
+    GGFS_WARNINGS,
+    GGFS_METADATA_JSON,
+    GGFS_TENSORS_TSV,
+} ggfs_kind;
+
+/* The root's files whose text covers the whole model; their sizes are
+ * computed on first stat and kept. */
+enum { GGFS_VIEW_WARNINGS, GGFS_VIEW_METADATA_JSON, GGFS_VIEW_TENSORS_TSV, GGFS_N_VIEWS };
+
+enum {
+    GGFS_INO_ROOT = 1,
+    GGFS_INO_HEADER = 2,
+    GGFS_INO_METADATA = 3,
+    GGFS_INO_TENSORS = 4,
+    GGFS_INO_MODEL_GGUF = 5,
+    GGFS_INO_SHARDS = 6,
+    GGFS_INO_WARNINGS = 7,
+    GGFS_INO_METADATA_JSON = 8,
+    GGFS_INO_TENSORS_TSV = 9,
+    // 10..15 are kept for further files at the root
+    GGFS_INO_FIRST_KV = 16,
+};
+
+typedef struct ggfs_node {
+    ggfs_kind kind;
+    uint64_t index; // kv, shard or tensor index
+} ggfs_node;
+
+/* Everything the daemon knows, shared read-only by all threads except the
+ * lazily filled size caches and stats. */
+typedef struct ggfs_tree {
+    ggfs_model *model;
+    const ggp_file *keys;      // the model's metadata: shard 1's
+    _Atomic uint64_t *kv_size; // rendered sizes, UINT64_MAX until computed
+    _Atomic uint64_t view_size[GGFS_N_VIEWS]; // the same, for the root's views
+    ggfs_stats_cache stats;    // tensors/NAME/stats, computed on first read
+    uint64_t *long_kvs;        // keys whose file names were cut
+    uint64_t n_long_kvs;
+    uint64_t *long_tensors;    // tensors whose file names were cut
+    uint64_t n_long_tensors;
+    pthread_key_t scratch;     // each loop thread's ggfs_scratch for f32 reads
+    bool owns_scratch;         // false when the key is shared (a catalog's trees)
+    uint64_t ino_base;         // added to every inode number: 0 for a single
+                               // model, the model's slot in a catalog
+    struct ggfs_workers *remote_reads; // data reads of a remote model run here,
+                               // so that a slow one holds no loop thread;
+                               // NULL for a local model
+} ggfs_tree;
+
+/* A loop thread's reusable buffer, so reads allocate nothing once warm. */
+typedef struct ggfs_scratch {
+    void *data;
+    size_t cap;
+} ggfs_scratch;
+
+/* The calling thread's scratch, grown to at least size; NULL when out of
+ * memory. */
+void *ggfs_scratch_get(ggfs_tree *tree, size_t size);
+
+/* Frees a thread's scratch: the destructor for a scratch key shared by
+ * trees (pthread_key_create). */
+void ggfs_scratch_destroy(void *scratch);
+
+/* Builds the tree over an open model; allocates the size cache and the
+ * lists of cut names. Returns false on allocation failure. */
+bool ggfs_tree_init(ggfs_tree *tree, ggfs_model *model);
+/* The same, for one of many trees that share the loop threads' scratch
+ * buffers through `scratch` (which the caller creates and deletes) and
+ * number their inodes from ino_base (+1 is the root). */
+bool ggfs_tree_init_shared(ggfs_tree *tree, ggfs_model *model, pthread_key_t scratch, uint64_t ino_base);
+void ggfs_tree_destroy(ggfs_tree *tree);
+
+ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino);
+uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node);
+
+/* The child called name in directory parent; kind GGFS_NONE if none. */
+ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name);
+
+/* Tensor `index` of the model, and its shard. */
+const ggp_tensor *ggfs_tree_tensor(const ggfs_tree *tree, uint64_t index, uint32_t *shard);
+
+/* Whether tensor `index` has a raw / f32 file (f32.npy and stats exist
+ * where f32 does). */
+bool ggfs_tensor_has_raw(const ggfs_tree *tree, uint64_t index);
+bool ggfs_tensor_has_f32(const ggfs_tree *tree, uint64_t index);
+
+/* Whether node is in the tree (raw and f32 are not, for some tensors). */
+bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node);
+
+#endif
