@@ -6,8 +6,8 @@
  * and resolved component by component, reading each link with readlinkat,
  * so the walk never passes above the folder and a loop ends in ELOOP.
  */
-#ifndef GGFS_BENEATH_H
-#define GGFS_BENEATH_H
+#ifndef GGFS_CATALOG_BENEATH_H
+#define GGFS_CATALOG_BENEATH_H
 
 #include <dirent.h>
 #include <stdbool.h>

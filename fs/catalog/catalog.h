@@ -3,7 +3,7 @@
  * the folder (SPEC "Folders of models"). The catalog hands out entries
  * (directories, models, the ollama/ view) by slot and models by their
  * tree, opening them on first use and keeping at most max_open of them
- * open (lru.h); fs/catalog_ops*.c map FUSE inodes onto it.
+ * open (util/lru.h); ops.c and ops_dirs.c map FUSE inodes onto it.
  *
  * An entry's slot lives while the kernel holds an inode of it (a lookup
  * it has not forgotten), while its model is open, or while a request
@@ -28,8 +28,8 @@
  * handed to ggfs_catalog_next_forgets, for the FUSE side to ask the kernel
  * to forget them.
  */
-#ifndef GGFS_CATALOG_H
-#define GGFS_CATALOG_H
+#ifndef GGFS_CATALOG_CATALOG_H
+#define GGFS_CATALOG_CATALOG_H
 
 #include <limits.h>
 #include <stdbool.h>

@@ -1,24 +1,24 @@
 /*
- * Private to the catalog: included only by fs/catalog*.c (catalog.c,
- * catalog_dirs.c, catalog_forget_queue.c, catalog_models.c); everyone else
+ * Private to the catalog: included only by the files that implement
+ * catalog.h (catalog.c, dirs.c, forget_queue.c, models.c); everyone else
  * uses catalog.h. It holds the slot table and the catalog itself, and the
  * helpers one of those files lends the others:
  *
- *   catalog.c               the catalog's life, and its slots: ids, the
- *                           free list, the (parent, name) hash, the idle
- *                           list, the counts that keep a slot alive
- *   catalog_dirs.c          directories: listings read, kept and dropped,
- *                           and the lookups and entries served from them
- *   catalog_forget_queue.c  the entries handed to the forgetting thread
- *                           (catalog_forget.c)
- *   catalog_models.c        opening and closing the models of slots
+ *   catalog.c       the catalog's life, and its slots: ids, the free
+ *                   list, the (parent, name) hash, the idle list, the
+ *                   counts that keep a slot alive
+ *   dirs.c          directories: listings read, kept and dropped, and
+ *                   the lookups and entries served from them
+ *   forget_queue.c  the entries handed to the forgetting thread
+ *                   (forget_thread.c)
+ *   models.c        opening and closing the models of slots
  *
  * One lock guards the slot table, the listings, the counts and the
  * errors; directory reads and model opens run outside it, on slots pinned
  * meanwhile. The functions below are called under the lock.
  */
-#ifndef GGFS_CATALOG_SLOTS_H
-#define GGFS_CATALOG_SLOTS_H
+#ifndef GGFS_CATALOG_CATALOG_PRIVATE_H
+#define GGFS_CATALOG_CATALOG_PRIVATE_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -47,14 +47,14 @@ typedef struct slot {
     uint64_t parent;
     int64_t lookups;     // the kernel's references to the slot's inodes
     uint32_t pins;       // requests using the slot outside the lock
-    uint32_t opens;      // its model is open (once per open of it, see lru.h)
+    uint32_t opens;      // its model is open (once per open of it, see util/lru.h)
     uint32_t children;   // live slots whose parent this is
     uint32_t shards;
     uint8_t kind;        // ggfs_cat_kind
     uint8_t list;        // ON_*: which of the catalog's lists it is on
     bool stale;          // the name now names another file: replaced by a new slot
     const char *name;    // in the parent
-    const char *path;    // model: as found (see catalog_scan.h); directory: its real
+    const char *path;    // model: as found (see scan.h); directory: its real
                          // path; ollama: the store
     const char *real;    // model: the file it names; directory: its real path;
                          // ollama: the place in the view (often the same string as path)
@@ -126,7 +126,7 @@ slot *ggfs_cat_find_current(ggfs_catalog *cat, const slot *d, const char *name);
 /* What the FUSE side is given of s. */
 void ggfs_cat_entry_of(const slot *s, ggfs_cat_entry *out);
 
-/* ==== catalog_dirs.c: listings ==== */
+/* ==== dirs.c: listings ==== */
 
 /* Gives back a reference to listing l (NULL: nothing). */
 void ggfs_cat_listing_put(ggfs_catalog *cat, ggfs_cat_listing *l);
@@ -135,10 +135,10 @@ void ggfs_cat_drop_listing(ggfs_catalog *cat, dir_state *d);
 /* Drops the listings past their second, looking at most twice a second. */
 void ggfs_cat_drop_old_listings(ggfs_catalog *cat);
 
-/* ==== catalog_models.c ==== */
+/* ==== models.c ==== */
 
 /* Opens and closes the models of slots for the catalog's set of open
- * models (lru.h, which calls them outside the lock). */
+ * models (util/lru.h, which calls them outside the lock). */
 extern const ggfs_lru_ops ggfs_cat_model_ops;
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * The catalog's side of forgetting: the idle slots past the bound, which
- * the forgetting thread (catalog_forget.c) takes to ask the kernel to
+ * the forgetting thread (forget_thread.c) takes to ask the kernel to
  * forget them, and what it asks of an entry the kernel kept.
  */
 #include <pthread.h>

@@ -12,7 +12,7 @@
  * needs, it could wait for ever (libfuse's fuse_lowlevel.h says so). This
  * thread serves no request and holds no lock while it sends, so it waits
  * at most for the requests in flight in that directory, which the loop
- * answers: it must be stopped before the loop is (main.c sees to it).
+ * answers: it must be stopped before the loop is (daemon/main.c sees to it).
  *
  * An entry in use (someone's working directory, a directory above an open
  * file) is not dropped, but the kernel unhashes it all the same, and
@@ -20,8 +20,8 @@
  * again. So after each burst the thread looks up, through the mount, the
  * path of every entry the kernel still holds, which puts it back.
  */
-#ifndef GGFS_CATALOG_FORGET_H
-#define GGFS_CATALOG_FORGET_H
+#ifndef GGFS_CATALOG_FORGET_THREAD_H
+#define GGFS_CATALOG_FORGET_THREAD_H
 
 #include <fuse_lowlevel.h>
 

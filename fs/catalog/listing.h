@@ -1,5 +1,5 @@
 /*
- * A directory of a catalog as read at one time (catalog_scan.h), kept in
+ * A directory of a catalog as read at one time (scan.h), kept in
  * one block: what lookups and readdir need of each entry, and what a slot
  * is made from when the kernel is handed one. A folder of 10,000 models
  * is a listing of 10,000 of these, so each is small: its attributes, the
@@ -49,7 +49,7 @@ typedef struct ggfs_listed {
 } ggfs_listed;
 
 struct ggfs_cat_listing {
-    unsigned refs;       // kept by its owner (catalog_dirs.c, under the catalog's lock)
+    unsigned refs;       // kept by its owner (dirs.c, under the catalog's lock)
     size_t count;
     bool sorted;         // by name, names unique (a scan short of memory is not)
     const char *strings;

@@ -1,6 +1,6 @@
 /*
  * The models of a catalog's slots, opened on first use and closed by the
- * catalog's bounded set (lru.h), and why a model cannot be opened.
+ * catalog's bounded set (util/lru.h), and why a model cannot be opened.
  */
 #include <errno.h>
 #include <limits.h>
@@ -156,7 +156,7 @@ static void close_model(void *ctx, uint64_t id, void *thing)
     free(tree);
     ggfs_model_close(model);
     // The model's index was many small allocations: their pages go back
-    // once the closes go quiet (trim.h).
+    // once the closes go quiet (util/trim.h).
     ggfs_trim_soon(cat->trim);
     // Its slot lives while open (so the id is still its): now it is idle,
     // or free.

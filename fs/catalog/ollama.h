@@ -20,8 +20,8 @@
  * path) is listed as a model whose error says so; blobs are found only
  * inside the folder.
  */
-#ifndef GGFS_OLLAMA_H
-#define GGFS_OLLAMA_H
+#ifndef GGFS_CATALOG_OLLAMA_H
+#define GGFS_CATALOG_OLLAMA_H
 
 #include <stdbool.h>
 #include <stddef.h>

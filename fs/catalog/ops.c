@@ -4,7 +4,7 @@
  * answered here, from listings read afresh at every opendir and at most a
  * second old for lookups, with one-second timeouts so that files added to
  * or removed from the folder show; everything inside a model is handed to
- * the single-model operations (ops.h) with that model's tree, whose long
+ * the single-model operations (tree/ops.h) with that model's tree, whose long
  * timeouts stand as in a single mount. A model that cannot be opened is a
  * directory holding one file, error. Directories are opened and listed in
  * ops_dirs.c.
@@ -27,7 +27,7 @@
 /* ==== Attributes ==== */
 
 /* Directories are searchable wherever what they mirror is readable (as in
- * a single mount: tree.c). */
+ * a single mount: tree/attr.c). */
 static mode_t dir_mode(const struct stat *of)
 {
     const mode_t allowed = of->st_mode & 0777;
@@ -376,7 +376,7 @@ void ggfs_catalog_mount_stop(ggfs_catalog_mount *m)
     ggfs_forgetter_stop(f);
 }
 
-/* The session ends: the thread is normally stopped already (main.c), and
+/* The session ends: the thread is normally stopped already (daemon/main.c), and
  * directories still open will not be released. */
 static void cat_destroy(void *userdata)
 {

@@ -8,8 +8,8 @@
  *   ops_dirs.c  directories: opendir, readdir, readdirplus, releasedir,
  *               and the mount's list of open ones
  */
-#ifndef GGFS_CATALOG_OPS_SHARED_H
-#define GGFS_CATALOG_OPS_SHARED_H
+#ifndef GGFS_CATALOG_OPS_PRIVATE_H
+#define GGFS_CATALOG_OPS_PRIVATE_H
 
 #include <fuse_lowlevel.h>
 #include <stdbool.h>
@@ -46,8 +46,8 @@ static inline fuse_ino_t ino_of(uint64_t slot, uint64_t local)
 
 /* ==== ops.c: attributes and models ==== */
 
-/* The tree of slot's model, held for one single-model operation (ops.h of
- * tree/) and given back with ggfs_cat_put_tree. When the model cannot be
+/* The tree of slot's model, held for one single-model operation
+ * (tree/ops.h) and given back with ggfs_cat_put_tree. When the model cannot be
  * opened, replies with the catalog's errno, passed through remap when it
  * is not NULL, and returns NULL. */
 ggfs_tree *ggfs_cat_hold_tree(fuse_req_t req, uint64_t slot, int (*remap)(int err));

@@ -9,8 +9,8 @@
  * mean something to mount(8) or systemd are dropped here, rw is overridden
  * by ro with a warning.
  */
-#ifndef GGFS_CLI_H
-#define GGFS_CLI_H
+#ifndef GGFS_DAEMON_CLI_H
+#define GGFS_DAEMON_CLI_H
 
 #include <fuse_lowlevel.h>
 

@@ -3,8 +3,8 @@
  * bytes in requests no larger than the mount's read-ahead window (128 KiB
  * by default); raising it lets `cat` and numpy pull 1 MiB per request.
  */
-#ifndef GGFS_READAHEAD_H
-#define GGFS_READAHEAD_H
+#ifndef GGFS_DAEMON_KERNEL_READAHEAD_H
+#define GGFS_DAEMON_KERNEL_READAHEAD_H
 
 #include <stdbool.h>
 

@@ -4,8 +4,8 @@
  * $NOTIFY_SOCKET names. A unit with Type=notify is started once the daemon
  * sends "READY=1" and sees "STOPPING=1" on the way down.
  */
-#ifndef GGFS_NOTIFY_H
-#define GGFS_NOTIFY_H
+#ifndef GGFS_DAEMON_NOTIFY_H
+#define GGFS_DAEMON_NOTIFY_H
 
 #include <stdbool.h>
 

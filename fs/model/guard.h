@@ -5,8 +5,8 @@
  * which then fails, and the daemon answers EIO instead of dying. This lets
  * f32 be decoded straight from the mapping, with no copy of the blocks.
  */
-#ifndef GGFS_GUARD_H
-#define GGFS_GUARD_H
+#ifndef GGFS_MODEL_GUARD_H
+#define GGFS_MODEL_GUARD_H
 
 #include <stdbool.h>
 #include <stdint.h>

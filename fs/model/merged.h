@@ -13,8 +13,8 @@
  * The layout (where each tensor's data goes) is computed at open, in time
  * proportional to the number of tensors; the bytes are never copied.
  */
-#ifndef GGFS_MERGED_H
-#define GGFS_MERGED_H
+#ifndef GGFS_MODEL_MERGED_H
+#define GGFS_MODEL_MERGED_H
 
 #include <pthread.h>
 #include <stdatomic.h>

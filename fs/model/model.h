@@ -1,11 +1,11 @@
 /*
  * A model: one GGUF file, or the shards of a split set, each a source of
- * bytes (source.h) with the parser's index of its header. The model knows
+ * bytes (source/source.h) with the parser's index of its header. The model knows
  * nothing of FUSE: it opens and validates the set, numbers the tensors of
  * all shards in shard order (shard.h), and lays out model.gguf (merged.h).
  */
-#ifndef GGFS_MODEL_H
-#define GGFS_MODEL_H
+#ifndef GGFS_MODEL_MODEL_H
+#define GGFS_MODEL_MODEL_H
 
 #include <limits.h>
 #include <stdbool.h>

@@ -3,8 +3,8 @@
  * PREFIX-00001-of-00005.gguf ... PREFIX-00005-of-00005.gguf (numbers in at
  * least five digits, counted from 1).
  */
-#ifndef GGFS_SPLIT_NAME_H
-#define GGFS_SPLIT_NAME_H
+#ifndef GGFS_MODEL_SPLIT_NAME_H
+#define GGFS_MODEL_SPLIT_NAME_H
 
 #include <stdbool.h>
 #include <stddef.h>

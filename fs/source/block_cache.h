@@ -8,8 +8,8 @@
  * it, readers of other blocks never do. Blocks in use are never dropped, so
  * the cache may pass its bound by the blocks in flight.
  */
-#ifndef GGFS_BLOCK_CACHE_H
-#define GGFS_BLOCK_CACHE_H
+#ifndef GGFS_SOURCE_BLOCK_CACHE_H
+#define GGFS_SOURCE_BLOCK_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>

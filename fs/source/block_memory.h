@@ -8,8 +8,8 @@
  *
  * Not thread-safe: the block cache calls it under its lock.
  */
-#ifndef GGFS_BLOCK_MEMORY_H
-#define GGFS_BLOCK_MEMORY_H
+#ifndef GGFS_SOURCE_BLOCK_MEMORY_H
+#define GGFS_SOURCE_BLOCK_MEMORY_H
 
 #include <stddef.h>
 #include <stdint.h>

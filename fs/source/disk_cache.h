@@ -12,8 +12,8 @@
  * renamed into place, so readers (in any process) see whole files or none.
  * Nothing is ever deleted: the cache grows until the user clears it.
  */
-#ifndef GGFS_DISK_CACHE_H
-#define GGFS_DISK_CACHE_H
+#ifndef GGFS_SOURCE_DISK_CACHE_H
+#define GGFS_SOURCE_DISK_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,8 +6,8 @@
  * comes from HF_TOKEN, else $HF_HOME/token, else
  * ~/.cache/huggingface/token.
  */
-#ifndef GGFS_HF_NAME_H
-#define GGFS_HF_NAME_H
+#ifndef GGFS_SOURCE_HF_NAME_H
+#define GGFS_SOURCE_HF_NAME_H
 
 #include <stdbool.h>
 #include <stddef.h>

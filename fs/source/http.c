@@ -22,7 +22,7 @@
 #include "util/clock.h"
 
 #define POOL_MAX 32
-// Under the daemon's malloc mmap threshold (128 KiB, see main.c): a larger
+// Under the daemon's malloc mmap threshold (128 KiB, see daemon/main.c): a larger
 // buffer would be fresh pages, faulted in again for every transfer.
 #define RECEIVE_BUFFER (120 * 1024)
 #define CONNECT_TIMEOUT_MS 10000

@@ -8,8 +8,8 @@
  * and TLS sessions are shared between them. libcurl brings TLS, redirects,
  * proxies (http_proxy, https_proxy, no_proxy) and timeouts.
  */
-#ifndef GGFS_HTTP_H
-#define GGFS_HTTP_H
+#ifndef GGFS_SOURCE_HTTP_H
+#define GGFS_SOURCE_HTTP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * engine, the memory cache of blocks and the read-ahead threads. Made by
  * main from the -o options and handed to every remote source it opens.
  */
-#ifndef GGFS_REMOTE_H
-#define GGFS_REMOTE_H
+#ifndef GGFS_SOURCE_REMOTE_H
+#define GGFS_SOURCE_REMOTE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,8 +8,8 @@
  * ggfs_source_ops and one row in the table of source_table.c, which
  * opens the source a name denotes (source_table.h).
  */
-#ifndef GGFS_SOURCE_H
-#define GGFS_SOURCE_H
+#ifndef GGFS_SOURCE_SOURCE_H
+#define GGFS_SOURCE_SOURCE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * through the mount's shared remote state (remote.h): its HTTP engine,
  * memory cache of blocks, read-ahead and disk cache.
  */
-#ifndef GGFS_SOURCE_HTTP_H
-#define GGFS_SOURCE_HTTP_H
+#ifndef GGFS_SOURCE_SOURCE_HTTP_H
+#define GGFS_SOURCE_SOURCE_HTTP_H
 
 #include "source/source.h"
 

@@ -3,8 +3,8 @@
  * else a local path), and where the file part of a name ends. The table
  * alone knows the schemes.
  */
-#ifndef GGFS_SOURCE_TABLE_H
-#define GGFS_SOURCE_TABLE_H
+#ifndef GGFS_SOURCE_SOURCE_TABLE_H
+#define GGFS_SOURCE_SOURCE_TABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,8 +5,8 @@
  * hex digits of a hash of the full name. Short names reverse exactly; long
  * ones are found by comparing against each long name's file name.
  */
-#ifndef GGFS_NAMES_H
-#define GGFS_NAMES_H
+#ifndef GGFS_TREE_NAMES_H
+#define GGFS_TREE_NAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>

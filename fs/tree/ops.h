@@ -1,8 +1,8 @@
 /*
  * The FUSE low-level operations of the mount.
  */
-#ifndef GGFS_OPS_H
-#define GGFS_OPS_H
+#ifndef GGFS_TREE_OPS_H
+#define GGFS_TREE_OPS_H
 
 #include <fuse_lowlevel.h>
 

@@ -2,8 +2,8 @@
  * Reads of the files whose bytes come from the shards: a tensor's raw, f32
  * and f32.npy, and model.gguf.
  */
-#ifndef GGFS_READ_DATA_H
-#define GGFS_READ_DATA_H
+#ifndef GGFS_TREE_READ_DATA_H
+#define GGFS_TREE_READ_DATA_H
 
 #include <fuse_lowlevel.h>
 

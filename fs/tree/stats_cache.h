@@ -5,8 +5,8 @@
  * reader gets the text it left. The size is known before (it depends on
  * the element count only), so stat never computes.
  */
-#ifndef GGFS_STATS_CACHE_H
-#define GGFS_STATS_CACHE_H
+#ifndef GGFS_TREE_STATS_CACHE_H
+#define GGFS_TREE_STATS_CACHE_H
 
 #include <pthread.h>
 #include <stdatomic.h>

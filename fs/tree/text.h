@@ -2,8 +2,8 @@
  * The synthesized text files: header, tensors/NAME/info, metadata/KEY,
  * shards/FILE, and the views metadata.json, tensors.tsv and warnings.
  */
-#ifndef GGFS_TEXT_H
-#define GGFS_TEXT_H
+#ifndef GGFS_TREE_TEXT_H
+#define GGFS_TREE_TEXT_H
 
 #include "ggp.h"
 #include "tree/tree.h"

@@ -5,8 +5,8 @@
  * sets); then TENSOR_INODES per tensor of the model (its directory and its
  * files).
  */
-#ifndef GGFS_TREE_H
-#define GGFS_TREE_H
+#ifndef GGFS_TREE_TREE_H
+#define GGFS_TREE_TREE_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -10,8 +10,8 @@
  * so a slow open holds up only the callers that want the same key (they
  * wait for it rather than open it twice). Safe to use from many threads.
  */
-#ifndef GGFS_LRU_H
-#define GGFS_LRU_H
+#ifndef GGFS_UTIL_LRU_H
+#define GGFS_UTIL_LRU_H
 
 #include <stddef.h>
 #include <stdint.h>

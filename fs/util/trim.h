@@ -7,8 +7,8 @@
  * starts on first use, so a daemon that forks after setting up
  * (fuse_daemonize) starts it in the right process.
  */
-#ifndef GGFS_TRIM_H
-#define GGFS_TRIM_H
+#ifndef GGFS_UTIL_TRIM_H
+#define GGFS_UTIL_TRIM_H
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
  * the pool's size, so a daemon that forks after opening its model
  * (fuse_daemonize) starts them in the right process.
  */
-#ifndef GGFS_WORKERS_H
-#define GGFS_WORKERS_H
+#ifndef GGFS_UTIL_WORKERS_H
+#define GGFS_UTIL_WORKERS_H
 
 #include <stdbool.h>
 

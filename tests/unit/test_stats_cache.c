@@ -1,5 +1,5 @@
 /*
- * The daemon's stats cache (fs/stats_cache.c): many readers arriving at
+ * The daemon's stats cache (fs/tree/stats_cache.c): many readers arriving at
  * once get one computation, whose text equals the accumulator's over the
  * whole tensor; a source that changed gives EIO and nothing is kept, so a
  * later reader computes again. The model is built by hand over a file in
