@@ -86,9 +86,8 @@ ggfs_tree *ggfs_cat_hold_tree(fuse_req_t req, uint64_t slot, int (*remap)(int er
     return tree;
 }
 
-void ggfs_cat_put_tree(fuse_req_t req, uint64_t slot, ggfs_tree *tree, uint64_t held)
+void ggfs_cat_put_tree(ggfs_catalog *cat, uint64_t slot, ggfs_tree *tree, uint64_t held)
 {
-    ggfs_catalog *cat = cat_of(req);
     // Counted while the model is held: the slot cannot go meanwhile, even
     // if the kernel forgets the inode before this line.
     if (held)
@@ -149,7 +148,7 @@ static void cat_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     int err;
     ggfs_tree *tree = ggfs_catalog_get(cat, slot, &err);
     if (tree) {
-        ggfs_cat_put_tree(req, slot, tree, ggfs_tree_op_lookup(tree, req, parent, name));
+        ggfs_cat_put_tree(cat, slot, tree, ggfs_tree_op_lookup(tree, req, parent, name));
         return;
     }
     char text[GGFS_ERROR_MAX];
@@ -220,13 +219,14 @@ static void cat_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
     if (!tree)
         return;
     ggfs_tree_op_getattr(tree, req, ino);
-    ggfs_cat_put_tree(req, slot, tree, 0);
+    ggfs_cat_put_tree(cat, slot, tree, 0);
 }
 
 /* ==== Files ==== */
 
 static void cat_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+    ggfs_catalog *cat = cat_of(req);
     const uint64_t slot = slot_of(ino), local = local_of(ino);
     if (local == 1) {
         fuse_reply_err(req, EISDIR);
@@ -246,7 +246,7 @@ static void cat_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     if (!tree)
         return;
     ggfs_tree_op_open(tree, req, ino, fi);
-    ggfs_cat_put_tree(req, slot, tree, 0);
+    ggfs_cat_put_tree(cat, slot, tree, 0);
 }
 
 static void cat_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
@@ -271,7 +271,7 @@ static void cat_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, str
     if (!tree)
         return;
     ggfs_tree_op_read(tree, req, ino, size, off, fi);
-    ggfs_cat_put_tree(req, slot, tree, 0);
+    ggfs_cat_put_tree(cat, slot, tree, 0);
 }
 
 /* ==== Extended attributes ==== */
@@ -292,7 +292,7 @@ static void cat_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_
     if (!tree)
         return;
     ggfs_tree_op_getxattr(tree, req, ino, name, size);
-    ggfs_cat_put_tree(req, slot, tree, 0);
+    ggfs_cat_put_tree(cat, slot, tree, 0);
 }
 
 static void cat_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
@@ -312,7 +312,7 @@ static void cat_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
     if (!tree)
         return;
     ggfs_tree_op_listxattr(tree, req, ino, size);
-    ggfs_cat_put_tree(req, slot, tree, 0);
+    ggfs_cat_put_tree(cat, slot, tree, 0);
 }
 
 /* ==== The rest ==== */

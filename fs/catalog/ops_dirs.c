@@ -192,6 +192,7 @@ static void fill_listing(fuse_req_t req, fuse_ino_t ino, const open_dir *d, size
 static void readdir_any(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi,
                         bool plus)
 {
+    ggfs_catalog *cat = cat_of(req);
     const open_dir *d = (const open_dir *)(uintptr_t)fi->fh;
     if (d) {
         fill_listing(req, ino, d, size, off, plus);
@@ -201,7 +202,7 @@ static void readdir_any(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, 
     ggfs_tree *tree = ggfs_cat_hold_tree(req, slot, NULL);
     if (!tree)
         return;
-    ggfs_cat_put_tree(req, slot, tree, ggfs_tree_op_readdir(tree, req, ino, size, off, plus));
+    ggfs_cat_put_tree(cat, slot, tree, ggfs_tree_op_readdir(tree, req, ino, size, off, plus));
 }
 
 void ggfs_cat_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)

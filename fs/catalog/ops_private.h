@@ -47,14 +47,15 @@ static inline fuse_ino_t ino_of(uint64_t slot, uint64_t local)
 /* ==== ops.c: attributes and models ==== */
 
 /* The tree of slot's model, held for one single-model operation
- * (tree/ops.h) and given back with ggfs_cat_put_tree. When the model cannot be
- * opened, replies with the catalog's errno, passed through remap when it
- * is not NULL, and returns NULL. */
+ * (tree/ops.h) and given back with ggfs_cat_put_tree. When the model
+ * cannot be opened, replies with the catalog's errno, passed through
+ * remap when it is not NULL, and returns NULL. */
 ggfs_tree *ggfs_cat_hold_tree(fuse_req_t req, uint64_t slot, int (*remap)(int err));
 
-/* Gives the tree back, first counting on its slot the `held` references
- * to inodes that the operation's reply gave the kernel (lookup, readdir). */
-void ggfs_cat_put_tree(fuse_req_t req, uint64_t slot, ggfs_tree *tree, uint64_t held);
+/* Gives the tree back to cat, first counting on its slot the `held`
+ * references to inodes that the operation's reply gave the kernel (lookup,
+ * readdir). Takes the catalog, not the request: the reply freed that. */
+void ggfs_cat_put_tree(ggfs_catalog *cat, uint64_t slot, ggfs_tree *tree, uint64_t held);
 
 void ggfs_cat_entry_stat(const ggfs_cat_entry *e, struct stat *st);
 void ggfs_cat_error_stat(const ggfs_cat_entry *e, size_t len, struct stat *st);

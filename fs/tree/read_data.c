@@ -131,6 +131,17 @@ static void recheck(ggfs_tree *tree, uint64_t touched)
     }
 }
 
+/* Replies with the bytes a source lent (or with its error), then gives
+ * them back: the reply has copied them. */
+static void reply_lent(fuse_req_t req, ggfs_source *src, int err, const struct iovec *iov, int n, void *token)
+{
+    if (err)
+        fuse_reply_err(req, err);
+    else
+        fuse_reply_iov(req, iov, n);
+    src->ops->unlend(src, token);
+}
+
 /* A read inside one run of one shard whose source lends its memory (a
  * remote source's cached blocks) is replied from there, gathered, without
  * a copy into the scratch. Returns false when the read is not such a one. */
@@ -151,11 +162,7 @@ static bool read_lent(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t 
     int n;
     void *token;
     const int err = src->ops->lend(src, buf, (size_t)len, p.at, p.at + p.len, iov, LEND_MAX, &n, &token);
-    if (err)
-        fuse_reply_err(req, err);
-    else
-        fuse_reply_iov(req, iov, n);
-    src->ops->unlend(src, token);
+    reply_lent(req, src, err, iov, n, token);
     return true;
 }
 
@@ -178,11 +185,7 @@ static bool read_ready(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t
     const int err = src->ops->lend_ready(src, (size_t)len, p.at, p.at + p.len, iov, LEND_MAX, &n, &token);
     if (err == EWOULDBLOCK)
         return false;
-    if (err)
-        fuse_reply_err(req, err);
-    else
-        fuse_reply_iov(req, iov, n);
-    src->ops->unlend(src, token);
+    reply_lent(req, src, err, iov, n, token);
     return true;
 }
 
