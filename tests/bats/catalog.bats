@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # Folders of models: gguf-fs DIR MNT over a folder laid out as people keep
-# models (scripts/make-catalog: plain files, a split set, bad files, links
-# in and out and in loops, FIFOs, a Hugging Face cache, an Ollama store).
+# models (scripts/fixtures/make-catalog: plain files, a split set, bad
+# files, links in and out and in loops, FIFOs, a Hugging Face cache, an
+# Ollama store).
 # Each model's directory is compared with a single mount of the same file;
 # files added and removed under the live mount come and go; grep, find and
 # awk run across every model.
@@ -10,7 +11,7 @@ load test_helper
 
 setup_file() {
     export CATALOG="$BATS_FILE_TMPDIR/models"
-    "$PYTHON" "$GGUF_FS_SCRIPTS/make-catalog" "$GGUF_FS_FIXTURES" "$CATALOG"
+    "$PYTHON" "$GGUF_FS_SCRIPTS/fixtures/make-catalog" "$GGUF_FS_FIXTURES" "$CATALOG"
 }
 
 setup() {
@@ -220,7 +221,7 @@ EOF
     sleep 1.2 # past the second a lookup trusts a listing
     cmp "$MNT/c.gguf/model.gguf" "$(fixture type-f16.gguf)"
     # A split set's shards arriving one by one.
-    "$PYTHON" "$GGUF_FS_SCRIPTS/gguf-split-set" "$(fixture type-q6_K.gguf)" "$BATS_TEST_TMPDIR/s"
+    "$PYTHON" "$GGUF_FS_SCRIPTS/tools/gguf-split-set" "$(fixture type-q6_K.gguf)" "$BATS_TEST_TMPDIR/s"
     cp "$BATS_TEST_TMPDIR"/s-0000[12]-of-00003.gguf "$dir/sub/"
     [ "$(ls "$MNT/sub")" = "$(printf 'b.gguf\ns.gguf')" ]
     [ -f "$MNT/sub/s.gguf/error" ]

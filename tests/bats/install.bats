@@ -16,7 +16,7 @@ setup_file() {
         echo "$GGUF_FS is not in a meson build directory" >&2
         return 1
     }
-    "$SRC/scripts/make-sample" "$GGML_REF" "$BATS_FILE_TMPDIR/sample.gguf" >/dev/null
+    "$SRC/scripts/fixtures/make-sample" "$GGML_REF" "$BATS_FILE_TMPDIR/sample.gguf" >/dev/null
     meson install -C "$BUILD_ROOT" --no-rebuild --destdir "$BATS_FILE_TMPDIR/stage" >/dev/null
     local prefix
     prefix=$(meson introspect --buildoptions "$BUILD_ROOT" |

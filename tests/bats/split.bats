@@ -20,7 +20,7 @@ split_set() {
     local tensors
     tensors=$("$GGML_REF" "$GGML_LIB" dump-tensors "$in" 2>/dev/null | sed -n 's/^#tensor_count\t//p')
     [ "${tensors:-1}" != 0 ] || set -- "$@" --no-tensor-first-split
-    "$PYTHON" "$GGUF_FS_SCRIPTS/gguf-split-set" "$@" "$in" "$prefix"
+    "$PYTHON" "$GGUF_FS_SCRIPTS/tools/gguf-split-set" "$@" "$in" "$prefix"
 }
 
 first_shard() { # first_shard PREFIX

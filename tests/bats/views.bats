@@ -173,7 +173,7 @@ hostile() {
 @test "a split set's tensors.tsv gives each tensor's shard, and warnings name the shard file" {
     local sets="$BATS_TEST_TMPDIR/sets" mnt="$BATS_TEST_TMPDIR/mnt"
     mkdir -p "$sets"
-    "$PYTHON" "$GGUF_FS_SCRIPTS/gguf-split-set" --tensors-per-shard 3 "$(fixture type-q4_K.gguf)" "$sets/s"
+    "$PYTHON" "$GGUF_FS_SCRIPTS/tools/gguf-split-set" --tensors-per-shard 3 "$(fixture type-q4_K.gguf)" "$sets/s"
     # Bytes past the padding of the second shard's data.
     printf '%040d' 0 >>"$sets/s-00002-of-00003.gguf"
     mount_model "$sets/s-00001-of-00003.gguf" "$mnt"

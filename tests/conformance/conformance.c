@@ -4,8 +4,8 @@
  *   conformance [--ref REFDIR] [--version N] [--byte-order little|big] [--scalar] DIR
  *
  * For every X.gguf in DIR (the fixtures of tests/conformance/ggml_ref.c, or
- * variants of them made by scripts/gguf-variant), with the expected files
- * taken from REFDIR (default DIR):
+ * variants of them made by scripts/tools/gguf-variant), with the expected
+ * files taken from REFDIR (default DIR):
  *
  *   X.tensors   tensor count, kv count, alignment, and per tensor the name,
  *               type id, ne, n_dims, byte size and data offset (absolute; for

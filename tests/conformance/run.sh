@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 #
 # Conformance against the real ggml: the parser's reading of every fixture
-# (scripts/fixtures) and of its v1, v2 and big-endian variants, against
-# ggml's reading and to_float of the originals. The originals are read a
-# second time with --scalar, so that both the SIMD dequantizers (the default
-# where the CPU has them) and the scalar ones are measured against ggml.
+# (scripts/fixtures/ggml-fixtures) and of its v1, v2 and big-endian
+# variants, against ggml's reading and to_float of the originals. The
+# originals are read a second time with --scalar, so that both the SIMD
+# dequantizers (the default where the CPU has them) and the scalar ones are
+# measured against ggml.
 #
 #   usage: run.sh GGML_REF CONFORMANCE
 #
@@ -18,7 +19,7 @@ fi
 ggml_ref=$1
 conformance=$2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-fixtures=$("$here/../../scripts/fixtures" "$ggml_ref")
+fixtures=$("$here/../../scripts/fixtures/ggml-fixtures" "$ggml_ref")
 
 # name, conformance options
 variants=(

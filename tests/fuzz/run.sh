@@ -5,7 +5,7 @@
 #   usage: run.sh FUZZ_REPLAY GGML_REF
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-fixtures=$("$here/../../scripts/fixtures" "$2")
+fixtures=$("$here/../../scripts/fixtures/ggml-fixtures" "$2")
 seeds=$(mktemp -d)
 trap 'rm -rf "$seeds"' EXIT
 python3 "$here/../hostile/make_hostile.py" "$seeds" >/dev/null

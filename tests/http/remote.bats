@@ -18,8 +18,8 @@ setup_file() {
     cp "$GGUF_FS_FIXTURES"/be/*.gguf "$FILES/be/"
     # A header of about 2.3 MB (more than one fetch) before 7 MiB of tensors.
     python3 "$BATS_TEST_DIRNAME/make_model.py" "$FILES/big.gguf" 100000 2 2 3 >"$BATS_FILE_TMPDIR/big.header_end"
-    python3 "$GGUF_FS_SCRIPTS/gguf-split-set" --tensors-per-shard 1 "$FILES/big.gguf" "$FILES/split/big"
-    python3 "$GGUF_FS_SCRIPTS/gguf-split-set" --tensors-per-shard 2 "$FILES/type-q4_K.gguf" "$FILES/split/q4"
+    python3 "$GGUF_FS_SCRIPTS/tools/gguf-split-set" --tensors-per-shard 1 "$FILES/big.gguf" "$FILES/split/big"
+    python3 "$GGUF_FS_SCRIPTS/tools/gguf-split-set" --tensors-per-shard 2 "$FILES/type-q4_K.gguf" "$FILES/split/q4"
     start_servers "$BATS_FILE_TMPDIR/srv" "$FILES"
 }
 

@@ -4,7 +4,7 @@
 #   usage: prefix.sh TEST_PREFIX GGML_REF
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-fixtures=$("$here/../../scripts/fixtures" "$2")
+fixtures=$("$here/../../scripts/fixtures/ggml-fixtures" "$2")
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 python3 "$here/../hostile/make_hostile.py" "$corpus"

@@ -1,7 +1,7 @@
 /*
  * bench_ceiling: the smallest FUSE server that can serve a tensor, to
- * measure what FUSE itself costs on this machine. scripts/bench compares
- * gguf-fs against it.
+ * measure what FUSE itself costs on this machine. scripts/bench/run
+ * compares gguf-fs against it.
  *
  *   bench_ceiling FILE OFFSET SIZE [FUSE options] MOUNTPOINT
  *

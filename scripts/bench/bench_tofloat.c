@@ -1,17 +1,18 @@
 /*
  * bench_tofloat: how fast ggml itself dequantizes one tensor, in process,
- * on one thread. scripts/bench compares gguf-fs's f32 files against it.
+ * on one thread. scripts/bench/run compares gguf-fs's f32 files against
+ * it.
  *
  *   bench_tofloat LIBGGML_BASE.so MODEL.gguf TYPE_ID OFFSET BYTES [RUNS [OUT.f32]]
  *
  * MODEL.gguf is mapped read-only; BYTES bytes at absolute offset OFFSET are
- * the tensor (scripts/bench takes both from ggml_ref dump-tensors). Each run
- * is one call of ggml's type_traits to_float over the whole tensor into a
- * buffer that is already faulted in; the model's pages are touched once
- * before the first run. Prints, on one line: the best run's f32 output rate
- * in MB/s (10^6 bytes), the best time in ms and the f32 bytes. With OUT.f32,
- * also writes the floats there (host order), for checking a mount's f32 file
- * against ggml with cmp.
+ * the tensor (scripts/bench/run takes both from ggml_ref dump-tensors).
+ * Each run is one call of ggml's type_traits to_float over the whole tensor
+ * into a buffer that is already faulted in; the model's pages are touched
+ * once before the first run. Prints, on one line: the best run's f32 output
+ * rate in MB/s (10^6 bytes), the best time in ms and the f32 bytes. With
+ * OUT.f32, also writes the floats there (host order), for checking a
+ * mount's f32 file against ggml with cmp.
  *
  * libggml-base.so is loaded with dlopen(); the declarations below are from
  * ggml's include/ggml.h, as in tests/conformance/ggml_ref.c.

@@ -1,7 +1,7 @@
 /*
  * bench_walk_floor: the smallest FUSE server that answers a walk over a
  * folder of models, to measure what FUSE itself costs per model on this
- * machine. scripts/bench_catalog compares gguf-fs against it.
+ * machine. scripts/bench/catalog compares gguf-fs against it.
  *
  *   bench_walk_floor [--no-open] N [FUSE options] MOUNTPOINT
  *
@@ -161,7 +161,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     if (off < 0 || (size_t)off >= len)
         fuse_reply_buf(req, NULL, 0);
     else
-        fuse_reply_buf(req, TEXT + off, len - (size_t)off < size ? len - (size_t)off : size);
+        fuse_reply_buf(req, &TEXT[off], len - (size_t)off < size ? len - (size_t)off : size);
 }
 
 static const struct fuse_lowlevel_ops ops = {

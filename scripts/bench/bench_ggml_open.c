@@ -2,7 +2,8 @@
  * bench_ggml_open: how long ggml takes to read a GGUF file's header,
  * metadata and tensor infos: gguf_init_from_file with no_alloc = true and
  * no ggml context, in process, best of RUNS opens (each followed by an
- * untimed gguf_free). scripts/bench compares mounting gguf-fs against it.
+ * untimed gguf_free). scripts/bench/run compares mounting gguf-fs against
+ * it.
  *
  *   bench_ggml_open LIBGGML_BASE.so MODEL.gguf [RUNS]
  *
