@@ -150,11 +150,27 @@ remove_package() {
 
 # ==== install and manual ====
 
-@test "meson install puts gguf-fs, gguf-fs(1), README.md and NOTICE under the prefix" {
+@test "meson install puts gguf-fs, gguf-fs(1), README.md, NOTICE and doc/*.md under the prefix" {
     [ -x "$STAGED/bin/gguf-fs" ]
     [ -f "$STAGED/share/man/man1/gguf-fs.1" ]
-    cmp "$STAGED/share/doc/gguf-fs/README.md" "$SRC/README.md"
-    cmp "$STAGED/share/doc/gguf-fs/NOTICE" "$SRC/NOTICE"
+    local docs=$STAGED/share/doc/gguf-fs
+    cmp "$docs/README.md" "$SRC/README.md"
+    cmp "$docs/NOTICE" "$SRC/NOTICE"
+    # Every document of doc/, and nothing else, beside them in doc/.
+    local doc n=0
+    for doc in "$SRC"/doc/*.md; do
+        cmp "$docs/doc/${doc##*/}" "$doc"
+        n=$((n + 1))
+    done
+    [ "$n" -ge 4 ]
+    [ "$(find "$docs/doc" -type f | wc -l)" -eq "$n" ]
+    # The README's links into doc/ resolve where it is installed.
+    local target targets
+    targets=$(grep -o '](doc/[^)#]*' "$docs/README.md" | cut -c3- | sort -u)
+    [ -n "$targets" ]
+    for target in $targets; do
+        [ -f "$docs/$target" ] || { echo "README.md links to $target, which is not installed" >&2; return 1; }
+    done
     run env PATH="$STAGED/bin:$PATH" gguf-fs --version
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "gguf-fs version $VERSION" ]
@@ -382,7 +398,7 @@ EOF
 
 # ==== the Debian package ====
 
-@test "scripts/package builds gguf-fs_VERSION_ARCH.deb: binary, manual, README, NOTICE; depends on fuse3 and its libraries" {
+@test "scripts/package builds gguf-fs_VERSION_ARCH.deb: binary, manual, README, NOTICE, doc/*.md; depends on fuse3 and its libraries" {
     run -0 "$SRC/scripts/package" "$BATS_TEST_TMPDIR/dist"
     local deb=$output
     [ "$deb" = "$BATS_TEST_TMPDIR/dist/gguf-fs_${VERSION}_$(dpkg --print-architecture).deb" ]
@@ -391,14 +407,23 @@ EOF
     [ "${lines[1]}" = "Version: $VERSION" ]
     [[ "${lines[2]}" =~ ^Depends:\ fuse3,\ .*libc6\ \(\>=\ [0-9.]+\).*libfuse3-3\ \(\>=\ 3\.1[2-9] ]]
     run dpkg-deb -c "$deb"
-    local file
+    local file doc docs=()
+    for doc in "$SRC"/doc/*.md; do
+        docs+=("./usr/share/doc/gguf-fs/doc/${doc##*/}.gz")
+    done
     for file in ./usr/bin/gguf-fs ./usr/share/man/man1/gguf-fs.1.gz ./usr/share/doc/gguf-fs/README.md.gz \
-        ./usr/share/doc/gguf-fs/NOTICE; do
+        ./usr/share/doc/gguf-fs/NOTICE "${docs[@]}"; do
         grep -q " root/root .* $file\$" <<<"$output" || { echo "no $file (root-owned) in the package" >&2; return 1; }
     done
-    # The manual in the package is the one in the tree.
-    dpkg-deb -x "$deb" "$BATS_TEST_TMPDIR/x"
-    zcat "$BATS_TEST_TMPDIR/x/usr/share/man/man1/gguf-fs.1.gz" | cmp - "$STAGED/share/man/man1/gguf-fs.1"
+    # The manual and the documents in the package are the ones in the tree.
+    local x=$BATS_TEST_TMPDIR/x
+    dpkg-deb -x "$deb" "$x"
+    zcat "$x/usr/share/man/man1/gguf-fs.1.gz" | cmp - "$STAGED/share/man/man1/gguf-fs.1"
+    zcat "$x/usr/share/doc/gguf-fs/README.md.gz" | cmp - "$SRC/README.md"
+    cmp "$x/usr/share/doc/gguf-fs/NOTICE" "$SRC/NOTICE"
+    for doc in "$SRC"/doc/*.md; do
+        zcat "$x/usr/share/doc/gguf-fs/doc/${doc##*/}.gz" | cmp - "$doc"
+    done
 }
 
 @test "dpkg -i installs the package: mount -t, fstab and the README's systemd unit work; dpkg -r removes it" {
