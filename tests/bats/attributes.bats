@@ -90,12 +90,14 @@ setup() {
     [[ "$output" == *"user.gguf.shape=\"$(sed -n 's/^shape: //p' "$MNT/tensors/cube/info")\""* ]]
     run xattr user.gguf.name "$MNT/tensors/cube/f32"
     [ "$output" = cube ]
-    run -1 xattr user.gguf.nothing "$MNT/tensors/cube"
+    run -1 --separate-stderr xattr user.gguf.nothing "$MNT/tensors/cube"
+    [[ "$stderr" == *"No such attribute"* ]]
 }
 
 @test "numpy.memmap and mmap work on f32 and raw" {
     mount_model "$MODEL" "$MNT"
-    run "$PYTHON" - "$MNT" <<'PY'
+    # What the script prints, not a warning numpy may give on stderr.
+    run --separate-stderr "$PYTHON" - "$MNT" <<'PY'
 import mmap, sys, numpy as np
 mnt = sys.argv[1]
 info = dict(l.split(": ", 1) for l in open(f"{mnt}/tensors/cube/info").read().splitlines())
@@ -108,6 +110,7 @@ with open(f"{mnt}/tensors/cube/raw", "rb") as f:
     assert m[:] == f.read()
 print("ok")
 PY
+    echo "$stderr" >&2
     [ "$status" -eq 0 ]
     [ "$output" = ok ]
 }

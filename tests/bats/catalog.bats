@@ -118,8 +118,10 @@ EOF
     [ "$output" = half.gguf ]
     [[ "$(cat "$MNT/broken-split/half.gguf/error")" == "broken-split/half-00001-of-00003.gguf: offset 0x"*": split.count is 3, but shard 2, half-00002-of-00003.gguf, cannot be read: cannot open: No such file or directory" ]]
     # Nothing else is in an error directory, and it cannot be written.
-    run -1 cat "$MNT/bad/empty.gguf/header"
-    run -1 touch "$MNT/bad/empty.gguf/error"
+    run -1 --separate-stderr cat "$MNT/bad/empty.gguf/header"
+    [[ "$stderr" == *"No such file or directory"* ]]
+    run -1 --separate-stderr touch "$MNT/bad/empty.gguf/error"
+    [[ "$stderr" == *"Read-only file system"* ]]
     # One bad file stops nothing: the rest answers.
     [ "$(cat "$MNT/llama/type-q8_0.gguf/metadata/general.architecture")" = conformance ]
 }
@@ -149,15 +151,15 @@ EOF
     same_tree "$MNT/links/q4.gguf" "$MNT/llama/type-q4_K.gguf"
     local name
     for name in escape.gguf up.gguf loop-a.gguf loop-b.gguf self top fifo.gguf fifo; do
-        run -1 timeout 10 stat "$MNT/links/$name"
-        [[ "$output" == *"No such file or directory"* ]]
+        run -1 --separate-stderr timeout 10 stat "$MNT/links/$name"
+        [[ "$stderr" == *"No such file or directory"* ]]
     done
     # A whole walk of the mount ends (no endless tree through self or top)
     # and finds every model that opens: 2 in llama/, metadata.gguf, the
     # big-endian one, the split set, links/q4.gguf, 2 snapshots and 1 blob
     # of the Hugging Face cache (its split set's blobs are shards whose
     # names do not say so: errors), 4 Ollama blobs and 4 Ollama names.
-    run timeout 60 find "$MNT" -name header
+    run --separate-stderr timeout 60 find "$MNT" -name header
     [ "$status" -eq 0 ]
     [ "${#lines[@]}" -eq 17 ]
 }
@@ -263,7 +265,8 @@ EOF
     [ "$status" -eq 0 ]
     [[ "$output" == *"./$OLLAMA/someone/custom:v1/tensors/all_bits/info"* ]]
     # grep -l over every model's metadata: the q8_0 models, wherever they are.
-    run bash -c "cd '$MNT' && grep -rlx q8_0 --include=conformance.type . | sort"
+    # (The paths grep prints, and its status, not sort's.)
+    run --separate-stderr bash -o pipefail -c "cd '$MNT' && grep -rlx q8_0 --include=conformance.type . | sort"
     [ "$status" -eq 0 ]
     [ "$output" = "$(printf '%s\n' "./$OLLAMA/tiny:q8/metadata/conformance.type" \
         "./$SNAPSHOT/tiny-q8_0.gguf/metadata/conformance.type" \
@@ -273,9 +276,13 @@ EOF
     # awk over every tensor of every model: bytes per type, as the info files say.
     run bash -c "cd '$MNT' && find . -path '*/tensors/*/info' -print0 | xargs -0 awk '/^type:/ {t=\$2} /^bytes:/ {b[t]+=\$2} END {for (t in b) print t, b[t]}' | sort"
     [ "$status" -eq 0 ]
-    [[ "$output" == *"q4_K "* ]] && [[ "$output" == *"q8_0 "* ]] && [[ "$output" == *"f16 "* ]]
-    # Errors are found the same way.
-    run bash -c "cd '$MNT' && find . -name error | sort"
+    [[ "$output" == *"q4_K "* ]]
+    [[ "$output" == *"q8_0 "* ]]
+    [[ "$output" == *"f16 "* ]]
+    # Errors are found the same way: the paths find prints, none of its
+    # complaints.
+    run --separate-stderr bash -o pipefail -c "cd '$MNT' && find . -name error | sort"
+    [ "$status" -eq 0 ]
     [ "${#lines[@]}" -ge 8 ]
     run bash -c "cd '$MNT' && cat llama/*/metadata/general.architecture"
     [ "$output" = "$(printf 'conformance\nconformance')" ]
@@ -297,8 +304,9 @@ files_held() {
              "$MNT/split/set.gguf" "$MNT/$OLLAMA"/tiny:*; do
         cat "$m/header" >/dev/null
         # Open models hold their files: a split set three, the others one.
-        # (A model pushed out may still be closing as cat returns.)
-        for i in $(seq 20); do
+        # (A model pushed out may still be closing as cat returns: waited
+        # for up to 10 s, slow as a sanitizer build on a busy machine is.)
+        for i in $(seq 200); do
             held=$(files_held "$pid")
             [ "$held" -le 6 ] && break
             sleep 0.05
@@ -372,14 +380,16 @@ files_held() {
     setpriv --bounding-set=-dac_override,-dac_read_search "$GGUF_FS" -f "$dir" "$MNT" 3>&- \
         2>>"$BATS_TEST_TMPDIR/daemon.log" &
     echo "$! $MNT" >>"$BATS_TEST_TMPDIR/daemons"
+    # Up to 10 s, as mount_model waits.
     local i
-    for i in $(seq 100); do mountpoint -q "$MNT" && break; sleep 0.05; done
+    for i in $(seq 200); do mountpoint -q "$MNT" && break; sleep 0.05; done
+    mountpoint -q "$MNT" || { cat "$BATS_TEST_TMPDIR/daemon.log"; false; }
     run timeout 10 ls "$MNT"
     [ "$output" = "$(printf 'closed.gguf\nopen.gguf\nprivate')" ] # no magic read from sha256-closed
     [ "$(cat "$MNT/closed.gguf/error")" = "closed.gguf: cannot open: Permission denied" ]
-    run timeout 10 ls "$MNT/private"
+    run --separate-stderr timeout 10 ls "$MNT/private"
     [ "$status" -ne 0 ]
-    [[ "$output" == *"Permission denied"* ]]
+    [[ "$stderr" == *"Permission denied"* ]]
     [ "$(cat "$MNT/open.gguf/metadata/general.architecture")" = conformance ]
     chmod 755 "$dir/private"
 }
@@ -397,11 +407,14 @@ files_held() {
 
 @test "the catalog is read-only: no file or directory can be made, changed or removed" {
     mount_model "$CATALOG" "$MNT"
-    run -1 mkdir "$MNT/new"
-    [[ "$output" == *"Read-only file system"* ]]
-    run -1 touch "$MNT/llama/new.gguf"
-    run -1 rm -r "$MNT/llama/type-q8_0.gguf"
-    run -1 mv "$MNT/llama" "$MNT/llama2"
+    run -1 --separate-stderr mkdir "$MNT/new"
+    [[ "$stderr" == *"Read-only file system"* ]]
+    run -1 --separate-stderr touch "$MNT/llama/new.gguf"
+    [[ "$stderr" == *"Read-only file system"* ]]
+    run -1 --separate-stderr rm -r "$MNT/llama/type-q8_0.gguf"
+    [[ "$stderr" == *"Read-only file system"* ]]
+    run -1 --separate-stderr mv "$MNT/llama" "$MNT/llama2"
+    [[ "$stderr" == *"Read-only file system"* ]]
     [ -d "$MNT/llama/type-q8_0.gguf" ]
 }
 

@@ -30,7 +30,7 @@ setup() {
             *) [ "$at" -eq "$offset" ] || { echo "$file: offset $at, expected $offset: $stderr"; false; } ;;
         esac
         [ "$phrase" = - ] || [[ "$stderr" == *"$phrase"* ]] || { echo "$file: $stderr"; false; }
-        ! mountpoint -q "$MNT"
+        run ! mountpoint -q "$MNT"
         n=$((n + 1))
     done <"$CORPUS/manifest.tsv"
     [ "$n" -gt 200 ]
@@ -81,7 +81,8 @@ setup() {
     local d n=0
     for d in "$MNT"/tensors/*; do
         [ "${#d}" -le $((${#MNT} + 9 + 255)) ]
-        [ -f "$d/info" ] && [ -f "$d/f32" ]
+        [ -f "$d/info" ]
+        [ -f "$d/f32" ]
         [ "$(stat -c %s "$d/f32")" -eq 32 ]
         xattr user.gguf.name "$d" >/dev/null
         n=$((n + 1))

@@ -34,12 +34,15 @@ setup() {
     mkdir -p "$MNT"
 }
 
+# Bats calls teardown with errexit off: each check's status is kept by hand.
 teardown() {
+    local status=0
     end_strays
-    remove_package
+    remove_package || status=1
     [ -z "${PUBLIC_DIR:-}" ] || rm -rf "$PUBLIC_DIR"
-    unmount_all
-    check_daemon_log
+    unmount_all || status=1
+    check_daemon_log || status=1
+    return $status
 }
 
 # ==== helpers ====
@@ -171,7 +174,7 @@ remove_package() {
     for target in $targets; do
         [ -f "$docs/$target" ] || { echo "README.md links to $target, which is not installed" >&2; return 1; }
     done
-    run env PATH="$STAGED/bin:$PATH" gguf-fs --version
+    run --separate-stderr env PATH="$STAGED/bin:$PATH" gguf-fs --version
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "gguf-fs version $VERSION" ]
 }
@@ -193,7 +196,7 @@ remove_package() {
         Type=notify; do
         grep -qF -- "$want" <<<"$output" || { echo "the manual never says $want" >&2; return 1; }
     done
-    run env MANPATH="$STAGED/share/man" man -w gguf-fs
+    run -0 --separate-stderr env MANPATH="$STAGED/share/man" man -w gguf-fs
     [ "$output" = "$STAGED/share/man/man1/gguf-fs.1" ]
 }
 
@@ -231,8 +234,11 @@ cat "$MNT/metadata/general.architecture"
 cat "$MNT.err"
 umount "$MNT"
 EOF
-    run with_staged_install "$BATS_TEST_TMPDIR/script"
+    # The script prints what is checked, mount's stderr included; its own
+    # stderr (a shell's locale warning, say) is not part of it.
+    run --separate-stderr with_staged_install "$BATS_TEST_TMPDIR/script"
     echo "$output"
+    echo "$stderr" >&2
     [ "$status" -eq 0 ]
     [[ "${lines[0]}" == "fuse.gguf-fs $SAMPLE ro,nosuid,nodev,"* ]]
     [ "${lines[1]}" = llama ]
@@ -254,12 +260,16 @@ ls "$MNT/tensors" | grep -x output.weight
 umount "$MNT"
 echo "errors: $(cat "$MNT.err")"
 printf '%s %s fuse.gguf-fs rw,dev,suid,exec,auto 0 0\n' "$SAMPLE" "$MNT" >"$MNT.fstab"
-mount -T "$MNT.fstab" "$MNT"
+mount -T "$MNT.fstab" "$MNT" 2>"$MNT.err"
+cat "$MNT.err"
 findmnt -n -r -o FSTYPE,VFS-OPTIONS "$MNT"
 umount "$MNT"
 EOF
-    run with_staged_install "$BATS_TEST_TMPDIR/script"
+    # The script prints what is checked, mount's stderr included; its own
+    # stderr (a shell's locale warning, say) is not part of it.
+    run --separate-stderr with_staged_install "$BATS_TEST_TMPDIR/script"
     echo "$output"
+    echo "$stderr" >&2
     [ "$status" -eq 0 ]
     [[ "${lines[0]}" == "fuse.gguf-fs $SAMPLE ro,nosuid,nodev,"*" "*allow_other* ]]
     [ "${lines[1]}" = output.weight ]
@@ -313,7 +323,7 @@ EOF
     kill -TERM "$pid"
     wait "$LISTENER"
     wait_gone "$pid"
-    ! mountpoint -q "$MNT"
+    run ! mountpoint -q "$MNT"
     run cat "$NOTIFY_LOG"
     [ "${lines[3]}" = STOPPING=1 ]
 }
@@ -325,7 +335,7 @@ EOF
         pid=$(tail -n 1 "$BATS_TEST_TMPDIR/daemons" | cut -d' ' -f1)
         kill -"$signal" "$pid"
         wait "$pid" # fails the test unless 0
-        ! mountpoint -q "$MNT"
+        run ! mountpoint -q "$MNT"
     done
 }
 
@@ -387,7 +397,7 @@ EOF
         "$PUBLIC_DIR/gguf-fs" "$PUBLIC_DIR/sample.gguf" "$PUBLIC_DIR/mnt"
     [[ "$stderr" == *"Permission denied"* || "$stderr" == *"no write access"* ]]
     [ "${stderr_lines[-1]}" = "gguf-fs: $PUBLIC_DIR/sample.gguf: cannot mount on $PUBLIC_DIR/mnt" ]
-    ! mountpoint -q "$PUBLIC_DIR/mnt"
+    run ! mountpoint -q "$PUBLIC_DIR/mnt"
 
     # /dev/fuse is /dev/null in a mount namespace of its own.
     run -3 --separate-stderr unshare --mount --propagation private \
@@ -399,14 +409,17 @@ EOF
 # ==== the Debian package ====
 
 @test "scripts/package builds gguf-fs_VERSION_ARCH.deb: binary, manual, README, NOTICE, doc/*.md; depends on fuse3 and its libraries" {
-    run -0 "$SRC/scripts/package" "$BATS_TEST_TMPDIR/dist"
+    # The path is on stdout; meson, ninja or dpkg may warn on stderr.
+    run --separate-stderr "$SRC/scripts/package" "$BATS_TEST_TMPDIR/dist"
+    echo "$stderr" >&2
+    [ "$status" -eq 0 ]
     local deb=$output
     [ "$deb" = "$BATS_TEST_TMPDIR/dist/gguf-fs_${VERSION}_$(dpkg --print-architecture).deb" ]
-    run dpkg-deb -f "$deb" Package Version Depends
+    run -0 --separate-stderr dpkg-deb -f "$deb" Package Version Depends
     [ "${lines[0]}" = "Package: gguf-fs" ]
     [ "${lines[1]}" = "Version: $VERSION" ]
     [[ "${lines[2]}" =~ ^Depends:\ fuse3,\ .*libc6\ \(\>=\ [0-9.]+\).*libfuse3-3\ \(\>=\ 3\.1[2-9] ]]
-    run dpkg-deb -c "$deb"
+    run -0 --separate-stderr dpkg-deb -c "$deb"
     local file doc docs=()
     for doc in "$SRC"/doc/*.md; do
         docs+=("./usr/share/doc/gguf-fs/doc/${doc##*/}.gz")
@@ -438,7 +451,7 @@ EOF
     dpkg_waiting -i "$deb" >/dev/null
     package_installed
     [ -x /usr/bin/gguf-fs ]
-    run /usr/bin/gguf-fs --version
+    run -0 --separate-stderr /usr/bin/gguf-fs --version
     [ "${lines[0]}" = "gguf-fs version $VERSION" ]
     if ! grep -rqs 'path-exclude=*/usr/share/man' /etc/dpkg/dpkg.cfg.d; then
         [ "$(man -w gguf-fs)" = /usr/share/man/man1/gguf-fs.1.gz ]
@@ -485,10 +498,10 @@ EOF
     wait "$pid"
     wait "$LISTENER"
     [ "$(sed -n 4p "$NOTIFY_LOG")" = STOPPING=1 ]
-    ! mountpoint -q "$MNT"
+    run ! mountpoint -q "$MNT"
 
     dpkg_waiting -r gguf-fs >/dev/null
-    ! package_installed
+    run ! package_installed
     [ ! -e /usr/bin/gguf-fs ]
     [ ! -e /usr/share/man/man1/gguf-fs.1.gz ]
     [ ! -e /usr/share/doc/gguf-fs ]

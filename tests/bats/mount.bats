@@ -16,29 +16,35 @@ mountinfo_of() {
     awk -v m="$1" '$5 == m' /proc/self/mountinfo
 }
 
-# daemon_pids MODEL: pids of gguf-fs processes serving that model.
+# daemon_pids MODEL: pids of gguf-fs processes serving that model on this
+# test's mount point. (Other test runs on the machine mount the same
+# fixtures: by the model alone, their daemons would be found too.)
 daemon_pids() {
-    pgrep -f "gguf-fs.* $1 " || true
+    pgrep -f -- "gguf-fs.* $1 $MNT\$" || true
 }
 
 @test "the command returns once the tree answers, and fusermount3 -u ends the daemon" {
-    run "$GGUF_FS" "$MODEL" "$MNT"
+    # fd 3 closed: a daemon a failed test left behind would keep bats waiting.
+    run "$GGUF_FS" "$MODEL" "$MNT" 3>&-
     [ "$status" -eq 0 ]
-    # No wait: the mount is ready when the command returns.
-    run ls "$MNT"
-    [ "$output" = "$(printf 'header\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nwarnings')" ]
     local pid
     pid=$(daemon_pids "$MODEL")
     [ -n "$pid" ]
+    echo "$pid $MNT" >>"$BATS_TEST_TMPDIR/daemons"
+    # No wait: the mount is ready when the command returns.
+    run ls "$MNT"
+    [ "$output" = "$(printf 'header\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nwarnings')" ]
     fusermount3 -u "$MNT"
     wait_gone "$pid"
     ! mountpoint -q "$MNT"
 }
 
 @test "umount works too" {
-    "$GGUF_FS" "$MODEL" "$MNT"
+    "$GGUF_FS" "$MODEL" "$MNT" 3>&-
     local pid
     pid=$(daemon_pids "$MODEL")
+    [ -n "$pid" ]
+    echo "$pid $MNT" >>"$BATS_TEST_TMPDIR/daemons"
     umount "$MNT"
     wait_gone "$pid"
     ! mountpoint -q "$MNT"
@@ -97,7 +103,7 @@ daemon_pids() {
     run -1 --separate-stderr "$GGUF_FS" "$BATS_TEST_TMPDIR/cut.gguf" "$MNT"
     [ "${#stderr_lines[@]}" -eq 1 ]
     [[ "$stderr" =~ ^gguf-fs:\ $BATS_TEST_TMPDIR/cut.gguf:\ offset\ 0x[0-9a-f]+:\ tensor\ \'.*\':\ data\ ends\ at\ [0-9]+,\ past\ end\ of\ file\ \(1000\)$ ]]
-    ! mountpoint -q "$MNT"
+    run ! mountpoint -q "$MNT"
     [ -z "$(daemon_pids "$BATS_TEST_TMPDIR/cut.gguf")" ]
 }
 
@@ -107,7 +113,7 @@ daemon_pids() {
     pid=$(awk '{print $1}' "$BATS_TEST_TMPDIR/daemons")
     kill -TERM "$pid"
     wait_gone "$pid"
-    ! mountpoint -q "$MNT"
+    run ! mountpoint -q "$MNT"
     run ls "$MNT"
     [ -z "$output" ]
 }

@@ -49,7 +49,8 @@ tree_still_answers() {
     local size
     size=$(stat -c %s "$MODEL")
     touch -d '2001-01-01' "$MODEL"  # a rewrite changes the mtime
-    run -1 cat "$MNT/tensors/vec/f32"
+    run -1 --separate-stderr cat "$MNT/tensors/vec/f32"
+    [[ "$stderr" == *"Input/output error"* ]]
     tree_still_answers
     [ "$(stat -c %s "$MODEL")" -eq "$size" ]
 }
@@ -59,21 +60,27 @@ tree_still_answers() {
     cp "$(fixture type-q6_K.gguf)" "$BATS_TEST_TMPDIR/other.gguf"
     mv "$BATS_TEST_TMPDIR/other.gguf" "$MODEL"
     sleep 1.1
-    run -1 cat "$MNT/tensors/vec/raw"
+    run -1 --separate-stderr cat "$MNT/tensors/vec/raw"
+    [[ "$stderr" == *"Input/output error"* ]]
     tree_still_answers
 }
 
 @test "a lazy unmount with files open ends the daemon once they close" {
     mount_model "$MODEL" "$MNT"
-    local pid holder
+    local pid
     pid=$(daemon_pid)
-    sleep 2 <"$MNT/tensors/mat/f32" &
-    holder=$!
-    run fusermount3 -u "$MNT"
+    # Held open by this shell, not by a background job that may not have
+    # opened it yet, or may have closed it already, when fusermount3 runs.
+    exec 5<"$MNT/tensors/mat/f32"
+    run --separate-stderr fusermount3 -u "$MNT"
     [ "$status" -ne 0 ]                      # busy: a file is open
+    [[ "$stderr" == *"Device or resource busy"* ]]
     fusermount3 -u -z "$MNT"
-    ! mountpoint -q "$MNT"
-    wait "$holder"
+    run ! mountpoint -q "$MNT"
+    # Detached, the daemon still serves the open file, until it is closed.
+    kill -0 "$pid"
+    cat <&5 >/dev/null
+    exec 5<&-
     wait_gone "$pid"
 }
 
@@ -88,7 +95,7 @@ tree_still_answers() {
     sleep 1
     kill -TERM "$pid"
     wait_gone "$pid"
-    ! mountpoint -q "$MNT"
+    run ! mountpoint -q "$MNT"
     for i in "${readers[@]}"; do
         timeout 10 tail --pid="$i" -f /dev/null
     done

@@ -195,7 +195,8 @@ refused() {
     [[ "$stderr" == *"Input/output error"* ]]
     run -1 --separate-stderr cat "$mnt/tensors/$second/f32"
     [[ "$stderr" == *"Input/output error"* ]]
-    run -1 cat "$mnt/model.gguf"
+    run -1 --separate-stderr cat "$mnt/model.gguf"
+    [[ "$stderr" == *"Input/output error"* ]]
     cat "$mnt/tensors/$first/raw" "$mnt/tensors/$first/f32" >/dev/null
     cat "$mnt/header" "$mnt/tensors/$second/info" >/dev/null
     [ "$(grep -c "x-00002-of-00002.gguf: " "$BATS_TEST_TMPDIR/daemon.log")" -eq 1 ]

@@ -47,7 +47,8 @@ setup() {
     local total
     total=$(awk '/^bytes:/ {s += $2} END {print s}' "$mnt"/tensors/*/info)
     [ "$total" -eq "$(cat "$mnt"/tensors/*/raw | wc -c)" ]
-    run find "$mnt/tensors" -name f32 -size +12k
+    # Only paths count: a line find printed on stderr must not.
+    run -0 --separate-stderr find "$mnt/tensors" -name f32 -size +12k
     [ "${#lines[@]}" -ge 1 ]
 }
 

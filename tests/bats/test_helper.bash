@@ -81,12 +81,16 @@ check_daemon_log() {
     fi
 }
 
+# Bats calls teardown with errexit off: each check's status is kept by hand,
+# or a daemon that outlived its unmount would pass unnoticed.
 teardown() {
     # A file a failed test still held open (fds 5 to 9) would keep the
     # mount busy.
     exec 5<&- 6<&- 7<&- 8<&- 9<&-
-    unmount_all
-    check_daemon_log
+    local status=0
+    unmount_all || status=1
+    check_daemon_log || status=1
+    return $status
 }
 
 # xattr NAME PATH: the attribute's value, nothing else.

@@ -29,6 +29,17 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# free_ports N: N such ports on one line, all different: each is held while
+# the next is picked (ports picked one at a time, each let go at once, may
+# come back twice, and two servers would then want one port).
+free_ports() {
+    python3 -c 'import socket, sys
+held = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in held:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in held))' "$1"
+}
+
 wait_port() {
     local port=$1 i
     for i in $(seq 100); do
@@ -112,9 +123,7 @@ EOF
 start_servers() {
     local dir=$1 files=$2
     mkdir -p "$dir"
-    NGINX_PORT=$(free_port)
-    PROXY_PORT=$(free_port)
-    TLS_PORT=$(free_port)
+    read -r NGINX_PORT PROXY_PORT TLS_PORT < <(free_ports 3)
     export NGINX_PORT PROXY_PORT TLS_PORT
     SERVER_DIR=$dir
     export SERVER_DIR

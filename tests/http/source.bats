@@ -98,8 +98,9 @@ range_asked_for_byte() {
 @test "a read past the end of the file fails, the source stays usable" {
     local size
     size=$(size_of "$FILES/random.bin")
-    run -1 "$SOURCE_CAT" "$DIRECT/random.bin" "$((size - 10)):20" 0:10
-    [[ "$output" == *"passes the end"* ]]
+    # The message is on stderr; the bytes of 0:10 on stdout.
+    run -1 --separate-stderr "$SOURCE_CAT" "$DIRECT/random.bin" "$((size - 10)):20" 0:10
+    [[ "$stderr" == *"passes the end"* ]]
 }
 
 @test "opening fetches one block, and with a disk cache one byte" {
@@ -132,8 +133,8 @@ range_asked_for_byte() {
     local size
     size=$(size_of "$FILES/random.bin")
     # No token: 401, naming the URL's status.
-    run -2 "$SOURCE_CAT" "hf://org/private/random.bin"
-    [[ "$output" == *"hf://org/private/random.bin"*"HTTP 401"* ]]
+    run -2 --separate-stderr "$SOURCE_CAT" "hf://org/private/random.bin"
+    [[ "$stderr" == *"hf://org/private/random.bin"*"HTTP 401"* ]]
     # HF_TOKEN.
     HF_TOKEN=$HUB_TOKEN cat_range "hf://org/private/random.bin" 0 "$size" >"$OUT/private"
     cmp "$OUT/private" "$FILES/random.bin"
@@ -156,16 +157,16 @@ range_asked_for_byte() {
 }
 
 @test "401, 403, 404, no range support and redirect loops are refused, naming the status" {
-    run -2 "$SOURCE_CAT" "$DIRECT/missing.gguf"
-    [[ "$output" == "gguf-fs: $DIRECT/missing.gguf: cannot open: HTTP 404"* ]]
-    run -2 "$SOURCE_CAT" "http://127.0.0.1:$NGINX_PORT/forbidden/x.gguf"
-    [[ "$output" == *"/forbidden/x.gguf: cannot open: HTTP 403"* ]]
-    run -2 "$SOURCE_CAT" "http://127.0.0.1:$NGINX_PORT/norange/random.bin"
-    [[ "$output" == *"/norange/random.bin: cannot open: the server answered 200 to a range request"* ]]
-    run -2 "$SOURCE_CAT" "http://127.0.0.1:$NGINX_PORT/loop/x.gguf"
-    [[ "$output" == *"/loop/x.gguf: cannot open: redirect loop"* ]]
-    run -2 "$SOURCE_CAT" "hf://org/only-two"
-    [[ "$output" == *"not an hf://ORG/REPO/FILE"* ]]
+    run -2 --separate-stderr "$SOURCE_CAT" "$DIRECT/missing.gguf"
+    [[ "$stderr" == "gguf-fs: $DIRECT/missing.gguf: cannot open: HTTP 404"* ]]
+    run -2 --separate-stderr "$SOURCE_CAT" "http://127.0.0.1:$NGINX_PORT/forbidden/x.gguf"
+    [[ "$stderr" == *"/forbidden/x.gguf: cannot open: HTTP 403"* ]]
+    run -2 --separate-stderr "$SOURCE_CAT" "http://127.0.0.1:$NGINX_PORT/norange/random.bin"
+    [[ "$stderr" == *"/norange/random.bin: cannot open: the server answered 200 to a range request"* ]]
+    run -2 --separate-stderr "$SOURCE_CAT" "http://127.0.0.1:$NGINX_PORT/loop/x.gguf"
+    [[ "$stderr" == *"/loop/x.gguf: cannot open: redirect loop"* ]]
+    run -2 --separate-stderr "$SOURCE_CAT" "hf://org/only-two"
+    [[ "$stderr" == *"not an hf://ORG/REPO/FILE"* ]]
     # None of these transferred a body: the 200 was cut at its first bytes.
     ! grep -q ' 200 ' "$SERVER_DIR/nginx-access.log" || \
         [ "$(awk '$4 == 200' "$SERVER_DIR/nginx-access.log" | wc -l)" -le 1 ]
@@ -174,8 +175,8 @@ range_asked_for_byte() {
 @test "a server down at open is retried until timeout_s, then refused" {
     fault refuse
     local start=$SECONDS
-    run -2 "$SOURCE_CAT" -t 2 "$PROXIED/random.bin"
-    [[ "$output" == *"cannot open:"*"attempts over"* ]]
+    run -2 --separate-stderr "$SOURCE_CAT" -t 2 "$PROXIED/random.bin"
+    [[ "$stderr" == *"cannot open:"*"attempts over"* ]]
     # The margin is wide for the sanitizer builds on a loaded machine; without
     # the timeout the open would retry for the default 30 s.
     [ $((SECONDS - start)) -le 7 ]
