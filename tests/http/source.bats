@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The remote source on its own (fs/source_http.c through tests/http/source_cat):
+# The remote source on its own (fs/source/source_http.c through tests/http/source_cat):
 # bytes equal to the local file's, Hub names and tokens, refusals, faults
 # from the proxy, caches and read-ahead. nginx and the fault proxy run on
 # 127.0.0.1 for the whole file.
