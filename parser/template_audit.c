@@ -25,7 +25,7 @@ typedef struct finding {
     bool source, cut;
     uint8_t name_len;
     char what[80];
-    char how[56];
+    char how[80];
     char name[96];
 } finding;
 
