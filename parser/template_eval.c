@@ -295,7 +295,7 @@ uint32_t teval_args(teval *e, targ *args)
 
 static void string_literal(teval *e, tval *v)
 {
-    char buf[TV_PREFIX + 1];
+    char buf[TV_PREFIX + 1] = {0};
     size_t n = 0;
     bool cut = false;
     while (cur(e) && cur(e)->kind == JK_STRING) {
