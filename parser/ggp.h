@@ -349,13 +349,16 @@ void ggp_render_metadata_json(const ggp_file *file, ggp_sink *sink);
 /* Writes the warnings view: one line per finding, each starting with
  * "offset N: ", in order of offset: a key that appears again (its offset,
  * the first occurrence's, and its value as ggp_render_one_line writes it),
+ * what the chat-template audit finds in each chat template key's value
+ * (ggp_template.h; "key 'K' at byte M of its value: ...", N the value's
+ * offset plus M, after that key's own line),
  * a tensor of unknown type, tensors whose data overlap (both names and
  * ranges; each overlapping tensor once, against the earlier tensor reaching
  * farthest), and bytes after the tensor data (beyond the padding to the
  * alignment that ggml's writer adds; not reported when a tensor's type, and
  * so its size, is unknown). Nothing when the file has none of these.
- * Allocates (and frees) an index of the tensors; returns false, having
- * written nothing, when that fails. */
+ * Allocates (and frees) an index of the tensors and the audit's tables;
+ * returns false when that fails (the text written is then incomplete). */
 bool ggp_render_warnings(const ggp_file *file, ggp_sink *sink);
 
 /* The first line of tensors.tsv:

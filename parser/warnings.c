@@ -3,12 +3,14 @@
  * one finding a line, each line starting with the byte offset it is about:
  *
  *   offset 1234: key 'x' appears again (first at offset 56): VALUE
+ *   offset 1300: key 'tokenizer.chat_template' at byte 9 of its value: attribute '__class__' begins with '_'
  *   offset 2300: tensor 'y': unknown type 99, its size is unknown
  *   offset 4096: tensor 'b' data [4096, 4160) overlaps tensor 'a' data [4064, 4128)
  *   offset 8192: 100 bytes after the end of the tensor data
  *
  * Lines come in that order, which is also the order of their offsets:
- * keys, then tensor descriptors, then data. Finding overlaps sorts the
+ * keys (a chat template's findings after its key, by their offset in its
+ * value), then tensor descriptors, then data. Finding overlaps sorts the
  * tensors by offset, so it is done here, when the view is read, and not
  * when the file is opened.
  */
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 
 #include "ggp_i.h"
+#include "ggp_template.h"
 
 static void put(ggp_sink *sink, const char *s, size_t n)
 {
@@ -33,16 +36,69 @@ static void put_name(ggp_str name, ggp_sink *sink)
     put(sink, "'", 1);
 }
 
-static void put_repeats(const ggp_file *f, ggp_sink *sink)
+static void put_repeat(const ggp_file *f, const ggp_kv_repeat *r, ggp_sink *sink)
 {
-    for (uint64_t i = 0; i < ggp_kv_repeat_count(f); i++) {
-        const ggp_kv_repeat *r = ggp_kv_repeat_at(f, i);
-        ggp_sink_printf(sink, "offset %" PRIu64 ": key ", r->kv.offset);
-        put_name(r->kv.key, sink);
-        ggp_sink_printf(sink, " appears again (first at offset %" PRIu64 "): ", r->first_offset);
-        ggp_render_one_line(f, &r->kv.value, sink);
-        put(sink, "\n", 1);
+    ggp_sink_printf(sink, "offset %" PRIu64 ": key ", r->kv.offset);
+    put_name(r->kv.key, sink);
+    ggp_sink_printf(sink, " appears again (first at offset %" PRIu64 "): ", r->first_offset);
+    ggp_render_one_line(f, &r->kv.value, sink);
+    put(sink, "\n", 1);
+}
+
+typedef struct template_lines {
+    ggp_sink *sink;
+    const ggp_kv *kv;
+} template_lines;
+
+static void put_template_finding(void *ctx, const ggp_template_finding *t)
+{
+    const template_lines *l = ctx;
+    ggp_sink_printf(l->sink, "offset %" PRIu64 ": key ", l->kv->value.offset + t->at);
+    put_name(l->kv->key, l->sink);
+    ggp_sink_printf(l->sink, " at byte %" PRIu64 " of its value: %s ", t->at, t->what);
+    if (t->name.len == 0) {
+        ggp_sink_printf(l->sink, "%s", t->how);
+    } else if (t->source) {
+        ggp_sink_printf(l->sink, "%s ", t->how);
+        ggp_render_line_escaped(t->name, l->sink);
+    } else {
+        put_name(t->name, l->sink);
+        ggp_sink_printf(l->sink, "%s %s", t->cut ? "..." : "", t->how);
     }
+    put(l->sink, t->cut && t->source ? "...\n" : "\n", t->cut && t->source ? 4 : 1);
+}
+
+/* A chat template's findings (ggp_template.h), every occurrence's: which
+ * one a reader takes differs between readers. */
+static bool put_template(const ggp_file *f, const ggp_kv *kv, ggp_sink *sink)
+{
+    if (kv->value.type != GGP_V_STRING || !ggp_is_chat_template_key(kv->key))
+        return true;
+    const ggp_str s = ggp_value_str(f, &kv->value);
+    template_lines l = {sink, kv};
+    return ggp_template_audit(s.ptr, s.len, put_template_finding, &l);
+}
+
+/* The keys' lines in file order: repeats, and chat templates' findings. */
+static bool put_keys(const ggp_file *f, ggp_sink *sink)
+{
+    uint64_t i = 0, j = 0;
+    const uint64_t n = ggp_kv_count(f), m = ggp_kv_repeat_count(f);
+    while (i < n || j < m) {
+        const ggp_kv *first = i < n ? ggp_kv_at(f, i) : NULL;
+        const ggp_kv_repeat *again = j < m ? ggp_kv_repeat_at(f, j) : NULL;
+        if (first && (!again || first->offset < again->kv.offset)) {
+            if (!put_template(f, first, sink))
+                return false;
+            i++;
+        } else {
+            put_repeat(f, again, sink);
+            if (!put_template(f, &again->kv, sink))
+                return false;
+            j++;
+        }
+    }
+    return true;
 }
 
 /* Returns whether any tensor has an unknown type. */
@@ -114,7 +170,10 @@ bool ggp_render_warnings(const ggp_file *f, ggp_sink *sink)
     }
     qsort(e, (size_t)n, sizeof *e, by_start);
 
-    put_repeats(f, sink);
+    if (!put_keys(f, sink)) {
+        free(e);
+        return false;
+    }
     const bool unknown = put_unknown_types(f, sink);
     put_overlaps(f, e, n, sink);
     free(e);

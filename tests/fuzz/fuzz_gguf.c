@@ -3,13 +3,16 @@
  * must agree), render every value (checking that the announced size is the
  * rendered size), the views for tools (metadata.json, warnings, tensors.tsv
  * rows, f32.npy headers, stats of what was read) and dequantize ranges of
- * every tensor. Built with libFuzzer by run.sh; replay.c runs the same function
+ * every tensor. The input is also audited whole as a chat template (a GGUF
+ * file with a template key is rare among mutations). Built with libFuzzer
+ * by run.sh; replay.c runs the same function
  * over files for builds without it.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "ggp.h"
+#include "ggp_template.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,6 +21,22 @@ typedef struct counter {
     uint64_t total;
     uint64_t checksum; // reads every byte, so a bad pointer faults here
 } counter;
+
+typedef struct audit_check {
+    uint64_t size;
+    uint64_t last_at;  // findings come in order of offset
+    uint64_t checksum; // reads every byte of every name
+} audit_check;
+
+static void finding(void *ctx, const ggp_template_finding *f)
+{
+    audit_check *a = ctx;
+    if (f->at > a->size || f->at < a->last_at || f->name.len > 96)
+        abort();
+    a->last_at = f->at;
+    for (uint64_t i = 0; i < f->name.len; i++)
+        a->checksum += (unsigned char)f->name.ptr[i];
+}
 
 static void count(ggp_sink *sink, const char *bytes, size_t len)
 {
@@ -81,6 +100,9 @@ static void check_prefix(const uint8_t *data, size_t size, const ggp_file *whole
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    audit_check audit = {size, 0, 0};
+    if (!ggp_template_audit(data, size, finding, &audit))
+        abort();
     ggp_error err;
     ggp_file *f = ggp_open_mem(data, size, &err);
     check_prefix(data, size, f, &err);

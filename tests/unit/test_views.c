@@ -227,6 +227,47 @@ static int test_repeated_alignment_first_wins_and_is_checked(void)
     return 1;
 }
 
+/* ==== Chat templates ==== */
+
+/* A string key; returns the file offset of its value's bytes. */
+static size_t str_key(builder *w, const char *k, const char *v)
+{
+    key(w, k, 8);
+    put_u64(w, strlen(v));
+    const size_t at = w->n;
+    put_bytes(w, v, strlen(v));
+    return at;
+}
+
+static int test_chat_template_findings_in_key_order(void)
+{
+    builder w;
+    char want[2048];
+    begin(&w, 0, 6);
+    const size_t name1 = key(&w, "general.name", 8);
+    put_str(&w, "m");
+    const size_t t1 = str_key(&w, "tokenizer.chat_template", "{{ x.__class__ }}{{ y['_a\nb'] }}");
+    const size_t name2 = key(&w, "general.name", 8);
+    put_str(&w, "again");
+    const size_t t2_key = w.n;
+    const size_t t2 = str_key(&w, "tokenizer.chat_template", "{{ z|attr(n) }}");
+    const size_t t3 = str_key(&w, "tokenizer.chat_template.tool_use", "{{ m|map(attribute='a._b') }}");
+    str_key(&w, "tokenizer.chat_templates", "{{ not.__audited }}");
+    snprintf(want, sizeof want,
+             "offset %zu: key 'tokenizer.chat_template' at byte 5 of its value: attribute '__class__' begins with '_'\n"
+             "offset %zu: key 'tokenizer.chat_template' at byte 22 of its value: subscript '_a\\nb' begins with '_'\n"
+             "offset %zu: key 'general.name' appears again (first at offset %zu): again\n"
+             "offset %zu: key 'tokenizer.chat_template' appears again (first at offset %zu): {{ z|attr(n) }}\n"
+             "offset %zu: key 'tokenizer.chat_template' at byte 10 of its value: attr filter name is computed: n\n"
+             "offset %zu: key 'tokenizer.chat_template.tool_use' at byte 19 of its value: map attribute 'a._b' has a part beginning with '_'\n",
+             t1 + 5, t1 + 22, name2, name1, t2_key, t1 - 8 - 4 - 23 - 8, t2 + 10, t3 + 19);
+    ggp_file *f = open_or_say(&w);
+    EXPECT(f != NULL);
+    EXPECT(warnings_are(f, want));
+    ggp_close(f);
+    return 1;
+}
+
 /* ==== Other warnings ==== */
 
 static int test_no_warnings_for_a_clean_file(void)
@@ -583,6 +624,7 @@ int main(void)
     ok &= test_repeated_array_key_warns_as_json();
     ok &= test_repeated_alignment_first_wins_and_is_checked();
     ok &= test_no_warnings_for_a_clean_file();
+    ok &= test_chat_template_findings_in_key_order();
     ok &= test_overlapping_tensors_are_named();
     ok &= test_unknown_type_and_trailing_bytes();
     ok &= test_ik_llama_types_known_by_size();

@@ -12,7 +12,8 @@ users reach for make of them:
 - f32.npy of every tensor of every type, through numpy.load with and
   without mmap_mode, against ggml's to_float (X.ref), bit for bit;
 - stats of every tensor against numpy on the same values;
-- warnings of files with a repeated key, overlapping tensors, an
+- warnings of files with a chat template that reaches for Python's
+  internals, a repeated key, overlapping tensors, an
   ik_llama.cpp type, an unknown type and trailing bytes.
 
 usage: check_views.py VIEWS_DUMP FIXTURES
@@ -357,6 +358,19 @@ def check_warnings(tool, tmp):
             f"offset {data + 96}: 4 bytes after the end of the tensor data"]
     if lines_of(g, 'overlap.gguf') != want:
         fail(f'overlap.gguf: warnings {lines_of(g, "overlap.gguf")}, expected {want}')
+
+    # A chat template reaching for Python's internals: the line's offset is
+    # the value's first byte plus the finding's byte in it.
+    g = Gguf(); g.header(1, 2)
+    g.kv('general.architecture', V['str'], 'llama')
+    template = "{{ x|attr('\\x5f_class__') }}{{ y.__init__ }}"
+    g.kv('tokenizer.chat_template', V['str'], template)
+    value = len(g.b) - len(template.encode())
+    g.tensor('t', [8], 0, 0); g.pad(); g.raw(b'\0' * 32)
+    want = [f"offset {value + 10}: key 'tokenizer.chat_template' at byte 10 of its value: attr filter name '__class__' begins with '_'",
+            f"offset {value + 33}: key 'tokenizer.chat_template' at byte 33 of its value: attribute '__init__' begins with '_'"]
+    if lines_of(g, 'template.gguf') != want:
+        fail(f'template.gguf: warnings {lines_of(g, "template.gguf")}, expected {want}')
 
     # iq2_ks (145): 2 bytes of row scale, blocks of 256 in 70 bytes.
     g = Gguf(); g.header(2, 0)

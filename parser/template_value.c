@@ -1,0 +1,883 @@
+/*
+ * Values as the chat-template audit knows them (template_i.h): what the
+ * operators and filters Jinja offers make of them. Where a result cannot be
+ * worked out exactly, it is widened to what it may be: every function here
+ * errs towards "may begin with '_'" for values made of constants, and
+ * towards "data" for values that come from what the template is given.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ggp_i.h"
+#include "template_i.h"
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+static void clear(tval *v, uint8_t kind)
+{
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+}
+
+static void set_witness(tval *v, const char *w, size_t n)
+{
+    v->wlen = (uint8_t)min_size(n, TV_WITNESS);
+    memcpy(v->witness, w, v->wlen);
+}
+
+static void or_flags(tval *out, const tval *a)
+{
+    out->data |= a->data;
+    out->built |= a->built;
+}
+
+void tv_str(tval *v, const char *s, size_t n)
+{
+    clear(v, TV_STR);
+    v->plen = (uint8_t)min_size(n, TV_PREFIX);
+    v->complete = n <= TV_PREFIX;
+    memcpy(v->prefix, s, v->plen);
+}
+
+void tv_int(tval *v, int64_t i)
+{
+    clear(v, TV_INT);
+    v->i = i;
+}
+
+void tv_unknown(tval *v, bool data)
+{
+    clear(v, TV_STR);
+    v->may_empty = true;
+    v->data = data;
+    v->built = !data;
+}
+
+void tv_other(tval *v, bool data)
+{
+    clear(v, TV_OTHER);
+    v->data = data;
+}
+
+void tv_as_str(const tval *v, tval *out)
+{
+    if (v->kind == TV_STR) {
+        *out = *v;
+        return;
+    }
+    if (v->kind == TV_INT) {
+        char buf[24];
+        const int n = snprintf(buf, sizeof buf, "%" PRId64, v->i);
+        tv_str(out, buf, (size_t)n);
+    } else if (v->kind == TV_LIST) {
+        tv_str(out, "[", 1);
+        out->complete = false;
+    } else {
+        tv_unknown(out, v->data); // None, True, a float, a dict: not '_'
+        out->may_empty = false;
+    }
+    or_flags(out, v);
+}
+
+/* As a string, whether it may begin with '_', with a witness. */
+static bool str_may_begin_under(const tval *s, const char **w, size_t *wn)
+{
+    if (s->plen) {
+        *w = s->prefix, *wn = s->plen;
+        return s->prefix[0] == '_';
+    }
+    *w = s->witness, *wn = s->wlen;
+    return !s->complete && s->may_under;
+}
+
+bool tv_may_begin_under(const tval *v, const char **w, size_t *wn)
+{
+    return v->kind == TV_STR && str_may_begin_under(v, w, wn);
+}
+
+static bool str_may_be_empty(const tval *s)
+{
+    return s->plen == 0 && (s->complete || s->may_empty);
+}
+
+/* ==== Joining and concatenating ==== */
+
+static bool same(const tval *a, const tval *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case TV_INT: return a->i == b->i;
+    case TV_LIST: return a->elems == b->elems && a->n == b->n;
+    case TV_STR:
+        return a->complete && b->complete && a->plen == b->plen && memcmp(a->prefix, b->prefix, a->plen) == 0;
+    default: return false;
+    }
+}
+
+/* A list or other non-string, as one summary: whether an element may
+ * begin with '_'. */
+void tv_flatten(const tstore *st, const tval *v, tval *out)
+{
+    if (v->kind != TV_LIST) {
+        *out = *v;
+        return;
+    }
+    tv_other(out, v->data);
+    out->built = v->built;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const tval *e = &st->elems[v->elems + i];
+        const char *w;
+        size_t wn;
+        if (!out->may_under && (tv_may_begin_under(e, &w, &wn) || (e->kind != TV_STR && e->may_under))) {
+            out->may_under = true;
+            if (e->kind == TV_STR)
+                set_witness(out, w, wn);
+            else
+                set_witness(out, e->witness, e->wlen);
+        }
+        or_flags(out, e);
+    }
+}
+
+void tv_join(const tstore *st, const tval *a, const tval *b, tval *out)
+{
+    if (same(a, b)) {
+        *out = *a;
+        or_flags(out, b);
+        return;
+    }
+    const bool a_str = a->kind == TV_STR || a->kind == TV_INT;
+    const bool b_str = b->kind == TV_STR || b->kind == TV_INT;
+    if (!a_str || !b_str) {
+        if (a_str != b_str) { // a string or a list: keep what the string may be
+            const tval *s = a_str ? a : b, *l = a_str ? b : a;
+            tval fl;
+            tv_flatten(st, l, &fl);
+            tv_as_str(s, out);
+            out->complete = false;
+            out->plen = 0;
+            const char *w;
+            size_t wn;
+            if (str_may_begin_under(s, &w, &wn)) {
+                out->may_under = true;
+                set_witness(out, w, wn);
+            }
+            out->may_empty = true;
+            or_flags(out, &fl);
+            return;
+        }
+        tval fa, fb;
+        tv_flatten(st, a, &fa);
+        tv_flatten(st, b, &fb);
+        *out = fa;
+        if (!out->may_under && fb.may_under) {
+            out->may_under = true;
+            set_witness(out, fb.witness, fb.wlen);
+        }
+        or_flags(out, &fb);
+        return;
+    }
+    tval sa, sb;
+    tv_as_str(a, &sa);
+    tv_as_str(b, &sb);
+    size_t lcp = 0;
+    while (lcp < sa.plen && lcp < sb.plen && sa.prefix[lcp] == sb.prefix[lcp])
+        lcp++;
+    clear(out, TV_STR);
+    out->plen = (uint8_t)lcp;
+    memcpy(out->prefix, sa.prefix, lcp);
+    if (lcp == 0) {
+        const tval *sides[2] = {&sa, &sb};
+        for (int i = 0; i < 2; i++) {
+            const char *w;
+            size_t wn;
+            if (!out->may_under && str_may_begin_under(sides[i], &w, &wn)) {
+                out->may_under = true;
+                set_witness(out, w, wn);
+            }
+            out->may_empty |= str_may_be_empty(sides[i]);
+        }
+    }
+    or_flags(out, &sa);
+    or_flags(out, &sb);
+}
+
+void tv_concat(const tval *a, const tval *b, tval *out)
+{
+    tval sa, sb;
+    tv_as_str(a, &sa);
+    tv_as_str(b, &sb);
+    if (sa.complete) {
+        if (sa.plen == 0) {
+            *out = sb;
+        } else {
+            *out = sa;
+            const size_t room = TV_PREFIX - sa.plen;
+            const size_t n = min_size(sb.plen, room);
+            memcpy(out->prefix + sa.plen, sb.prefix, n);
+            out->plen = (uint8_t)(sa.plen + n);
+            out->complete = sb.complete && sb.plen <= room;
+        }
+    } else {
+        *out = sa;
+        if (sa.plen == 0) {
+            const char *w;
+            size_t wn;
+            if (!sa.may_under && sa.may_empty && str_may_begin_under(&sb, &w, &wn)) {
+                out->may_under = true;
+                set_witness(out, w, wn);
+            }
+            out->may_empty = sa.may_empty && str_may_be_empty(&sb);
+        }
+    }
+    or_flags(out, &sa);
+    or_flags(out, &sb);
+}
+
+/* ==== Lists ==== */
+
+void tv_list(tstore *st, const tval *items, uint32_t n, tval *out)
+{
+    if (n <= TV_LIST_MAX && st->cap - st->n >= n) {
+        clear(out, TV_LIST);
+        out->elems = st->n;
+        out->n = (uint8_t)n;
+        memcpy(st->elems + st->n, items, n * sizeof *items);
+        st->n += n;
+        for (uint32_t i = 0; i < n; i++)
+            or_flags(out, &items[i]);
+        return;
+    }
+    // Too many to keep one by one: a summary of them.
+    tv_other(out, false);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *w;
+        size_t wn;
+        if (!out->may_under && tv_may_begin_under(&items[i], &w, &wn)) {
+            out->may_under = true;
+            set_witness(out, w, wn);
+        }
+        or_flags(out, &items[i]);
+    }
+}
+
+/* The code point starting at p (n bytes left): its length, at least 1. */
+static size_t char_len(const char *p, size_t n)
+{
+    const size_t k = ggp_utf8_seq_len((const uint8_t *)p, min_size(n, 4));
+    return k ? k : 1;
+}
+
+void tv_element(const tstore *st, const tval *v, tval *out)
+{
+    if (v->kind == TV_LIST) {
+        if (v->n == 0) {
+            tv_other(out, v->data);
+            return;
+        }
+        *out = st->elems[v->elems];
+        for (uint32_t i = 1; i < v->n; i++) {
+            tval j;
+            tv_join(st, out, &st->elems[v->elems + i], &j);
+            *out = j;
+        }
+        return;
+    }
+    if (v->kind == TV_STR && v->complete && v->plen > 0 && v->plen == char_len(v->prefix, v->plen)) {
+        *out = *v; // a string of one character
+        return;
+    }
+    tv_unknown(out, v->data);
+    out->built = v->built;
+    out->may_empty = false;
+    if (v->kind == TV_STR && memchr(v->prefix, '_', v->plen)) {
+        out->may_under = true;
+        set_witness(out, "_", 1);
+    } else if (v->kind != TV_INT && (v->kind != TV_STR || !v->complete) && v->may_under) {
+        out->may_under = true;
+        set_witness(out, v->witness, v->wlen);
+    }
+}
+
+/* ==== Arithmetic and formatting ==== */
+
+void tv_mul(const tval *a, const tval *b, tval *out)
+{
+    if (a->kind == TV_INT && b->kind == TV_INT) {
+        int64_t r;
+        if (__builtin_mul_overflow(a->i, b->i, &r))
+            tv_other(out, false);
+        else
+            tv_int(out, r);
+        return;
+    }
+    const tval *s = a->kind == TV_STR ? a : b->kind == TV_STR ? b : NULL;
+    const tval *k = s == a ? b : a;
+    if (!s || k->kind == TV_STR || k->kind == TV_LIST) {
+        tv_other(out, a->data || b->data);
+        return;
+    }
+    *out = *s;
+    if (k->kind == TV_INT && s->complete) {
+        if (k->i <= 0) {
+            tv_str(out, "", 0);
+        } else {
+            size_t n = 0;
+            for (int64_t i = 0; i < k->i && n < TV_PREFIX && s->plen > 0; i++) {
+                const size_t m = min_size(s->plen, TV_PREFIX - n);
+                memcpy(out->prefix + n, s->prefix, m);
+                n += m;
+            }
+            out->plen = (uint8_t)n;
+            out->complete = (uint64_t)s->plen * (uint64_t)k->i <= TV_PREFIX;
+        }
+    } else if (k->kind != TV_INT) {
+        out->complete = false; // repeated an unknown number of times
+        out->may_empty = out->plen == 0 || out->may_empty;
+    }
+    or_flags(out, a);
+    or_flags(out, b);
+}
+
+/* Appends text to the string being formatted. */
+static void append(tval *acc, const tval *piece)
+{
+    tval r;
+    tv_concat(acc, piece, &r);
+    *acc = r;
+}
+
+static void append_bytes(tval *acc, const char *s, size_t n)
+{
+    tval p;
+    tv_str(&p, s, n);
+    append(acc, &p);
+}
+
+/* Something formatted that is not worked out: may it begin with '_'? */
+static void append_unknown(tval *acc, bool may_under, bool data)
+{
+    tval p;
+    tv_unknown(&p, data);
+    p.may_empty = false;
+    if (may_under) {
+        p.may_under = true;
+        set_witness(&p, "_", 1);
+    }
+    append(acc, &p);
+}
+
+/* Code points in s, at most limit of them: their byte length. */
+static size_t chars_bytes(const char *s, size_t n, int64_t limit)
+{
+    size_t o = 0;
+    for (int64_t k = 0; k < limit && o < n; k++)
+        o += char_len(s + o, n - o);
+    return o < n ? o : n;
+}
+
+static void encode_cp(int64_t cp, tval *out)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+        tv_other(out, false); // Python refuses it
+        return;
+    }
+    if (cp < 0x80) {
+        b[0] = (char)cp, n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xc0 | cp >> 6), b[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xe0 | cp >> 12), b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        b[2] = (char)(0x80 | (cp & 0x3f)), n = 3;
+    } else {
+        b[0] = (char)(0xf0 | cp >> 18), b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), b[3] = (char)(0x80 | (cp & 0x3f)), n = 4;
+    }
+    tv_str(out, b, n);
+}
+
+/* printf-style formatting of fmt with args, as Python's str % does it for
+ * the conversions a name can be built with (%s %c %d %x %o %%). */
+static void format_args(const tval *fmt, const tval *args, uint32_t n_args, bool mapping, tval *out)
+{
+    tv_str(out, "", 0);
+    const char *f = fmt->prefix;
+    const size_t n = fmt->plen;
+    uint32_t next = 0;
+    bool any_data = fmt->data;
+    for (uint32_t i = 0; i < n_args; i++)
+        any_data |= args[i].data;
+    size_t i = 0;
+    while (i < n) {
+        const char *pct = memchr(f + i, '%', n - i);
+        const size_t lit = pct ? (size_t)(pct - f) - i : n - i;
+        append_bytes(out, f + i, lit);
+        i += lit;
+        if (!pct)
+            break;
+        size_t j = i + 1;
+        if (j < n && f[j] == '%') {
+            append_bytes(out, "%", 1);
+            i = j + 1;
+            continue;
+        }
+        bool left = false, zero = false, keyed = false;
+        if (j < n && f[j] == '(') { // %(name)s: a mapping, not followed
+            const char *close = memchr(f + j, ')', n - j);
+            j = close ? (size_t)(close - f) + 1 : n;
+            keyed = true;
+        }
+        for (; j < n && strchr("-+ #0", f[j]); j++) {
+            left |= f[j] == '-';
+            zero |= f[j] == '0';
+        }
+        int64_t width = 0, precision = -1;
+        if (j < n && f[j] == '*') {
+            width = next < n_args && args[next].kind == TV_INT ? args[next].i : 0;
+            next++, j++;
+        }
+        for (; j < n && f[j] >= '0' && f[j] <= '9' && width < 100000; j++)
+            width = width * 10 + (f[j] - '0');
+        if (j < n && f[j] == '.') {
+            precision = 0;
+            j++;
+            if (j < n && f[j] == '*') {
+                precision = next < n_args && args[next].kind == TV_INT ? args[next].i : 0;
+                next++, j++;
+            }
+            for (; j < n && f[j] >= '0' && f[j] <= '9' && precision < 100000; j++)
+                precision = precision * 10 + (f[j] - '0');
+        }
+        for (; j < n && strchr("hlL", f[j]); j++) {
+        }
+        if (j >= n) { // Python refuses an incomplete conversion
+            tv_other(out, any_data);
+            return;
+        }
+        const char conv = f[j];
+        i = j + 1;
+        const tval *arg = !keyed && !mapping && next < n_args ? &args[next++] : NULL;
+        if (keyed || mapping || !arg) {
+            append_unknown(out, !any_data, any_data);
+            continue;
+        }
+        tval piece;
+        char buf[32];
+        switch (conv) {
+        case 's':
+            tv_as_str(arg, &piece);
+            if (precision >= 0 && piece.complete)
+                piece.plen = (uint8_t)chars_bytes(piece.prefix, piece.plen, precision);
+            break;
+        case 'r': case 'a':
+            if (arg->kind == TV_STR) {
+                tv_str(&piece, "'", 1); // repr() of a string starts with a quote
+                piece.complete = false;
+                or_flags(&piece, arg);
+            } else {
+                tv_as_str(arg, &piece);
+            }
+            break;
+        case 'c':
+            if (arg->kind == TV_INT)
+                encode_cp(arg->i, &piece);
+            else
+                piece = *arg; // a one-character string, or Python refuses it
+            break;
+        case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
+            if (arg->kind == TV_INT) {
+                const char *spec = conv == 'x' ? "%" PRIx64 : conv == 'X' ? "%" PRIX64 : conv == 'o' ? "%" PRIo64 : "%" PRId64;
+                const int k = snprintf(buf, sizeof buf, spec, arg->i);
+                tv_str(&piece, buf, (size_t)k);
+            } else {
+                tv_unknown(&piece, arg->data); // a number: never '_'
+                piece.may_empty = false;
+                piece.built = false;
+            }
+            break;
+        default: // floats, and what Python refuses
+            tv_unknown(&piece, arg->data);
+            piece.may_empty = false;
+            piece.built = false;
+        }
+        if (piece.kind != TV_STR) {
+            tv_other(out, any_data);
+            return;
+        }
+        if (width > 0 && piece.complete && piece.plen < width && piece.plen < TV_PREFIX) {
+            const size_t pad = min_size((size_t)width - piece.plen, TV_PREFIX);
+            char spaces[TV_PREFIX];
+            memset(spaces, zero && strchr("diuxXo", conv) ? '0' : ' ', pad);
+            tval p;
+            tv_str(&p, spaces, pad);
+            tval r;
+            if (left)
+                tv_concat(&piece, &p, &r);
+            else
+                tv_concat(&p, &piece, &r);
+            piece = r;
+        }
+        append(out, &piece);
+    }
+    if (!fmt->complete) { // the rest of the format is not known
+        append_unknown(out, fmt->may_under || !fmt->data, fmt->data);
+    }
+    out->data |= any_data;
+}
+
+void tv_mod(const tstore *st, const tval *a, const tval *b, tval *out)
+{
+    if (a->kind != TV_STR) {
+        tv_other(out, a->data || b->data); // a number
+        return;
+    }
+    if (b->kind == TV_LIST) {
+        format_args(a, st->elems + b->elems, b->n, false, out);
+    } else if (b->kind == TV_OTHER) {
+        format_args(a, NULL, 0, true, out); // a dict, or a summary
+        or_flags(out, b);
+    } else {
+        format_args(a, b, 1, false, out);
+    }
+}
+
+/* ==== Filters ==== */
+
+static const tval *positional(const targ *args, uint32_t n, uint32_t k)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (args[i].name == UINT32_MAX && !args[i].star && k-- == 0)
+            return &args[i].v;
+    }
+    return NULL;
+}
+
+static const tval *keyword(const targ *args, uint32_t n, const uint8_t *src, const jinja_tok *toks,
+                           const char *name)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (args[i].name != UINT32_MAX && jinja_is_name(src, &toks[args[i].name], name))
+            return &args[i].v;
+    }
+    return NULL;
+}
+
+static bool is(const char *name, size_t len, const char *word)
+{
+    return strlen(word) == len && memcmp(name, word, len) == 0;
+}
+
+static bool in_list(const char *name, size_t len, const char *const *words)
+{
+    for (; *words; words++) {
+        if (is(name, len, *words))
+            return true;
+    }
+    return false;
+}
+
+/* The string with leading whitespace removed from its known bytes. */
+static void lstrip(const tval *s, tval *out)
+{
+    *out = *s;
+    size_t k = 0, n;
+    while (k < s->plen && (n = jinja_space_len((const uint8_t *)s->prefix + k, s->plen - k)) > 0)
+        k += n;
+    if (k == 0)
+        return;
+    out->plen = (uint8_t)(s->plen - k);
+    memmove(out->prefix, s->prefix + k, out->plen);
+    if (out->plen == 0 && !s->complete) {
+        out->may_empty = true;
+        out->may_under = s->may_under;
+        set_witness(out, s->witness, s->wlen);
+    }
+}
+
+/* A result nothing is worked out of, beyond whether it may begin with '_':
+ * it may when the input may, or when an '_' is anywhere in what is known. */
+static void widened(const tval *in, tval *out)
+{
+    tval s;
+    tv_as_str(in, &s);
+    tv_unknown(out, in->data);
+    out->built = !in->data;
+    const char *w;
+    size_t wn;
+    if (str_may_begin_under(&s, &w, &wn)) {
+        out->may_under = true;
+        set_witness(out, w, wn);
+    } else if (memchr(s.prefix, '_', s.plen) || (!s.complete && s.may_under)) {
+        out->may_under = true;
+        set_witness(out, "_", 1);
+    }
+}
+
+static void map_case(const tval *in, const char *name, size_t len, tval *out)
+{
+    tv_as_str(in, out);
+    bool start = true;
+    for (size_t i = 0; i < out->plen; i++) {
+        char c = out->prefix[i];
+        const bool lower = c >= 'a' && c <= 'z', upper = c >= 'A' && c <= 'Z';
+        bool up;
+        if (is(name, len, "upper"))
+            up = true;
+        else if (is(name, len, "lower"))
+            up = false;
+        else if (is(name, len, "capitalize"))
+            up = i == 0;
+        else // title
+            up = start;
+        if (up && lower)
+            c = (char)(c - 32);
+        else if (!up && upper)
+            c = (char)(c + 32);
+        out->prefix[i] = c;
+        start = !(lower || upper);
+    }
+}
+
+static void replace(const tval *in, const tval *old, const tval *new_, tval *out)
+{
+    if (in->kind != TV_STR || !in->complete || !old || !new_ || old->kind != TV_STR || !old->complete ||
+        new_->kind != TV_STR || !new_->complete || old->plen == 0) {
+        tval j;
+        tv_unknown(&j, false);
+        if (new_)
+            tv_concat(in, new_, &j); // either may come first
+        widened(&j, out);
+        or_flags(out, in);
+        return;
+    }
+    char buf[TV_PREFIX];
+    size_t o = 0;
+    bool cut = false;
+    for (size_t i = 0; i < in->plen && !cut;) {
+        if (in->plen - i >= old->plen && memcmp(in->prefix + i, old->prefix, old->plen) == 0) {
+            cut = TV_PREFIX - o < new_->plen;
+            const size_t m = min_size(new_->plen, TV_PREFIX - o);
+            memcpy(buf + o, new_->prefix, m);
+            o += m, i += old->plen;
+        } else {
+            cut = o == TV_PREFIX;
+            if (!cut)
+                buf[o++] = in->prefix[i++];
+        }
+    }
+    tv_str(out, buf, o);
+    out->complete = !cut;
+    or_flags(out, in);
+}
+
+static void reverse(tstore *st, const tval *in, tval *out)
+{
+    if (in->kind == TV_LIST) {
+        tval items[TV_LIST_MAX];
+        for (uint32_t i = 0; i < in->n; i++)
+            items[i] = st->elems[in->elems + in->n - 1 - i];
+        tv_list(st, items, in->n, out);
+        return;
+    }
+    if (in->kind != TV_STR || !in->complete) {
+        widened(in, out);
+        return;
+    }
+    char buf[TV_PREFIX];
+    size_t o = in->plen;
+    for (size_t i = 0; i < in->plen;) {
+        const size_t k = char_len(in->prefix + i, in->plen - i);
+        o -= k;
+        memcpy(buf + o, in->prefix + i, k);
+        i += k;
+    }
+    tv_str(out, buf, in->plen);
+    or_flags(out, in);
+}
+
+/* A list whose elements are those of in (a list, or a string's
+ * characters), known only by whether one may begin with '_'. */
+static void summary_of_elements(const tstore *st, const tval *in, tval *out)
+{
+    if (in->kind == TV_LIST || in->kind == TV_OTHER) {
+        tv_flatten(st, in, out);
+        out->kind = TV_OTHER;
+        return;
+    }
+    tval e;
+    tv_element(st, in, &e);
+    tv_other(out, e.data);
+    out->built = e.built;
+    const char *w;
+    size_t wn;
+    if (tv_may_begin_under(&e, &w, &wn)) {
+        out->may_under = true;
+        set_witness(out, w, wn);
+    }
+}
+
+static void chars(tstore *st, const tval *in, tval *out)
+{
+    if (in->kind == TV_LIST) {
+        *out = *in;
+        return;
+    }
+    if (in->kind != TV_STR || !in->complete) {
+        summary_of_elements(st, in, out);
+        return;
+    }
+    tval items[TV_LIST_MAX + 1];
+    uint32_t n = 0;
+    for (size_t i = 0; i < in->plen && n <= TV_LIST_MAX;) {
+        const size_t k = char_len(in->prefix + i, in->plen - i);
+        tv_str(&items[n++], in->prefix + i, k);
+        or_flags(&items[n - 1], in);
+        i += k;
+    }
+    tv_list(st, items, n, out);
+}
+
+static void join(tstore *st, const tval *in, const tval *sep, tval *out)
+{
+    tval list;
+    chars(st, in, &list);
+    if (list.kind != TV_LIST) {
+        // Elements known only as a summary: the first one's first character
+        // comes first (or the separator's, after empty ones).
+        tval e, j;
+        tv_element(st, &list, &e);
+        if (sep)
+            tv_join(st, &e, sep, &j);
+        else
+            j = e;
+        tv_unknown(out, j.data);
+        out->built = j.built;
+        const char *w;
+        size_t wn;
+        if (tv_may_begin_under(&j, &w, &wn)) {
+            out->may_under = true;
+            set_witness(out, w, wn);
+        }
+        or_flags(out, in);
+        return;
+    }
+    tv_str(out, "", 0);
+    for (uint32_t i = 0; i < list.n; i++) {
+        if (i > 0 && sep)
+            append(out, sep);
+        append(out, &st->elems[list.elems + i]);
+    }
+    or_flags(out, in);
+}
+
+static void first_or_last(tstore *st, const tval *in, bool last, tval *out)
+{
+    if (in->kind == TV_LIST) {
+        if (in->n == 0)
+            tv_other(out, in->data);
+        else
+            *out = st->elems[in->elems + (last ? in->n - 1 : 0)];
+        return;
+    }
+    if (in->kind == TV_STR && in->plen > 0 && (!last || in->complete)) {
+        size_t at = 0, k = char_len(in->prefix, in->plen);
+        if (last) {
+            for (size_t i = 0; i < in->plen; i += k) {
+                k = char_len(in->prefix + i, in->plen - i);
+                at = i;
+            }
+        }
+        tv_str(out, in->prefix + at, k);
+        or_flags(out, in);
+        return;
+    }
+    tv_element(st, in, out);
+}
+
+void tv_filter(tstore *st, const char *name, size_t len, const tval *in, const targ *args,
+               uint32_t n_args, const uint8_t *src, const jinja_tok *toks, tval *out)
+{
+    static const char *const same_text[] = {"string", "e", "escape", "forceescape", "safe", "urlencode", NULL};
+    static const char *const numbers[] = {"length", "count", "wordcount", "int", "float", "abs",
+                                          "round", "sum", "filesizeformat", NULL};
+    static const char *const not_under[] = {"tojson", "pprint", "xmlattr", NULL};
+    static const char *const elements[] = {"random", "min", "max", NULL};
+    static const char *const reshaped[] = {"dictsort", "items", "batch", "slice", "groupby", "map",
+                                           "select", "reject", "selectattr", "rejectattr", "sort",
+                                           "unique", NULL};
+    static const char *const spaced[] = {"striptags", "indent", "wordwrap", "truncate", "center",
+                                         "urlize", "trim", NULL};
+    bool data = in->data;
+    for (uint32_t i = 0; i < n_args; i++)
+        data |= args[i].v.data || args[i].star;
+    if (is(name, len, "format")) {
+        tval fmt;
+        tv_as_str(in, &fmt);
+        tval pos[TV_ARGS];
+        uint32_t n = 0;
+        bool mapping = false;
+        for (uint32_t i = 0; i < n_args; i++) {
+            if (args[i].name != UINT32_MAX || args[i].star)
+                mapping = true;
+            else
+                pos[n++] = args[i].v;
+        }
+        format_args(&fmt, pos, n, mapping, out);
+    } else if (is(name, len, "join")) {
+        const tval *sep = positional(args, n_args, 0);
+        if (!sep)
+            sep = keyword(args, n_args, src, toks, "d");
+        if (positional(args, n_args, 1) || keyword(args, n_args, src, toks, "attribute"))
+            tv_unknown(out, true); // the elements' attributes
+        else
+            join(st, in, sep, out);
+    } else if (is(name, len, "first") || is(name, len, "last")) {
+        first_or_last(st, in, is(name, len, "last"), out);
+    } else if (is(name, len, "lower") || is(name, len, "upper") || is(name, len, "capitalize") ||
+               is(name, len, "title")) {
+        map_case(in, name, len, out);
+    } else if (is(name, len, "replace")) {
+        tval s;
+        tv_as_str(in, &s);
+        replace(&s, positional(args, n_args, 0), positional(args, n_args, 1), out);
+    } else if (is(name, len, "reverse")) {
+        reverse(st, in, out);
+    } else if (is(name, len, "list")) {
+        chars(st, in, out);
+    } else if (is(name, len, "default") || is(name, len, "d")) {
+        const tval *alt = positional(args, n_args, 0);
+        if (!alt)
+            alt = keyword(args, n_args, src, toks, "default_value");
+        tval empty;
+        tv_str(&empty, "", 0);
+        tv_join(st, in, alt ? alt : &empty, out);
+    } else if (in_list(name, len, same_text)) {
+        tv_as_str(in, out);
+    } else if (in_list(name, len, numbers)) {
+        tv_other(out, data);
+    } else if (in_list(name, len, not_under)) {
+        tv_unknown(out, data);
+        out->may_empty = false;
+        out->built = false;
+    } else if (in_list(name, len, elements)) {
+        tv_element(st, in, out);
+    } else if (in_list(name, len, reshaped)) {
+        summary_of_elements(st, in, out);
+    } else if (in_list(name, len, spaced)) {
+        tval s, t;
+        tv_as_str(in, &s);
+        lstrip(&s, &t);
+        widened(&t, out);
+    } else if (is(name, len, "attr")) {
+        tv_unknown(out, true);
+    } else {
+        widened(in, out); // a filter not known here
+    }
+    out->data |= data;
+    if (out->data)
+        out->built = false;
+}
