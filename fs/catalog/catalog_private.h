@@ -55,9 +55,9 @@ typedef struct slot {
     bool stale;          // the name now names another file: replaced by a new slot
     const char *name;    // in the parent
     const char *path;    // model: as found (see scan.h); directory: its real
-                         // path; ollama: the store
+                         // path; ollama, hf: the store, the hub cache
     const char *real;    // model: the file it names; directory: its real path;
-                         // ollama: the place in the view (often the same string as path)
+                         // ollama, hf: the place in the view (often the same string as path)
     char *error;         // why the model cannot be opened, one line; NULL if none known
     struct slot *chain;  // in the (parent, name) hash, while current
     ggfs_dlink link;     // on its list
