@@ -205,9 +205,18 @@ static int read_directory(ggfs_catalog *cat, slot *d, ggfs_cat_listing **out)
     if (!ancestors)
         return ENOMEM;
     ggfs_scan scan;
-    int err = d->kind == GGFS_CAT_OLLAMA ? ggfs_ollama_list(&cat->folder, d->path, d->real, &scan)
-              : d->kind == GGFS_CAT_HF   ? ggfs_hf_list(&cat->folder, d->path, d->real, ancestors, n, &scan)
-                                         : ggfs_scan_dir(&cat->folder, d->real, ancestors, n, &scan);
+    int err;
+    if (d->kind == GGFS_CAT_OLLAMA) {
+        err = ggfs_ollama_list(&cat->folder, d->path, d->real, &scan);
+    } else if (d->kind == GGFS_CAT_HF) {
+        err = ggfs_hf_list(&cat->folder, d->path, d->real, ancestors, n, &scan);
+    } else {
+        err = ggfs_scan_dir(&cat->folder, d->real, ancestors, n, &scan);
+        if (!err && !ggfs_hf_tidy_scan(&cat->folder, d->real, &scan)) {
+            ggfs_scan_free(&scan);
+            err = ENOMEM;
+        }
+    }
     free(ancestors);
     if (err)
         return err;

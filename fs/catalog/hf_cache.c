@@ -163,7 +163,9 @@ static int resolve_dir(const ggfs_folder *f, const char *path, const char *const
 }
 
 /* Finds repository dirname of the hub, with its snapshots/. Returns 0 or
- * an errno. */
+ * an errno. A repository that does not lead back up the tree holds no
+ * directory shown above, so neither do the snapshots inside it: the view
+ * never goes round in circles. */
 static int open_repo(const ggfs_folder *f, const char *hub, const char *dirname, const char *const *anc,
                      size_t n_anc, repo *r)
 {
@@ -292,7 +294,7 @@ static bool add_commit(const view *v, const char *name, void *p)
     char path[PATH_MAX], real[PATH_MAX];
     struct stat st;
     if (!ggfs_path_join(path, sizeof path, r->snapshots, name) ||
-        resolve_dir(v->f, path, v->anc, v->n_anc, real, sizeof real, &st) != 0 ||
+        ggfs_resolve_beneath(v->f, path, real, sizeof real, &st) != 0 || !S_ISDIR(st.st_mode) ||
         !ggfs_path_within(real, r->snapshots) || strcmp(real, r->snapshots) == 0)
         return true; // not a directory of this repository's snapshots/
     return ggfs_scan_add(v->out, GGFS_SCAN_DIR, name, path, real, NULL, &st, 0);
@@ -325,8 +327,6 @@ static bool ref_snapshot(const view *v, const repo *r, const char *ref, const ch
     const char *problem = err == EXDEV ? "leads out of the folder" : err ? strerror(err) : NULL;
     if (!err && (!ggfs_path_within(snap_real, r->snapshots) || strcmp(snap_real, r->snapshots) == 0))
         problem = "leads out of the repository's snapshots";
-    else if (!err && ggfs_path_leads_back(snap_real, v->anc, v->n_anc))
-        problem = "leads back to a directory above it";
     if (problem) {
         snprintf(msg, cap, "%s: offset 0x0: commit %s: %s: %s", ref, commit, snap, problem);
         return false;

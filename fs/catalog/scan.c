@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "catalog/hf_cache.h"
 #include "catalog/scan.h"
 #include "model/split_name.h"
 
@@ -363,8 +362,6 @@ int ggfs_scan_dir(const ggfs_folder *f, const char *real_dir, const char *const 
         if (!add_ollama_view(out, real_dir))
             err = ENOMEM;
         ggfs_scan_finish(out);
-        if (!err && !ggfs_hf_tidy_scan(f, real_dir, out))
-            err = ENOMEM;
     }
     if (err)
         ggfs_scan_free(out);

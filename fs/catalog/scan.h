@@ -10,9 +10,9 @@
  *   x-00001-of-00003.gguf …   one model named x.gguf, for the whole set
  *   sha256-…                  a model when it starts with GGUF or FUGG
  *   manifests/ + blobs/       an Ollama store: adds ollama/ (see ollama.h)
- *   models--ORG--NAME/        a Hugging Face hub cache: adds hf/, and its
- *                             repositories' blobs/ are left out (see
- *                             hf_cache.h)
+ *
+ * (A Hugging Face hub cache's hf/ view is added, and its blobs/ left
+ * out, by ggfs_hf_tidy_scan: see hf_cache.h.)
  *
  * FIFOs, sockets and devices are skipped without being opened; so are
  * symlinks that leave the folder, dangle or loop, and files that cannot be
