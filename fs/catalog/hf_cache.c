@@ -210,7 +210,8 @@ bool ggfs_hf_tidy_scan(const ggfs_folder *f, const char *real_dir, ggfs_scan *sc
         // A repository's blobs are its snapshots' files under hash names;
         // the shared store's are the same again.
         const bool repo_blobs = ggfs_hf_is_repo(base) && snaps && snaps->kind == GGFS_SCAN_DIR;
-        const bool shared = !repo_blobs && ggfs_path_join(marker, sizeof marker, blobs->real, GGFS_HF_SHARED_MARKER) &&
+        const bool shared = !repo_blobs &&
+                            ggfs_path_join(marker, sizeof marker, blobs->real, GGFS_HF_SHARED_MARKER) &&
                             fstatat(f->fd, marker, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
         if (repo_blobs || shared)
             ggfs_scan_drop(scan, "blobs");
@@ -224,7 +225,7 @@ bool ggfs_hf_tidy_scan(const ggfs_folder *f, const char *real_dir, ggfs_scan *sc
             !holds_dir(f, e->real, "snapshots"))
             continue;
         struct stat st;
-        if (fstatat(f->fd, real_dir[0] ? real_dir : ".", &st, 0) != 0)
+        if (fstatat(f->fd, real_dir[0] ? real_dir : ".", &st, AT_SYMLINK_NOFOLLOW) != 0)
             return true; // gone meanwhile
         if (!ggfs_scan_add(scan, GGFS_SCAN_HF, GGFS_HF_VIEW, real_dir, "", NULL, &st, 0))
             return false;
@@ -385,8 +386,11 @@ static int list_refs(const view *v, const repo *r, const char *sub, const char *
         !ggfs_path_within(refs, r->real) || strcmp(refs, r->real) == 0)
         return ENOENT;
     // refs/SUB must be a directory of refs/ itself, reached without links.
-    if (!(sub[0] ? ggfs_path_join(want, sizeof want, refs, sub) : ggfs_path_join(want, sizeof want, "", refs)) ||
-        ggfs_resolve_beneath(v->f, want, dir, sizeof dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+    if (!sub[0])
+        strcpy(want, refs);
+    else if (!ggfs_path_join(want, sizeof want, refs, sub))
+        return ENOENT;
+    if (ggfs_resolve_beneath(v->f, want, dir, sizeof dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
         strcmp(dir, want) != 0)
         return ENOENT;
     refs_ctx c = {.r = r, .dir = dir, .place = place};
@@ -407,7 +411,7 @@ int ggfs_hf_list(const ggfs_folder *f, const char *hub, const char *place, const
         // hf/ lists the ORGs, hf/ORG its NAMEs: a place nothing is under
         // does not exist, but hf/ itself always does.
         repos_ctx c = {.org = place[0] ? place : NULL};
-        if (fstatat(f->fd, hub[0] ? hub : ".", &c.hub_st, 0) != 0)
+        if (fstatat(f->fd, hub[0] ? hub : ".", &c.hub_st, AT_SYMLINK_NOFOLLOW) != 0)
             return ENOENT;
         err = each_name(&v, hub, add_repo, &c);
         if (err != ENOMEM)
