@@ -1,9 +1,9 @@
 /*
  * A catalog: every model under a folder, mounted as one tree that mirrors
  * the folder (SPEC "Folders of models"). The catalog hands out entries
- * (directories, models, the ollama/ and hf/ views) by slot and models by their
- * tree, opening them on first use and keeping at most max_open of them
- * open (util/lru.h); ops.c and ops_dirs.c map FUSE inodes onto it.
+ * (directories, models, the ollama/ and hf/ views) by slot and models by
+ * their tree, opening them on first use and keeping at most max_open of
+ * them open (util/lru.h); ops.c and ops_dirs.c map FUSE inodes onto it.
  *
  * An entry's slot lives while the kernel holds an inode of it (a lookup
  * it has not forgotten), while its model is open, or while a request
