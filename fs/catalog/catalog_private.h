@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "catalog/catalog.h"
+#include "catalog/hf_index.h"
 #include "catalog/listing.h"
 #include "util/dlist.h"
 #include "util/lru.h"
@@ -95,6 +96,7 @@ struct ggfs_catalog {
     bool stopping;          // ggfs_catalog_stop_forgetting was called
     ggfs_lru *models;       // ggfs_tree of each open model, by slot
     ggfs_trim *trim;        // hands closed models' pages back
+    ggfs_hf_index *hf_index; // a hub cache's repositories, for hf/ORG/ (catalog/hf_index.h)
     pthread_key_t scratch;  // the loop threads' buffers, shared by all trees
 };
 

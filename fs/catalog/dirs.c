@@ -209,7 +209,7 @@ static int read_directory(ggfs_catalog *cat, slot *d, ggfs_cat_listing **out)
     if (d->kind == GGFS_CAT_OLLAMA) {
         err = ggfs_ollama_list(&cat->folder, d->path, d->real, &scan);
     } else if (d->kind == GGFS_CAT_HF) {
-        err = ggfs_hf_list(&cat->folder, d->path, d->real, ancestors, n, &scan);
+        err = ggfs_hf_list(&cat->folder, cat->hf_index, d->path, d->real, ancestors, n, &scan);
     } else {
         err = ggfs_scan_dir(&cat->folder, d->real, ancestors, n, &scan);
         if (!err && !ggfs_hf_tidy_scan(&cat->folder, d->real, &scan)) {

@@ -398,8 +398,8 @@ static int list_refs(const view *v, const repo *r, const char *sub, const char *
     return err == ENOMEM ? ENOMEM : err ? ENOENT : 0;
 }
 
-int ggfs_hf_list(const ggfs_folder *f, const char *hub, const char *place, const char *const *ancestors,
-                 size_t n_ancestors, ggfs_scan *out)
+int ggfs_hf_list(const ggfs_folder *f, ggfs_hf_index *idx, const char *hub, const char *place,
+                 const char *const *ancestors, size_t n_ancestors, ggfs_scan *out)
 {
     memset(out, 0, sizeof *out);
     view v = {.f = f, .hub = hub, .anc = ancestors, .n_anc = n_ancestors, .out = out};
@@ -411,9 +411,15 @@ int ggfs_hf_list(const ggfs_folder *f, const char *hub, const char *place, const
         // hf/ lists the ORGs, hf/ORG its NAMEs: a place nothing is under
         // does not exist, but hf/ itself always does.
         repos_ctx c = {.org = place[0] ? place : NULL};
-        if (fstatat(f->fd, hub[0] ? hub : ".", &c.hub_st, AT_SYMLINK_NOFOLLOW) != 0)
+        char **names;
+        size_t count;
+        if (fstatat(f->fd, hub[0] ? hub : ".", &c.hub_st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            ggfs_hf_index_repos(idx, f, hub, c.org, &names, &count) != 0)
             return ENOENT;
-        err = each_name(&v, hub, add_repo, &c);
+        for (size_t i = 0; i < count && !err; i++)
+            if (!add_repo(&v, names[i], &c))
+                err = ENOMEM;
+        free(names);
         if (err != ENOMEM)
             err = !place[0] ? 0 : c.any ? 0 : ENOENT;
     } else {

@@ -39,6 +39,7 @@
 #include <stddef.h>
 
 #include "catalog/beneath.h"
+#include "catalog/hf_index.h"
 #include "catalog/scan.h"
 
 #define GGFS_HF_VIEW "hf"
@@ -82,9 +83,10 @@ bool ggfs_hf_tidy_scan(const ggfs_folder *f, const char *real_dir, ggfs_scan *sc
  * GGFS_SCAN_MODEL entry of the ref file with error set. `ancestors` are
  * the real paths of the folder's directories shown above (as for
  * ggfs_scan_dir): a repository or snapshot leading back to one of them is
- * left out. Allocates; free with ggfs_scan_free. Returns 0, ENOENT when
- * there is no such place, or ENOMEM. */
-int ggfs_hf_list(const ggfs_folder *f, const char *hub, const char *place, const char *const *ancestors,
-                 size_t n_ancestors, ggfs_scan *out);
+ * left out. The hub cache's repositories are found through idx (NULL: the
+ * hub is read every time). Allocates; free with ggfs_scan_free. Returns
+ * 0, ENOENT when there is no such place, or ENOMEM. */
+int ggfs_hf_list(const ggfs_folder *f, ggfs_hf_index *idx, const char *hub, const char *place,
+                 const char *const *ancestors, size_t n_ancestors, ggfs_scan *out);
 
 #endif

@@ -8,9 +8,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <time.h>
 
 #include "catalog/beneath.h"
 #include "catalog/hf_cache.h"
+#include "catalog/hf_index.h"
 #include "catalog/scan.h"
 #include "check.h"
 
@@ -197,7 +199,7 @@ static const char *const TOP[] = {"", "hub"};
 static int test_the_view_names_repositories_refs_and_commits(void)
 {
     ggfs_scan s;
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "", TOP, 2, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "", TOP, 2, &s), 0);
     EXPECT_STR(names_of(&s), "org other");
     const ggfs_scan_entry *e = ggfs_scan_find(&s, "org");
     EXPECT(e && e->kind == GGFS_SCAN_HF);
@@ -205,12 +207,12 @@ static int test_the_view_names_repositories_refs_and_commits(void)
     EXPECT_STR(e->real, "org");
     ggfs_scan_free(&s);
 
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org", TOP, 2, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org", TOP, 2, &s), 0);
     EXPECT_STR(names_of(&s), "bad tiny"); // not nosnap, which has no snapshots/
     EXPECT_STR(ggfs_scan_find(&s, "tiny")->real, "org/tiny");
     ggfs_scan_free(&s);
 
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/tiny", TOP, 2, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/tiny", TOP, 2, &s), 0);
     EXPECT_STR(names_of(&s), C1 " " C2 " main refs v1");
     e = ggfs_scan_find(&s, "main");
     EXPECT(e && e->kind == GGFS_SCAN_DIR && !e->error);
@@ -224,10 +226,10 @@ static int test_the_view_names_repositories_refs_and_commits(void)
     ggfs_scan_free(&s);
 
     // refs/refs/pr/1 is the ref "refs/pr/1".
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/tiny/refs", TOP, 2, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/tiny/refs", TOP, 2, &s), 0);
     EXPECT_STR(names_of(&s), "pr");
     ggfs_scan_free(&s);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/tiny/refs/pr", TOP, 2, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/tiny/refs/pr", TOP, 2, &s), 0);
     EXPECT_STR(names_of(&s), "1");
     EXPECT_STR(s.entries[0].path, TINY "/snapshots/" C1);
     ggfs_scan_free(&s);
@@ -243,21 +245,21 @@ static int test_the_view_names_repositories_refs_and_commits(void)
     ggfs_scan_free(&s);
 
     // Blobs in the shared store are followed like any link in the folder.
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "other/x", TOP, 2, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "other/x", TOP, 2, &s), 0);
     EXPECT_STR(names_of(&s), C3);
     ggfs_scan_free(&s);
 
     // Places nothing is under.
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "nobody", TOP, 2, &s), ENOENT);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/none", TOP, 2, &s), ENOENT);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/nosnap", TOP, 2, &s), ENOENT);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/", TOP, 2, &s), ENOENT);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/tiny/", TOP, 2, &s), ENOENT);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/tiny/main", TOP, 2, &s), ENOENT); // a ref, not a directory of refs
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/tiny/refs//pr", TOP, 2, &s), ENOENT);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/tiny/../../x", TOP, 2, &s), ENOENT);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/a--b", TOP, 2, &s), ENOENT);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "../hub/org/tiny", TOP, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "nobody", TOP, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/none", TOP, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/nosnap", TOP, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/", TOP, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/tiny/", TOP, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/tiny/main", TOP, 2, &s), ENOENT); // a ref, not a directory of refs
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/tiny/refs//pr", TOP, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/tiny/../../x", TOP, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/a--b", TOP, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "../hub/org/tiny", TOP, 2, &s), ENOENT);
     return 1;
 }
 
@@ -279,7 +281,7 @@ static int error_says(const ggfs_scan *s, const char *name, const char *want)
 static int test_hostile_refs_are_errors_never_paths(void)
 {
     ggfs_scan s;
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/bad", TOP, 2, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/bad", TOP, 2, &s), 0);
     EXPECT_STR(names_of(&s), C1 " crlf empty escape garbage gone huge linked-in main new\nline nul ok outside "
                              "traversal upper");
     // Good refs, with a newline or not, or a link to one.
@@ -311,7 +313,7 @@ static int test_hostile_refs_are_errors_never_paths(void)
     EXPECT(ggfs_scan_find(&s, "linked-out") == NULL);
     EXPECT(ggfs_scan_find(&s, ".hidden") == NULL);
     ggfs_scan_free(&s);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/bad/loop", TOP, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/bad/loop", TOP, 2, &s), ENOENT);
     return 1;
 }
 
@@ -320,10 +322,10 @@ static int test_repositories_leading_back_are_left_out(void)
     // loops/models--org--up -> .. is the folder, which holds loops/.
     const char *anc[] = {"", "loops"};
     ggfs_scan s;
-    EXPECT_EQ(ggfs_hf_list(&folder, "loops", "", anc, 2, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "loops", "", anc, 2, &s), 0);
     EXPECT_STR(names_of(&s), "");
     ggfs_scan_free(&s);
-    EXPECT_EQ(ggfs_hf_list(&folder, "loops", "org/up", anc, 2, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "loops", "org/up", anc, 2, &s), ENOENT);
     // Nor is it a repository with snapshots to the scan: no hf/ there.
     EXPECT_EQ(ggfs_scan_dir(&folder, "loops", anc, 2, &s), 0);
     EXPECT(ggfs_hf_tidy_scan(&folder, "loops", &s));
@@ -333,8 +335,8 @@ static int test_repositories_leading_back_are_left_out(void)
     // snapshots: a hub cache inside a snapshot, linking back to the
     // repository) is left out, or the view would go round for ever.
     const char *anc2[] = {"", "hub", TINY "/snapshots/" C1, TINY "/snapshots/" C1 "/inner"};
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org/tiny", anc2, 4, &s), ENOENT);
-    EXPECT_EQ(ggfs_hf_list(&folder, "hub", "org", anc2, 4, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org/tiny", anc2, 4, &s), ENOENT);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "hub", "org", anc2, 4, &s), 0);
     EXPECT_STR(names_of(&s), "bad");
     ggfs_scan_free(&s);
     return 1;
@@ -387,7 +389,7 @@ static int test_scans_gain_hf_and_lose_the_blobs(void)
     EXPECT_STR(names_of(&s), "hf models--org--tiny");
     EXPECT(ggfs_scan_find(&s, "hf")->kind == GGFS_SCAN_HF);
     ggfs_scan_free(&s);
-    EXPECT_EQ(ggfs_hf_list(&folder, "real", "org/tiny", anc4, 2, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&folder, NULL, "real", "org/tiny", anc4, 2, &s), 0);
     EXPECT_STR(ggfs_scan_find(&s, "main")->real, TINY "/snapshots/" C2);
     ggfs_scan_free(&s);
     // A blobs/ of no hub cache is mirrored as any directory.
@@ -412,10 +414,93 @@ static int test_hub_cache_at_the_folder_itself(void)
     EXPECT(ggfs_scan_find(&s, "hf") && ggfs_scan_find(&s, "hf")->kind == GGFS_SCAN_HF);
     EXPECT(ggfs_scan_find(&s, "blobs") == NULL);
     ggfs_scan_free(&s);
-    EXPECT_EQ(ggfs_hf_list(&f, "", "org/tiny", anc, 1, &s), 0);
+    EXPECT_EQ(ggfs_hf_list(&f, NULL, "", "org/tiny", anc, 1, &s), 0);
     EXPECT_STR(ggfs_scan_find(&s, "v1")->path, "models--org--tiny/snapshots/" C1);
     ggfs_scan_free(&s);
     ggfs_folder_close(&f);
+    return 1;
+}
+
+/* Sets the mtime of the folder's directory rel to `ago` seconds ago. */
+static int age(const char *rel, int ago)
+{
+    char p[PATH_MAX];
+    struct timespec now, times[2];
+    snprintf(p, sizeof p, "%s/%s", folder_path, rel);
+    clock_gettime(CLOCK_REALTIME, &now);
+    times[0] = times[1] = (struct timespec){.tv_sec = now.tv_sec - ago, .tv_nsec = 0};
+    EXPECT(utimensat(AT_FDCWD, p, times, 0) == 0);
+    return 1;
+}
+
+static int test_the_index_reads_a_hub_once_while_it_is_unchanged(void)
+{
+    EXPECT(tmptree_dir(folder_path, "big/models--ab--x/snapshots/" C1));
+    EXPECT(tmptree_dir(folder_path, "big/models--a--y/snapshots/" C1));
+    EXPECT(tmptree_dir(folder_path, "big/models--a--z/snapshots/" C1));
+    EXPECT(tmptree_dir(folder_path, "big/models--b--w/snapshots/" C1));
+    EXPECT(tmptree_dir(folder_path, "big/models--a--b--c"));
+    EXPECT(tmptree_dir(folder_path, "big/other"));
+    ggfs_hf_index *idx = ggfs_hf_index_new();
+    EXPECT(idx);
+    char **names;
+    size_t n;
+    // Just changed: read, but not trusted (a change in the same tick would
+    // leave its times the same).
+    EXPECT_EQ(ggfs_hf_index_repos(idx, &folder, "big", "a", &names, &n), 0);
+    EXPECT_EQ(n, 3);
+    EXPECT_STR(names[0], "models--a--b--c"); // ggfs_hf_model_repo refuses it later
+    EXPECT_STR(names[1], "models--a--y");
+    EXPECT_STR(names[2], "models--a--z");
+    free(names);
+    EXPECT_EQ(ggfs_hf_index_repos(idx, &folder, "big", "a", &names, &n), 0);
+    free(names);
+    EXPECT_EQ(ggfs_hf_index_reads(idx), 2);
+    // Changed over a second ago: read once more, then kept.
+    EXPECT(age("big", 10));
+    EXPECT_EQ(ggfs_hf_index_repos(idx, &folder, "big", NULL, &names, &n), 0);
+    EXPECT_EQ(n, 5);
+    free(names);
+    EXPECT_EQ(ggfs_hf_index_reads(idx), 3);
+    EXPECT_EQ(ggfs_hf_index_repos(idx, &folder, "big", "ab", &names, &n), 0);
+    EXPECT_EQ(n, 1);
+    EXPECT_STR(names[0], "models--ab--x");
+    free(names);
+    EXPECT_EQ(ggfs_hf_index_repos(idx, &folder, "big", "b", &names, &n), 0);
+    EXPECT_EQ(n, 1);
+    free(names);
+    EXPECT_EQ(ggfs_hf_index_repos(idx, &folder, "big", "nobody", &names, &n), 0);
+    EXPECT_EQ(n, 0);
+    free(names);
+    EXPECT_EQ(ggfs_hf_index_reads(idx), 3);
+    // A repository added: the hub's times change, it is read again.
+    EXPECT(tmptree_dir(folder_path, "big/models--a--new/snapshots/" C1));
+    EXPECT_EQ(ggfs_hf_index_repos(idx, &folder, "big", "a", &names, &n), 0);
+    EXPECT_EQ(n, 4);
+    EXPECT_STR(names[1], "models--a--new");
+    free(names);
+    EXPECT_EQ(ggfs_hf_index_reads(idx), 4);
+    // Through the view, which lists each ORG from the index.
+    EXPECT(age("big", 10));
+    const char *anc[] = {"", "big"};
+    ggfs_scan s;
+    EXPECT_EQ(ggfs_hf_list(&folder, idx, "big", "", anc, 2, &s), 0);
+    EXPECT_STR(names_of(&s), "a ab b");
+    ggfs_scan_free(&s);
+    EXPECT_EQ(ggfs_hf_list(&folder, idx, "big", "a", anc, 2, &s), 0);
+    EXPECT_STR(names_of(&s), "new y z");
+    ggfs_scan_free(&s);
+    EXPECT_EQ(ggfs_hf_list(&folder, idx, "big", "ab", anc, 2, &s), 0);
+    EXPECT_STR(names_of(&s), "x");
+    ggfs_scan_free(&s);
+    EXPECT_EQ(ggfs_hf_index_reads(idx), 5);
+    // Another hub replaces it; a directory that is not there is an error.
+    EXPECT_EQ(ggfs_hf_index_repos(idx, &folder, "hub", "org", &names, &n), 0);
+    EXPECT_EQ(n, 4); // bad, nosnap, tiny, and models--org-- (refused later)
+    free(names);
+    EXPECT_EQ(ggfs_hf_index_repos(idx, &folder, "nowhere", NULL, &names, &n), ENOENT);
+    EXPECT_EQ(ggfs_hf_index_reads(idx), 6);
+    ggfs_hf_index_free(idx);
     return 1;
 }
 
@@ -431,6 +516,7 @@ int main(void)
         ok &= test_repositories_leading_back_are_left_out();
         ok &= test_scans_gain_hf_and_lose_the_blobs();
         ok &= test_hub_cache_at_the_folder_itself();
+        ok &= test_the_index_reads_a_hub_once_while_it_is_unchanged();
     }
     ggfs_folder_close(&folder);
     tmptree_free(folder_path);
