@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <time.h>
 
 #include "catalog/beneath.h"
@@ -504,6 +505,71 @@ static int test_the_index_reads_a_hub_once_while_it_is_unchanged(void)
     return 1;
 }
 
+typedef struct reader {
+    ggfs_hf_index *idx;
+    const char *org;
+    int ok;
+} reader;
+
+/* Lists ORG a or b of big/ 300 times: each answer sorted, all of the ORG,
+ * holding the repositories that are never removed. */
+static void *read_many(void *p)
+{
+    reader *r = p;
+    r->ok = 1;
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "models--%s--", r->org);
+    for (int i = 0; i < 300 && r->ok; i++) {
+        char **names;
+        size_t n;
+        if (ggfs_hf_index_repos(r->idx, &folder, "big", r->org, &names, &n) != 0) {
+            r->ok = 0;
+            break;
+        }
+        bool steady = false;
+        for (size_t k = 0; k < n; k++) {
+            if (strncmp(names[k], prefix, strlen(prefix)) != 0 || (k > 0 && strcmp(names[k - 1], names[k]) >= 0))
+                r->ok = 0;
+            if (strcmp(names[k], strcmp(r->org, "a") == 0 ? "models--a--y" : "models--b--w") == 0)
+                steady = true;
+        }
+        if (!steady)
+            r->ok = 0;
+        free(names);
+    }
+    return NULL;
+}
+
+static int test_the_index_under_eight_threads(void)
+{
+    ggfs_hf_index *idx = ggfs_hf_index_new();
+    EXPECT(idx);
+    reader readers[8];
+    pthread_t threads[8];
+    for (int i = 0; i < 8; i++) {
+        readers[i] = (reader){.idx = idx, .org = i % 2 ? "a" : "b"};
+        EXPECT(pthread_create(&threads[i], NULL, read_many, &readers[i]) == 0);
+    }
+    // Meanwhile repositories come and go, and the hub ages and changes.
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/big/models--a--moving", folder_path);
+    for (int i = 0; i < 50; i++) {
+        if (i % 2 == 0)
+            mkdir(p, 0755);
+        else
+            rmdir(p);
+        age("big", 10);
+    }
+    int ok = 1;
+    for (int i = 0; i < 8; i++) {
+        pthread_join(threads[i], NULL);
+        ok &= readers[i].ok;
+    }
+    ggfs_hf_index_free(idx);
+    EXPECT(ok);
+    return 1;
+}
+
 int main(void)
 {
     alarm(60); // a FIFO waited on would hang here
@@ -517,6 +583,7 @@ int main(void)
         ok &= test_scans_gain_hf_and_lose_the_blobs();
         ok &= test_hub_cache_at_the_folder_itself();
         ok &= test_the_index_reads_a_hub_once_while_it_is_unchanged();
+        ok &= test_the_index_under_eight_threads();
     }
     ggfs_folder_close(&folder);
     tmptree_free(folder_path);
