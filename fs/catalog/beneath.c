@@ -19,6 +19,14 @@ bool ggfs_path_within(const char *inner, const char *outer)
     return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
 }
 
+bool ggfs_path_leads_back(const char *target, const char *const *ancestors, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ggfs_path_within(ancestors[i], target))
+            return true;
+    return false;
+}
+
 bool ggfs_path_join(char *out, size_t cap, const char *dir, const char *name)
 {
     const size_t dlen = strlen(dir), nlen = strlen(name);

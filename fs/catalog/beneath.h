@@ -48,6 +48,12 @@ int ggfs_resolve_beneath(const ggfs_folder *f, const char *rel, char *out, size_
  * above everything; "a/b" is under "a" but not under "a/b2"). */
 bool ggfs_path_within(const char *inner, const char *outer);
 
+/* Whether a directory whose real path is target leads back to one of the
+ * n directories shown above the place it is listed, or that place itself
+ * (real paths, from the folder down): it is one of them or above one, so
+ * following it would make an endless tree. */
+bool ggfs_path_leads_back(const char *target, const char *const *ancestors, size_t n);
+
 /* Joins dir and name into out ("" + "x" is "x"); false when it does not
  * fit in cap bytes. */
 bool ggfs_path_join(char *out, size_t cap, const char *dir, const char *name);

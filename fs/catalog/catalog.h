@@ -1,9 +1,9 @@
 /*
  * A catalog: every model under a folder, mounted as one tree that mirrors
  * the folder (SPEC "Folders of models"). The catalog hands out entries
- * (directories, models, the ollama/ view) by slot and models by their
- * tree, opening them on first use and keeping at most max_open of them
- * open (util/lru.h); ops.c and ops_dirs.c map FUSE inodes onto it.
+ * (directories, models, the ollama/ and hf/ views) by slot and models by
+ * their tree, opening them on first use and keeping at most max_open of
+ * them open (util/lru.h); ops.c and ops_dirs.c map FUSE inodes onto it.
  *
  * An entry's slot lives while the kernel holds an inode of it (a lookup
  * it has not forgotten), while its model is open, or while a request
@@ -57,6 +57,7 @@ typedef struct ggfs_catalog ggfs_catalog;
 typedef enum ggfs_cat_kind {
     GGFS_CAT_DIR,    // a directory of the folder
     GGFS_CAT_OLLAMA, // ollama/ or a directory in it
+    GGFS_CAT_HF,     // hf/ or a directory in it (a Hugging Face hub cache's)
     GGFS_CAT_MODEL,  // a model's directory
 } ggfs_cat_kind;
 
@@ -83,7 +84,7 @@ void ggfs_catalog_close(ggfs_catalog *cat);
 /* The entry in slot; false when there is no such slot. */
 bool ggfs_catalog_entry(ggfs_catalog *cat, uint64_t slot, ggfs_cat_entry *out);
 
-/* The entry called name in directory `dir` (a slot of kind DIR or OLLAMA),
+/* The entry called name in directory `dir` (a slot of kind DIR, OLLAMA or HF),
  * with one reference of the kernel's taken on its slot: the caller replies
  * with it, and gives the reference back with ggfs_catalog_forget if the
  * reply fails. Returns 0, ENOENT, ENOTDIR, ENOMEM, or the errno of reading

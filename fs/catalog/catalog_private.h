@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "catalog/catalog.h"
+#include "catalog/hf_index.h"
 #include "catalog/listing.h"
 #include "util/dlist.h"
 #include "util/lru.h"
@@ -55,9 +56,9 @@ typedef struct slot {
     bool stale;          // the name now names another file: replaced by a new slot
     const char *name;    // in the parent
     const char *path;    // model: as found (see scan.h); directory: its real
-                         // path; ollama: the store
+                         // path; ollama, hf: the store, the hub cache
     const char *real;    // model: the file it names; directory: its real path;
-                         // ollama: the place in the view (often the same string as path)
+                         // ollama, hf: the place in the view (often the same string as path)
     char *error;         // why the model cannot be opened, one line; NULL if none known
     struct slot *chain;  // in the (parent, name) hash, while current
     ggfs_dlink link;     // on its list
@@ -95,6 +96,7 @@ struct ggfs_catalog {
     bool stopping;          // ggfs_catalog_stop_forgetting was called
     ggfs_lru *models;       // ggfs_tree of each open model, by slot
     ggfs_trim *trim;        // hands closed models' pages back
+    ggfs_hf_index *hf_index; // a hub cache's repositories, for hf/ORG/ (catalog/hf_index.h)
     pthread_key_t scratch;  // the loop threads' buffers, shared by all trees
 };
 

@@ -12,15 +12,26 @@
 #include <time.h>
 
 #include "catalog/catalog_private.h"
-#include "catalog/scan.h"
+#include "catalog/hf_cache.h"
 #include "catalog/ollama.h"
+#include "catalog/scan.h"
 #include "util/clock.h"
 
 #define LISTING_TTL_NS INT64_C(1000000000) // a lookup reads a directory again after this
 
 static ggfs_cat_kind kind_of(ggfs_scan_kind k)
 {
-    return k == GGFS_SCAN_DIR ? GGFS_CAT_DIR : k == GGFS_SCAN_OLLAMA ? GGFS_CAT_OLLAMA : GGFS_CAT_MODEL;
+    switch (k) {
+    case GGFS_SCAN_DIR:
+        return GGFS_CAT_DIR;
+    case GGFS_SCAN_OLLAMA:
+        return GGFS_CAT_OLLAMA;
+    case GGFS_SCAN_HF:
+        return GGFS_CAT_HF;
+    case GGFS_SCAN_MODEL:
+        break;
+    }
+    return GGFS_CAT_MODEL;
 }
 
 /* ==== Keeping listings ==== */
@@ -66,8 +77,8 @@ static bool same_thing(const slot *s, const ggfs_cat_listing *l, const ggfs_list
     if (!path || s->kind != kind_of(e->kind) || strcmp(s->path, path) != 0 ||
         strcmp(s->real, ggfs_listed_real(l, e, path)) != 0)
         return false;
-    if (s->kind == GGFS_CAT_OLLAMA)
-        return true;
+    if (s->kind == GGFS_CAT_OLLAMA || s->kind == GGFS_CAT_HF)
+        return true; // a place in a view: its store and place are what it is
     if (s->kind == GGFS_CAT_DIR)
         return s->a.dev == e->a.dev && s->a.ino == e->a.ino;
     // A model listed with an error (an Ollama manifest naming no model)
@@ -169,26 +180,43 @@ static int read_directory(ggfs_catalog *cat, slot *d, ggfs_cat_listing **out)
 {
     pthread_mutex_lock(&cat->lock);
     const uint64_t mine = ++d->dir->started;
-    // The real paths of the directories shown above d and d itself: d is
-    // pinned, and each slot holds its parent.
+    // The real paths of the folder's directories shown above d, and d's
+    // own when it is one (a view's places are no paths of the folder): d
+    // is pinned, and each slot holds its parent.
     size_t depth = 0;
     for (const slot *s = d; s->id != 0; s = cat->slots[s->parent])
         depth++;
     const char **ancestors = malloc((depth + 1) * sizeof *ancestors);
+    size_t n = 0;
     if (ancestors) {
-        size_t i = depth + 1;
         for (const slot *s = d;; s = cat->slots[s->parent]) {
-            ancestors[--i] = s->real;
+            if (s->kind == GGFS_CAT_DIR)
+                ancestors[n++] = s->real;
             if (s->id == 0)
                 break;
+        }
+        for (size_t i = 0; i < n / 2; i++) { // from the folder down
+            const char *t = ancestors[i];
+            ancestors[i] = ancestors[n - 1 - i];
+            ancestors[n - 1 - i] = t;
         }
     }
     pthread_mutex_unlock(&cat->lock);
     if (!ancestors)
         return ENOMEM;
     ggfs_scan scan;
-    int err = d->kind == GGFS_CAT_OLLAMA ? ggfs_ollama_list(&cat->folder, d->path, d->real, &scan)
-                                         : ggfs_scan_dir(&cat->folder, d->real, ancestors, depth + 1, &scan);
+    int err;
+    if (d->kind == GGFS_CAT_OLLAMA) {
+        err = ggfs_ollama_list(&cat->folder, d->path, d->real, &scan);
+    } else if (d->kind == GGFS_CAT_HF) {
+        err = ggfs_hf_list(&cat->folder, cat->hf_index, d->path, d->real, ancestors, n, &scan);
+    } else {
+        err = ggfs_scan_dir(&cat->folder, d->real, ancestors, n, &scan);
+        if (!err && !ggfs_hf_tidy_scan(&cat->folder, d->real, &scan)) {
+            ggfs_scan_free(&scan);
+            err = ENOMEM;
+        }
+    }
     free(ancestors);
     if (err)
         return err;

@@ -151,6 +151,16 @@ const ggfs_scan_entry *ggfs_scan_find(const ggfs_scan *scan, const char *name)
     return NULL;
 }
 
+void ggfs_scan_drop(ggfs_scan *scan, const char *name)
+{
+    const ggfs_scan_entry *e = ggfs_scan_find(scan, name);
+    if (!e)
+        return;
+    const size_t i = (size_t)(e - scan->entries);
+    memmove(&scan->entries[i], &scan->entries[i + 1], (scan->count - i - 1) * sizeof *scan->entries);
+    scan->count--;
+}
+
 /* ==== Names and magics ==== */
 
 static bool has_suffix(const char *name)
@@ -269,16 +279,6 @@ static bool add_split_sets(ggfs_scan *scan, shard_list *l)
 
 /* ==== One directory ==== */
 
-/* Whether a directory symlink's target leads back to a directory shown
- * above (or at) the place it is listed: following it would never end. */
-static bool leads_back(const char *target, const char *const *ancestors, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (ggfs_path_within(ancestors[i], target))
-            return true;
-    return false;
-}
-
 /* Classifies one directory entry and adds it (or its shard) to the lists.
  * Returns false only when out of memory. */
 static bool add_entry(const ggfs_folder *f, const char *real_dir, const char *name, unsigned char type,
@@ -304,7 +304,7 @@ static bool add_entry(const ggfs_folder *f, const char *real_dir, const char *na
             return true; // gone since it was listed
     }
     if (S_ISDIR(st.st_mode)) {
-        if (linked && leads_back(real, ancestors, n_ancestors))
+        if (linked && ggfs_path_leads_back(real, ancestors, n_ancestors))
             return true;
         return ggfs_scan_add(scan, GGFS_SCAN_DIR, name, path, real, NULL, &st, 0);
     }

@@ -11,6 +11,9 @@
  *   sha256-…                  a model when it starts with GGUF or FUGG
  *   manifests/ + blobs/       an Ollama store: adds ollama/ (see ollama.h)
  *
+ * (A Hugging Face hub cache's hf/ view is added, and its blobs/ left
+ * out, by ggfs_hf_tidy_scan: see hf_cache.h.)
+ *
  * FIFOs, sockets and devices are skipped without being opened; so are
  * symlinks that leave the folder, dangle or loop, and files that cannot be
  * read. A directory that cannot be read lists as an error (the errno).
@@ -29,6 +32,7 @@ typedef enum ggfs_scan_kind {
     GGFS_SCAN_DIR,    // a directory of the folder
     GGFS_SCAN_MODEL,  // a model (one file or a split set)
     GGFS_SCAN_OLLAMA, // the ollama/ view of an Ollama store, or a directory in it
+    GGFS_SCAN_HF,     // the hf/ view of a Hugging Face hub cache, or a directory in it
 } ggfs_scan_kind;
 
 typedef struct ggfs_scan_entry {
@@ -42,7 +46,9 @@ typedef struct ggfs_scan_entry {
                        // listed through it, models opened from it.
                        // GGFS_SCAN_OLLAMA: path is the store's directory
                        // (symlink-free) and real the place in the view
-                       // ("" for ollama/ itself, "hf.co/org" further in)
+                       // ("" for ollama/ itself, "hf.co/org" further in);
+                       // GGFS_SCAN_HF alike: path the hub cache, real
+                       // the place ("" for hf/ itself, "ORG/NAME" further in)
     const char *error; // NULL, or why this model cannot be opened (an
                        // Ollama manifest that names no model): one line
     struct stat st;    // of what path names (the link's target)
@@ -86,5 +92,8 @@ bool ggfs_scan_add(ggfs_scan *scan, ggfs_scan_kind kind, const char *name, const
 
 /* Sorts by name and keeps the first of entries with the same name. */
 void ggfs_scan_finish(ggfs_scan *scan);
+
+/* Removes the entry called name, if any (from a finished scan). */
+void ggfs_scan_drop(ggfs_scan *scan, const char *name);
 
 #endif

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # Folders of models: gguf-fs DIR MNT over a folder laid out as people keep
 # models (scripts/fixtures/make-catalog: plain files, a split set, bad
-# files, links in and out and in loops, FIFOs, a Hugging Face cache, an
-# Ollama store).
+# files, links in and out and in loops, FIFOs, Hugging Face hub caches
+# healthy and hostile, an Ollama store).
 # Each model's directory is compared with a single mount of the same file;
 # files added and removed under the live mount come and go; grep, find and
 # awk run across every model.
@@ -21,7 +21,11 @@ setup() {
 }
 
 HF=hub/models--gguf-fs--tiny-GGUF
-SNAPSHOT=$HF/snapshots/4d1e6f0c2b3a59788a6e0f1d2c3b4a5968778695
+C1=4d1e6f0c2b3a59788a6e0f1d2c3b4a5968778695 # refs/v1, refs/refs/pr/1
+C2=9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d # refs/main
+C3=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c # other-org/second-GGUF's main
+SNAPSHOT=$HF/snapshots/$C1
+VIEW=hub/hf/gguf-fs/tiny-GGUF
 OLLAMA=.ollama/models/ollama
 
 # same_tree A B: every file under A and B has the same name, size, mode,
@@ -48,7 +52,7 @@ daemon_pid() {
 @test "the folder's structure is mirrored, each model a directory named as its file" {
     mount_model "$CATALOG" "$MNT"
     run ls "$MNT"
-    [ "$output" = "$(printf 'bad\nbig-endian\nbroken-split\nhub\nlinks\nllama\nmetadata.gguf\nsplit')" ]
+    [ "$output" = "$(printf 'bad\nbig-endian\nbroken-hub\nbroken-split\nhub\nlinks\nllama\nmetadata.gguf\nsplit')" ]
     run ls -A "$MNT"
     [ "${lines[0]}" = ".ollama" ]
     run ls "$MNT/llama"
@@ -156,19 +160,22 @@ EOF
     done
     # A whole walk of the mount ends (no endless tree through self or top)
     # and finds every model that opens: 2 in llama/, metadata.gguf, the
-    # big-endian one, the split set, links/q4.gguf, 2 snapshots and 1 blob
-    # of the Hugging Face cache (its split set's blobs are shards whose
-    # names do not say so: errors), 4 Ollama blobs and 4 Ollama names.
+    # big-endian one, the split set, links/q4.gguf; in hub/, 7 in the
+    # snapshots (2 + 3 of tiny-GGUF, second-GGUF's, models--noorg's) and
+    # 14 in hf/ (commits 2 + 3, main 3, v1 2, refs/pr/1 2, and
+    # second-GGUF's commit and main); in broken-hub/, ok.gguf in its
+    # snapshot, 2 through the snapshot that links to llama/, and 3 in hf/
+    # (its commit, main, odd<TAB>name); 4 Ollama blobs and 4 Ollama names.
     run --separate-stderr timeout 60 find "$MNT" -name header
     [ "$status" -eq 0 ]
-    [ "${#lines[@]}" -eq 17 ]
+    [ "${#lines[@]}" -eq 41 ]
 }
 
 @test "a Hugging Face cache: snapshot names, each the blob it links to; a linked split set is one model" {
     mount_model "$CATALOG" "$MNT"
     run ls "$MNT/$HF"
-    [ "$output" = "$(printf 'blobs\nrefs\nsnapshots')" ] # every directory is mirrored
-    [ "$(ls -A "$MNT/$HF/refs")" = "" ]
+    [ "$output" = "$(printf 'refs\nsnapshots')" ] # mirrored, but for blobs/
+    [ "$(ls -A "$MNT/$HF/refs")" = refs ] # refs/refs/pr/1: a directory, no model
     run ls "$MNT/$SNAPSHOT"
     [ "$output" = "$(printf 'tiny-q8_0.gguf\ntiny-split.gguf')" ]
     cmp "$MNT/$SNAPSHOT/tiny-q8_0.gguf/model.gguf" "$(fixture type-q8_0.gguf)"
@@ -178,6 +185,160 @@ EOF
     local s
     s=$(single "$CATALOG/$SNAPSHOT/tiny-q8_0.gguf" hf)
     same_tree "$MNT/$SNAPSHOT/tiny-q8_0.gguf" "$s"
+}
+
+@test "a hub cache gains hf/ORG/NAME/ with every ref and commit, each model exactly its single mount" {
+    mount_model "$CATALOG" "$MNT"
+    run ls "$MNT/hub"
+    [ "$output" = "$(printf 'hf\nmodels--gguf-fs--tiny-GGUF\nmodels--noorg\nmodels--other-org--second-GGUF')" ]
+    [ "$(ls "$MNT/hub/hf")" = "$(printf 'gguf-fs\nother-org')" ] # models--noorg has no ORG
+    [ "$(ls "$MNT/hub/hf/gguf-fs")" = tiny-GGUF ]
+    run ls "$MNT/$VIEW"
+    [ "$output" = "$(printf '%s\n' "$C1" "$C2" main refs v1)" ]
+    [ "$(ls "$MNT/$VIEW/refs")" = pr ] # the ref refs/pr/1, kept as refs/refs/pr/1
+    [ "$(ls "$MNT/$VIEW/refs/pr")" = 1 ]
+    [ "$(ls "$MNT/$VIEW/main")" = "$(printf 'Q4_K\ntiny-q8_0.gguf\ntiny-split.gguf')" ]
+    [ "$(ls "$MNT/$VIEW/v1")" = "$(printf 'tiny-q8_0.gguf\ntiny-split.gguf')" ]
+    # Directories, not links; each model as its own mount of the snapshot's file.
+    [ -d "$MNT/$VIEW/main" ] && [ ! -L "$MNT/$VIEW/main" ]
+    local view file s n=0
+    while read -r view file; do
+        s=$(single "$CATALOG/$file" "hf$n")
+        same_tree "$MNT/$view" "$s"
+        n=$((n + 1))
+    done <<PAIRS
+$VIEW/main/tiny-q8_0.gguf $HF/snapshots/$C2/tiny-q8_0.gguf
+$VIEW/$C2/tiny-split.gguf $HF/snapshots/$C2/tiny-split-00002-of-00003.gguf
+$VIEW/main/Q4_K/tiny-q4_K.gguf $HF/snapshots/$C2/Q4_K/tiny-q4_K.gguf
+$VIEW/v1/tiny-q8_0.gguf $HF/snapshots/$C1/tiny-q8_0.gguf
+$VIEW/refs/pr/1/tiny-split.gguf $HF/snapshots/$C1/tiny-split-00001-of-00003.gguf
+hub/hf/other-org/second-GGUF/main/second-f16.gguf hub/models--other-org--second-GGUF/snapshots/$C3/second-f16.gguf
+PAIRS
+    [ "$n" -eq 6 ]
+    # The model that changed between the commits, and what stayed.
+    cmp "$MNT/$VIEW/main/tiny-q8_0.gguf/model.gguf" "$(fixture type-q6_K.gguf)"
+    cmp "$MNT/$VIEW/v1/tiny-q8_0.gguf/model.gguf" "$(fixture type-q8_0.gguf)"
+    cmp "$MNT/$VIEW/main/tiny-split.gguf/model.gguf" "$(fixture type-q4_0.gguf)"
+    cmp "$MNT/$VIEW/$C1/tiny-split.gguf/model.gguf" "$(fixture type-q4_0.gguf)"
+    [ "$(ls "$MNT/$VIEW/main/tiny-split.gguf/shards")" = "$(printf 'tiny-split-0000%s-of-00003.gguf\n' 1 2 3)" ]
+    cmp "$MNT/hub/hf/other-org/second-GGUF/$C3/second-f16.gguf/model.gguf" "$(fixture type-f16.gguf)"
+    # The snapshots stay mirrored beside the view.
+    [ "$(ls "$MNT/$HF/snapshots")" = "$(printf '%s\n' "$C1" "$C2")" ]
+    same_tree "$MNT/$HF/snapshots/$C2/Q4_K/tiny-q4_K.gguf" "$MNT/$VIEW/main/Q4_K/tiny-q4_K.gguf"
+}
+
+@test "a healthy hub cache has no error anywhere: blobs/ are left out, split sets found by the snapshots' names" {
+    mount_model "$CATALOG" "$MNT"
+    # Every repository's blobs, and the store of blobs shared by them.
+    [ -d "$CATALOG/$HF/blobs" ] && [ -d "$CATALOG/hub/blobs" ]
+    run -1 --separate-stderr stat "$MNT/$HF/blobs"
+    [[ "$stderr" == *"No such file or directory"* ]]
+    run -1 --separate-stderr stat "$MNT/hub/blobs"
+    [[ "$stderr" == *"No such file or directory"* ]]
+    [ "$(ls "$MNT/hub/models--other-org--second-GGUF")" = "$(printf 'refs\nsnapshots')" ]
+    # find prints nothing and complains of nothing.
+    run --separate-stderr timeout 60 find "$MNT/hub" -name error
+    [ "$status" -eq 0 ]
+    [ "$output" = "" ]
+    [ "$stderr" = "" ]
+    run --separate-stderr timeout 60 find "$MNT/hub" -name header
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 21 ]
+    # A hash name appears nowhere: every model is under a snapshot's name.
+    run bash -c "find '$MNT/hub' -maxdepth 6 -type d | grep -E '/[0-9a-f]{64}(/|\$)'"
+    [ "$status" -eq 1 ]
+}
+
+@test "hostile refs and links in a hub cache are errors naming the ref and offset, never paths followed" {
+    mount_model "$CATALOG" "$MNT"
+    local view=broken-hub/hf/gguf-fs/broken-GGUF repo=broken-hub/models--gguf-fs--broken-GGUF
+    local gone=1111111111111111111111111111111111111111 out=e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0
+    run timeout 10 ls "$MNT/$view"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf '%s\n' "$C1" garbage gone huge main new line 'odd	name' outside short traversal)" ]
+    [ "$(cat "$MNT/$view/garbage/error")" = "$repo/refs/garbage: offset 0x0: byte 0x6e ('n') is not a lower-case hex digit of a commit hash" ]
+    [ "$(cat "$MNT/$view/traversal/error")" = "$repo/refs/traversal: offset 0x0: byte 0x2e ('.') is not a lower-case hex digit of a commit hash" ]
+    [ "$(cat "$MNT/$view/short/error")" = "$repo/refs/short: offset 0xc: ends after 12 of the 40 hex digits of a commit hash" ]
+    [ "$(cat "$MNT/$view/huge/error")" = "$repo/refs/huge: offset 0x40: 1048616 bytes, more than the 64 a ref may have" ]
+    [ "$(cat "$MNT/$view/gone/error")" = "$repo/refs/gone: offset 0x0: commit $gone: $repo/snapshots/$gone: No such file or directory" ]
+    [ "$(cat "$MNT/$view/outside/error")" = "$repo/refs/outside: offset 0x0: commit $out: $repo/snapshots/$out: leads out of the repository's snapshots" ]
+    # One line, whatever the ref's name holds.
+    [ "$(cat "$MNT/$view/new"$'\n'"line/error")" = "$repo/refs/new?line: offset 0x0: byte 0x7a ('z') is not a lower-case hex digit of a commit hash" ]
+    local e
+    for e in garbage traversal short huge gone outside "new"$'\n'"line"; do
+        [ "$(ls -A "$MNT/$view/$e")" = error ]
+        [ "$(wc -l <"$MNT/$view/$e/error")" -eq 1 ]
+    done
+    # A good ref, and one whose name holds a tab: the snapshot, whose
+    # missing blob, link out of the folder and link loop are left out, and
+    # whose split set missing a shard's blob is an error.
+    [ "$(ls "$MNT/$view/main")" = "$(printf 'half.gguf\nok.gguf')" ]
+    [ "$(ls "$MNT/$view/odd	name")" = "$(printf 'half.gguf\nok.gguf')" ]
+    cmp "$MNT/$view/main/ok.gguf/model.gguf" "$(fixture type-q8_0.gguf)"
+    [[ "$(cat "$MNT/$view/main/half.gguf/error")" == "$repo/snapshots/$C1/half-00001-of-00003.gguf: offset 0x"*": split.count is 3, but shard 2, half-00002-of-00003.gguf, cannot be read: cannot open: No such file or directory" ]]
+    # The snapshot that leads out of snapshots/ is no commit of the view,
+    # and FIFOs and links in refs/ that loop or dangle are no refs.
+    local name
+    for name in "$out" fifo loop dangling; do
+        run -1 --separate-stderr timeout 10 stat "$MNT/$view/$name"
+        [[ "$stderr" == *"No such file or directory"* ]]
+    done
+    # Everything broken is found as everything else is: the 7 refs, and
+    # half.gguf under the commit, main and odd<TAB>name.
+    run --separate-stderr bash -o pipefail -c "find '$MNT/broken-hub/hf' -name error -printf x | wc -c"
+    [ "$status" -eq 0 ]
+    [ "$output" -eq 10 ]
+}
+
+@test "a real entry called hf beside the repositories wins over the view" {
+    local dir="$BATS_TEST_TMPDIR/hub"
+    mkdir -p "$dir/models--o--n/snapshots/$C1" "$dir/hf"
+    # A copy, as the cache holds files where links cannot be made.
+    cp "$(fixture type-f32.gguf)" "$dir/models--o--n/snapshots/$C1/a.gguf"
+    cp "$(fixture type-q8_0.gguf)" "$dir/hf/mine.gguf"
+    mount_model "$dir" "$MNT"
+    [ "$(ls "$MNT")" = "$(printf 'hf\nmodels--o--n')" ]
+    [ "$(ls "$MNT/hf")" = mine.gguf ]
+    cmp "$MNT/hf/mine.gguf/model.gguf" "$(fixture type-q8_0.gguf)"
+    # Gone, the view takes its place (at the next listing).
+    rm -r "$dir/hf"
+    [ "$(ls "$MNT")" = "$(printf 'hf\nmodels--o--n')" ]
+    [ "$(ls "$MNT/hf/o/n")" = "$C1" ]
+    cmp "$MNT/hf/o/n/$C1/a.gguf/model.gguf" "$(fixture type-f32.gguf)"
+}
+
+@test "refs, snapshots and repositories added, changed and removed show in hf/ under the live mount" {
+    local dir="$BATS_TEST_TMPDIR/hub" repo="$BATS_TEST_TMPDIR/hub/models--o--n"
+    mkdir -p "$repo/snapshots/$C1" "$repo/refs"
+    cp "$(fixture type-f32.gguf)" "$repo/snapshots/$C1/a.gguf"
+    printf '%s' "$C1" >"$repo/refs/main"
+    mount_model "$dir" "$MNT"
+    [ "$(ls "$MNT/hf/o/n")" = "$(printf '%s\n' "$C1" main)" ]
+    [ "$(ls "$MNT/hf/o/n/main")" = a.gguf ]
+    cmp "$MNT/hf/o/n/main/a.gguf/model.gguf" "$(fixture type-f32.gguf)"
+    # A new commit, and main moved to it: the next listing, and lookups
+    # within seconds, show the new snapshot.
+    mkdir -p "$repo/snapshots/$C2"
+    cp "$(fixture type-q8_0.gguf)" "$repo/snapshots/$C2/b.gguf"
+    printf '%s' "$C2" >"$repo/refs/main"
+    [ "$(ls "$MNT/hf/o/n")" = "$(printf '%s\n' "$C1" "$C2" main)" ]
+    [ "$(ls "$MNT/hf/o/n/main")" = b.gguf ]
+    sleep 1.2 # past the second the kernel and a lookup trust an entry
+    cmp "$MNT/hf/o/n/main/b.gguf/model.gguf" "$(fixture type-q8_0.gguf)"
+    [ ! -e "$MNT/hf/o/n/main/a.gguf" ]
+    # A ref added; then its commit removed: the ref is an error.
+    printf '%s\n' "$C1" >"$repo/refs/old"
+    [ "$(ls "$MNT/hf/o/n")" = "$(printf '%s\n' "$C1" "$C2" main old)" ]
+    [ "$(ls "$MNT/hf/o/n/old")" = a.gguf ]
+    rm -r "$repo/snapshots/$C1"
+    [ "$(ls "$MNT/hf/o/n")" = "$(printf '%s\n' "$C2" main old)" ]
+    sleep 1.2
+    [ "$(cat "$MNT/hf/o/n/old/error")" = "models--o--n/refs/old: offset 0x0: commit $C1: models--o--n/snapshots/$C1: No such file or directory" ]
+    # Another repository, then none: hf/ goes with the last.
+    mkdir -p "$dir/models--o--m/snapshots/$C3"
+    [ "$(ls "$MNT/hf/o")" = "$(printf 'm\nn')" ]
+    rm -r "$repo" "$dir/models--o--m"
+    [ "$(ls "$MNT")" = "" ]
 }
 
 @test "an Ollama store gains ollama/ with its models named as ollama list names them" {
@@ -270,8 +431,15 @@ EOF
     [ "$status" -eq 0 ]
     [ "$output" = "$(printf '%s\n' "./$OLLAMA/tiny:q8/metadata/conformance.type" \
         "./$SNAPSHOT/tiny-q8_0.gguf/metadata/conformance.type" \
+        "./$VIEW/$C1/tiny-q8_0.gguf/metadata/conformance.type" \
+        "./$VIEW/v1/tiny-q8_0.gguf/metadata/conformance.type" \
+        "./$VIEW/refs/pr/1/tiny-q8_0.gguf/metadata/conformance.type" \
+        "./broken-hub/models--gguf-fs--broken-GGUF/snapshots/$C1/ok.gguf/metadata/conformance.type" \
+        "./broken-hub/hf/gguf-fs/broken-GGUF/$C1/ok.gguf/metadata/conformance.type" \
+        "./broken-hub/hf/gguf-fs/broken-GGUF/main/ok.gguf/metadata/conformance.type" \
+        "./broken-hub/hf/gguf-fs/broken-GGUF/odd	name/ok.gguf/metadata/conformance.type" \
+        "./broken-hub/models--gguf-fs--broken-GGUF/snapshots/e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0/type-q8_0.gguf/metadata/conformance.type" \
         "./.ollama/models/blobs/sha256-$(sha256sum "$(fixture type-q8_0.gguf)" | cut -c1-64)/metadata/conformance.type" \
-        "./$HF/blobs/$(sha256sum "$(fixture type-q8_0.gguf)" | cut -c1-64)/metadata/conformance.type" \
         "./llama/type-q8_0.gguf/metadata/conformance.type" | sort)" ]
     # awk over every tensor of every model: bytes per type, as the info files say.
     run bash -c "cd '$MNT' && find . -path '*/tensors/*/info' -print0 | xargs -0 awk '/^type:/ {t=\$2} /^bytes:/ {b[t]+=\$2} END {for (t in b) print t, b[t]}' | sort"
