@@ -171,8 +171,9 @@ static int hash_tensor(const ggfs_model *m, uint64_t i, unsigned mask, uint8_t o
     ggfs_digests *d = ggfs_digests_new(mask);
     if (!d)
         return ENOMEM;
+    // A pass cut off by a fault left the states half-updated: not ended.
     int err = ggfs_model_tensor_bytes(m, i, consume_one, d);
-    if (!ggfs_digests_final(d, out) && !err)
+    if (!err && !ggfs_digests_final(d, out))
         err = ENOMEM;
     ggfs_digests_free(d);
     return err;
@@ -257,7 +258,7 @@ static int pass_tensor(ggfs_hash_cache *c, const ggfs_model *m, uint64_t i, mode
         err = ENOMEM;
     if (!err)
         err = ggfs_model_tensor_bytes(m, i, consume_all, pass);
-    if (pass->tensor && !ggfs_digests_final(pass->tensor, out) && !err)
+    if (!err && pass->tensor && !ggfs_digests_final(pass->tensor, out))
         err = ENOMEM;
     ggfs_digests_free(pass->tensor);
     pass->tensor = NULL;

@@ -183,9 +183,9 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
         const uint64_t index = rel / TENSOR_INODES;
         if (index < tree->model->n_tensors) {
             static const ggfs_kind kinds[TENSOR_INODES] = {
-                GGFS_TENSOR_DIR,   GGFS_TENSOR_INFO,  GGFS_TENSOR_RAW,
-                GGFS_TENSOR_F32,   GGFS_TENSOR_NPY,   GGFS_TENSOR_STATS,
-                GGFS_TENSOR_XXH64, GGFS_TENSOR_SHA1,  GGFS_TENSOR_SHA256,
+                GGFS_TENSOR_DIR, GGFS_TENSOR_INFO, GGFS_TENSOR_RAW,
+                GGFS_TENSOR_F32, GGFS_TENSOR_NPY,  GGFS_TENSOR_STATS,
+                GGFS_TENSOR_XXH64, GGFS_TENSOR_SHA1, GGFS_TENSOR_SHA256,
             };
             return (ggfs_node){kinds[rel % TENSOR_INODES], index};
         }
@@ -323,11 +323,11 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
         i = find_shard(tree, name);
         return i == UINT64_MAX ? none : (ggfs_node){GGFS_SHARD, i};
     case GGFS_TENSOR_DIR: {
-        static const char *const files[] = {"info",  "raw",  "f32",   "f32.npy",
-                                            "stats", "xxh64", "sha1", "sha256"};
-        static const ggfs_kind kinds[] = {GGFS_TENSOR_INFO,  GGFS_TENSOR_RAW,   GGFS_TENSOR_F32,
-                                          GGFS_TENSOR_NPY,   GGFS_TENSOR_STATS, GGFS_TENSOR_XXH64,
-                                          GGFS_TENSOR_SHA1,  GGFS_TENSOR_SHA256};
+        static const char *const files[] = {"info", "raw", "f32", "f32.npy", "stats",
+                                            "xxh64", "sha1", "sha256"};
+        static const ggfs_kind kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
+                                          GGFS_TENSOR_NPY, GGFS_TENSOR_STATS, GGFS_TENSOR_XXH64,
+                                          GGFS_TENSOR_SHA1, GGFS_TENSOR_SHA256};
         for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
             if (strcmp(name, files[f]) == 0)
                 return (ggfs_node){kinds[f], parent.index};

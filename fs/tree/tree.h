@@ -135,7 +135,9 @@ static inline bool ggfs_kind_is_hash(ggfs_kind k)
 
 static inline ggfs_hash ggfs_kind_hash(ggfs_kind k)
 {
-    return k == GGFS_TENSOR_XXH64 ? GGFS_HASH_XXH64 : k == GGFS_TENSOR_SHA1 ? GGFS_HASH_SHA1 : GGFS_HASH_SHA256;
+    return k == GGFS_TENSOR_XXH64 ? GGFS_HASH_XXH64
+         : k == GGFS_TENSOR_SHA1  ? GGFS_HASH_SHA1
+                                  : GGFS_HASH_SHA256;
 }
 
 /* Whether node is in the tree (raw and f32 are not, for some tensors). */
