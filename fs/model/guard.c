@@ -51,3 +51,16 @@ ggp_err ggfs_guarded_read_f32(const ggp_file *file, const ggp_tensor *t, uint64_
     guarded_read = NULL;
     return err;
 }
+
+bool ggfs_guarded_run(void (*fn)(void *arg), void *arg)
+{
+    sigjmp_buf resume;
+    if (sigsetjmp(resume, 0) != 0) {
+        guarded_read = NULL;
+        return false;
+    }
+    guarded_read = &resume;
+    fn(arg);
+    guarded_read = NULL;
+    return true;
+}

@@ -24,4 +24,9 @@ bool ggfs_guard_install(void);
 ggp_err ggfs_guarded_read_f32(const ggp_file *file, const ggp_tensor *t, uint64_t first,
                               uint64_t count, float *dst, bool *cut_short);
 
+/* Runs fn(arg), which reads the mapping, under the guard. Returns false
+ * when the mapping faulted (fn was cut off part-way: whatever it was
+ * building is to be thrown away), true when fn returned. */
+bool ggfs_guarded_run(void (*fn)(void *arg), void *arg);
+
 #endif

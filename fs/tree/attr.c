@@ -44,6 +44,12 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
     case GGFS_TENSOR_STATS:
         t = ggfs_model_tensor(tree->model, node.index, &shard);
         return ggp_stats_text_size(t->elements);
+    case GGFS_TENSOR_XXH64:
+    case GGFS_TENSOR_SHA1:
+    case GGFS_TENSOR_SHA256:
+        return ggfs_hash_file_size(ggfs_kind_hash(node.kind));
+    case GGFS_HASHES:
+        return ggfs_hashes_size(&tree->hashes);
     case GGFS_HEADER:
     case GGFS_TENSOR_INFO:
     case GGFS_SHARD:

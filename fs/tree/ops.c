@@ -40,7 +40,14 @@ static bool is_text(ggfs_kind k)
 {
     return k == GGFS_HEADER || k == GGFS_KV || k == GGFS_TENSOR_INFO || k == GGFS_SHARD ||
            k == GGFS_WARNINGS || k == GGFS_METADATA_JSON || k == GGFS_TENSORS_TSV ||
-           k == GGFS_TENSOR_STATS;
+           k == GGFS_TENSOR_STATS || ggfs_kind_is_hash(k) || k == GGFS_HASHES;
+}
+
+/* Text files whose first open reads tensor data (a pass over a tensor, or
+ * over the model). */
+static bool reads_data(ggfs_kind k)
+{
+    return k == GGFS_TENSOR_STATS || ggfs_kind_is_hash(k) || k == GGFS_HASHES;
 }
 
 unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -77,13 +84,15 @@ void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
 static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, ggfs_node *node)
 {
     static const char *const root_names[] = {"header", "warnings", "model.gguf", "metadata.json",
-                                             "tensors.tsv", "metadata", "tensors", "shards"};
+                                             "tensors.tsv", "hashes", "metadata", "tensors", "shards"};
     static const ggfs_kind root_kinds[] = {GGFS_HEADER, GGFS_WARNINGS, GGFS_MODEL_GGUF,
-                                           GGFS_METADATA_JSON, GGFS_TENSORS_TSV, GGFS_METADATA_DIR,
-                                           GGFS_TENSORS_DIR, GGFS_SHARDS_DIR};
-    static const char *const tensor_files[] = {"info", "raw", "f32", "f32.npy", "stats"};
+                                           GGFS_METADATA_JSON, GGFS_TENSORS_TSV, GGFS_HASHES,
+                                           GGFS_METADATA_DIR, GGFS_TENSORS_DIR, GGFS_SHARDS_DIR};
+    static const char *const tensor_files[] = {"info", "raw", "f32", "f32.npy", "stats",
+                                               "xxh64", "sha1", "sha256"};
     static const ggfs_kind tensor_kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
-                                             GGFS_TENSOR_NPY, GGFS_TENSOR_STATS};
+                                             GGFS_TENSOR_NPY, GGFS_TENSOR_STATS, GGFS_TENSOR_XXH64,
+                                             GGFS_TENSOR_SHA1, GGFS_TENSOR_SHA256};
     const ggfs_model *m = tree->model;
     uint32_t shard;
     // Entries that do not exist for this model or tensor (shards, raw,
@@ -203,11 +212,24 @@ static void open_text_put(open_text *o)
 }
 
 /* Renders the text of node into b; returns 0 or an errno. A tensor's stats
- * are computed here, once per mount (the first reader computes, the others
- * wait for it). */
+ * and hashes, and the model's hashes, are computed here, once per mount
+ * (the first reader computes, the others wait for it). */
 static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
 {
-    if (node.kind == GGFS_TENSOR_STATS) {
+    if (ggfs_kind_is_hash(node.kind)) {
+        const ggfs_hash h = ggfs_kind_hash(node.kind);
+        char text[2 * GGFS_DIGEST_MAX + 1];
+        const int err = ggfs_hash_file(&tree->hashes, tree->model, node.index, h, text);
+        if (err)
+            return err;
+        b->sink.write(&b->sink, text, (size_t)ggfs_hash_file_size(h));
+    } else if (node.kind == GGFS_HASHES) {
+        const char *text;
+        const int err = ggfs_hashes_get(&tree->hashes, tree->model, &text);
+        if (err)
+            return err;
+        b->sink.write(&b->sink, text, (size_t)ggfs_hashes_size(&tree->hashes));
+    } else if (node.kind == GGFS_TENSOR_STATS) {
         uint32_t shard;
         const ggp_tensor *t = ggfs_model_tensor(tree->model, node.index, &shard);
         const char *text;
@@ -241,8 +263,9 @@ static void open_text_file(ggfs_tree *tree, fuse_req_t req, ggfs_node node, stru
     fuse_reply_open(req, fi);
 }
 
-/* A remote tensor's stats read the whole tensor over the network: the open
- * that computes them runs on the remote-read threads, not the loop's. */
+/* A remote tensor's stats and hashes read the whole tensor (the model's
+ * hashes, the whole model) over the network: the open that computes them
+ * runs on the remote-read threads, not the loop's. */
 typedef struct deferred_open {
     ggfs_tree *tree;
     fuse_req_t req;
@@ -277,7 +300,7 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
         fuse_reply_open(req, fi);
         return;
     }
-    if (node.kind == GGFS_TENSOR_STATS && tree->remote_reads) {
+    if (reads_data(node.kind) && tree->remote_reads) {
         deferred_open *d = malloc(sizeof *d);
         if (d) {
             *d = (deferred_open){tree, req, node, *fi};
@@ -343,7 +366,7 @@ static long xattr_value(ggfs_tree *tree, ggfs_node node, const char *name, char 
     if (node.kind == GGFS_KV) {
         kv = ggp_kv_at(tree->keys, node.index);
         full = kv->key;
-    } else if (node.kind >= GGFS_TENSOR_DIR && node.kind <= GGFS_TENSOR_STATS) {
+    } else if (node.kind >= GGFS_TENSOR_DIR && node.kind <= GGFS_TENSOR_SHA256) {
         t = ggfs_model_tensor(tree->model, node.index, &shard);
         full = t->name;
     }

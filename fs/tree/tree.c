@@ -8,7 +8,7 @@
 #include "tree/names.h"
 #include "tree/tree.h"
 
-#define TENSOR_INODES 6 // directory, info, raw, f32, f32.npy, stats
+#define TENSOR_INODES 9 // directory, info, raw, f32, f32.npy, stats, xxh64, sha1, sha256
 
 static uint64_t first_shard_ino(const ggfs_tree *tree)
 {
@@ -132,6 +132,8 @@ bool ggfs_tree_init_shared(ggfs_tree *tree, ggfs_model *model, pthread_key_t scr
         atomic_init(&tree->view_size[v], UINT64_MAX);
     if (!ggfs_stats_cache_init(&tree->stats, model->n_tensors))
         return false;
+    if (!ggfs_hash_cache_init(&tree->hashes, model))
+        return false;
     tree->long_kvs = collect_cut_names(n_kv, kv_name, tree, &tree->n_long_kvs);
     tree->long_tensors = collect_cut_names(model->n_tensors, tensor_name, tree, &tree->n_long_tensors);
     return tree->n_long_kvs != UINT64_MAX && tree->n_long_tensors != UINT64_MAX;
@@ -147,6 +149,7 @@ void ggfs_tree_destroy(ggfs_tree *tree)
         pthread_key_delete(tree->scratch);
     }
     ggfs_stats_cache_destroy(&tree->stats);
+    ggfs_hash_cache_destroy(&tree->hashes);
     free((void *)tree->kv_size);
     free(tree->long_kvs);
     free(tree->long_tensors);
@@ -167,6 +170,7 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     case GGFS_INO_WARNINGS: return (ggfs_node){GGFS_WARNINGS, 0};
     case GGFS_INO_METADATA_JSON: return (ggfs_node){GGFS_METADATA_JSON, 0};
     case GGFS_INO_TENSORS_TSV: return (ggfs_node){GGFS_TENSORS_TSV, 0};
+    case GGFS_INO_HASHES: return (ggfs_node){GGFS_HASHES, 0};
     }
     const uint64_t first_shard = first_shard_ino(tree);
     const uint64_t first_tensor = first_tensor_ino(tree);
@@ -181,6 +185,7 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
             static const ggfs_kind kinds[TENSOR_INODES] = {
                 GGFS_TENSOR_DIR, GGFS_TENSOR_INFO, GGFS_TENSOR_RAW,
                 GGFS_TENSOR_F32, GGFS_TENSOR_NPY,  GGFS_TENSOR_STATS,
+                GGFS_TENSOR_XXH64, GGFS_TENSOR_SHA1, GGFS_TENSOR_SHA256,
             };
             return (ggfs_node){kinds[rel % TENSOR_INODES], index};
         }
@@ -201,6 +206,7 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
     case GGFS_WARNINGS: return GGFS_INO_WARNINGS;
     case GGFS_METADATA_JSON: return GGFS_INO_METADATA_JSON;
     case GGFS_TENSORS_TSV: return GGFS_INO_TENSORS_TSV;
+    case GGFS_HASHES: return GGFS_INO_HASHES;
     case GGFS_KV: return GGFS_INO_FIRST_KV + node.index;
     case GGFS_SHARD: return first_shard_ino(tree) + node.index;
     case GGFS_TENSOR_DIR: return tensor_base;
@@ -209,6 +215,9 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
     case GGFS_TENSOR_F32: return tensor_base + 3;
     case GGFS_TENSOR_NPY: return tensor_base + 4;
     case GGFS_TENSOR_STATS: return tensor_base + 5;
+    case GGFS_TENSOR_XXH64: return tensor_base + 6;
+    case GGFS_TENSOR_SHA1: return tensor_base + 7;
+    case GGFS_TENSOR_SHA256: return tensor_base + 8;
     case GGFS_NONE: break;
     }
     return 0;
@@ -302,6 +311,7 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
         if (strcmp(name, "warnings") == 0) return (ggfs_node){GGFS_WARNINGS, 0};
         if (strcmp(name, "metadata.json") == 0) return (ggfs_node){GGFS_METADATA_JSON, 0};
         if (strcmp(name, "tensors.tsv") == 0) return (ggfs_node){GGFS_TENSORS_TSV, 0};
+        if (strcmp(name, "hashes") == 0) return (ggfs_node){GGFS_HASHES, 0};
         return none;
     case GGFS_METADATA_DIR:
         i = find_named(tree, name, find_kv, kv_name, tree->long_kvs, tree->n_long_kvs);
@@ -313,9 +323,11 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
         i = find_shard(tree, name);
         return i == UINT64_MAX ? none : (ggfs_node){GGFS_SHARD, i};
     case GGFS_TENSOR_DIR: {
-        static const char *const files[] = {"info", "raw", "f32", "f32.npy", "stats"};
+        static const char *const files[] = {"info", "raw", "f32", "f32.npy", "stats",
+                                            "xxh64", "sha1", "sha256"};
         static const ggfs_kind kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
-                                          GGFS_TENSOR_NPY, GGFS_TENSOR_STATS};
+                                          GGFS_TENSOR_NPY, GGFS_TENSOR_STATS, GGFS_TENSOR_XXH64,
+                                          GGFS_TENSOR_SHA1, GGFS_TENSOR_SHA256};
         for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
             if (strcmp(name, files[f]) == 0)
                 return (ggfs_node){kinds[f], parent.index};
@@ -333,7 +345,12 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
     case GGFS_NONE:
         return false;
     case GGFS_TENSOR_RAW:
+    case GGFS_TENSOR_XXH64:
+    case GGFS_TENSOR_SHA1:
+    case GGFS_TENSOR_SHA256:
         return ggfs_tensor_has_raw(tree, node.index);
+    case GGFS_HASHES:
+        return ggfs_hashes_available(&tree->hashes);
     case GGFS_TENSOR_F32:
     case GGFS_TENSOR_NPY:
     case GGFS_TENSOR_STATS:

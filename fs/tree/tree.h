@@ -16,6 +16,7 @@
 
 #include "ggp.h"
 #include "model/model.h"
+#include "tree/hash_cache.h"
 #include "tree/stats_cache.h"
 
 typedef enum ggfs_kind {
@@ -31,12 +32,16 @@ typedef enum ggfs_kind {
     GGFS_TENSOR_F32,
     GGFS_TENSOR_NPY,
     GGFS_TENSOR_STATS,
+    GGFS_TENSOR_XXH64,
+    GGFS_TENSOR_SHA1,
+    GGFS_TENSOR_SHA256,
     GGFS_MODEL_GGUF,
     GGFS_SHARDS_DIR,
     GGFS_SHARD,
     GGFS_WARNINGS,
     GGFS_METADATA_JSON,
     GGFS_TENSORS_TSV,
+    GGFS_HASHES,
 } ggfs_kind;
 
 /* The root's files whose text covers the whole model; their sizes are
@@ -53,7 +58,8 @@ enum {
     GGFS_INO_WARNINGS = 7,
     GGFS_INO_METADATA_JSON = 8,
     GGFS_INO_TENSORS_TSV = 9,
-    // 10..15 are kept for further files at the root
+    GGFS_INO_HASHES = 10,
+    // 11..15 are kept for further files at the root
     GGFS_INO_FIRST_KV = 16,
 };
 
@@ -70,6 +76,7 @@ typedef struct ggfs_tree {
     _Atomic uint64_t *kv_size; // rendered sizes, UINT64_MAX until computed
     _Atomic uint64_t view_size[GGFS_N_VIEWS]; // the same, for the root's views
     ggfs_stats_cache stats;    // tensors/NAME/stats, computed on first read
+    ggfs_hash_cache hashes;    // hashes and tensors/NAME/{xxh64,sha1,sha256}, the same
     uint64_t *long_kvs;        // keys whose file names were cut
     uint64_t n_long_kvs;
     uint64_t *long_tensors;    // tensors whose file names were cut
@@ -115,10 +122,23 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
 /* Tensor `index` of the model, and its shard. */
 const ggp_tensor *ggfs_tree_tensor(const ggfs_tree *tree, uint64_t index, uint32_t *shard);
 
-/* Whether tensor `index` has a raw / f32 file (f32.npy and stats exist
- * where f32 does). */
+/* Whether tensor `index` has a raw / f32 file (its hash files exist where
+ * raw does; f32.npy and stats where f32 does). */
 bool ggfs_tensor_has_raw(const ggfs_tree *tree, uint64_t index);
 bool ggfs_tensor_has_f32(const ggfs_tree *tree, uint64_t index);
+
+/* Whether kind is a tensor's hash file, and the hash it holds. */
+static inline bool ggfs_kind_is_hash(ggfs_kind k)
+{
+    return k == GGFS_TENSOR_XXH64 || k == GGFS_TENSOR_SHA1 || k == GGFS_TENSOR_SHA256;
+}
+
+static inline ggfs_hash ggfs_kind_hash(ggfs_kind k)
+{
+    return k == GGFS_TENSOR_XXH64 ? GGFS_HASH_XXH64
+         : k == GGFS_TENSOR_SHA1  ? GGFS_HASH_SHA1
+                                  : GGFS_HASH_SHA256;
+}
 
 /* Whether node is in the tree (raw and f32 are not, for some tensors). */
 bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node);

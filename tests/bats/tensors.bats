@@ -105,6 +105,6 @@ PY
     [ -f "$mnt/tensors/mat/raw" ]
     [ ! -e "$mnt/tensors/mat/f32" ]
     run ls "$mnt/tensors/mat"
-    [ "$output" = "$(printf 'info\nraw')" ]
+    [ "$output" = "$(printf 'info\nraw\nsha1\nsha256\nxxh64')" ]
     grep -qx 'f32: none, big-endian layout of this type is not defined' "$mnt/tensors/mat/info"
 }

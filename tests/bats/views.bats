@@ -144,7 +144,7 @@ hostile() {
     local mnt="$BATS_TEST_TMPDIR/mnt"
     mount_model "$(hostile ik-llama-iq4_ks.gguf)" "$mnt"
     run ls "$mnt/tensors/ik"
-    [ "$output" = $'info\nraw' ]
+    [ "$output" = $'info\nraw\nsha1\nsha256\nxxh64' ]
     run cat "$mnt/tensors/ik/info"
     [ "${lines[1]}" = "type: iq4_ks" ]
     [ "${lines[4]}" = "bytes: 552" ]
@@ -161,7 +161,7 @@ hostile() {
     local mnt="$BATS_TEST_TMPDIR/mnt"
     mount_model "$(fixture type-q8_0.gguf)" "$mnt"
     run ls "$mnt"
-    [ "$output" = $'header\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nwarnings' ]
+    [ "$output" = $'hashes\nheader\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nwarnings' ]
     local f
     for f in metadata.json tensors.tsv warnings tensors/mat/f32.npy tensors/mat/stats; do
         [ "$(stat -c %s "$mnt/$f")" -eq "$(wc -c <"$mnt/$f")" ]
@@ -169,7 +169,7 @@ hostile() {
         [[ "$stderr" == *"Read-only file system"* ]]
     done
     run ls "$mnt/tensors/mat"
-    [ "$output" = $'f32\nf32.npy\ninfo\nraw\nstats' ]
+    [ "$output" = $'f32\nf32.npy\ninfo\nraw\nsha1\nsha256\nstats\nxxh64' ]
 }
 
 @test "a split set's tensors.tsv gives each tensor's shard, and warnings name the shard file" {

@@ -83,6 +83,34 @@ now() {
     grep -q "^path: $DIRECT/split/big-00003-of-00003.gguf\$" "$REMOTE/shards/big-00003-of-00003.gguf"
 }
 
+@test "hashes by URL are gguf-hash's over what the caches fetch; a lasting fault gives EIO, retried later" {
+    local ref="$BATS_TEST_DIRNAME/../bats/gguf_hash_ref.py"
+    mount_model "$DIRECT/type-q4_K.gguf" "$REMOTE"
+    run "$PYTHON" "$ref" check "$REMOTE" "$FILES/type-q4_K.gguf" "$GGUF_FS_FIXTURES/type-q4_K.tensors" --files-first
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    fusermount3 -u "$REMOTE"
+    # 7 MiB of tensors, read in several requests; a split set by a shard's URL.
+    mount_model "$DIRECT/big.gguf" "$REMOTE" -o cache_mb=1
+    run "$PYTHON" "$ref" check "$REMOTE" "$FILES/big.gguf"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    fusermount3 -u "$REMOTE"
+    mount_model "$DIRECT/split/big-00002-of-00003.gguf" "$REMOTE"
+    run "$PYTHON" "$ref" check "$REMOTE" "$FILES/big.gguf" --files-first
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    fusermount3 -u "$REMOTE"
+    mount_model "$PROXIED/big.gguf" "$REMOTE" -o timeout_s=2
+    fault refuse
+    run -1 --separate-stderr cat "$REMOTE/hashes"
+    [[ "$stderr" == *"Input/output error"* ]]
+    run -1 --separate-stderr cat "$REMOTE/tensors/t1/sha256"
+    [[ "$stderr" == *"Input/output error"* ]]
+    daemon_alive
+    fault pass
+    sleep 1
+    run "$PYTHON" "$ref" check "$REMOTE" "$FILES/big.gguf" --files-first
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
 @test "a split set missing a shard on the server is refused naming it" {
     cp "$FILES/split/big-00001-of-00003.gguf" "$FILES/split/lone-00001-of-00003.gguf"
     mkdir -p "$BATS_TEST_TMPDIR/mnt"

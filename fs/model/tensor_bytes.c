@@ -1,0 +1,95 @@
+/*
+ * A tensor's bytes, chunk by chunk, from the mapping or through the
+ * source (tensor_bytes.h). Before each chunk of the mapping is hashed its
+ * pages are mapped in one call (MADV_POPULATE_READ), which costs less than
+ * taking their faults one by one; on a file cut short that call fails
+ * and the pass's first touch of a missing page raises SIGBUS, which the
+ * guard turns into EIO.
+ */
+#define _GNU_SOURCE // madvise, MADV_POPULATE_READ
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "model/guard.h"
+#include "model/tensor_bytes.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 // Linux 5.14; older kernels say EINVAL, and the pass faults as usual
+#endif
+
+/* The remote path reads this much per request to the source: its
+ * read-ahead follows the sequential reader beyond it. */
+#define READ_CHUNK ((size_t)4 << 20)
+
+typedef struct mapped_pass {
+    const uint8_t *bytes;
+    uint64_t len;
+    ggfs_bytes_consumer consume;
+    void *ctx;
+} mapped_pass;
+
+static void populate(const uint8_t *bytes, size_t len)
+{
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t start = (uintptr_t)bytes & ~(page - 1);
+    madvise((void *)start, (uintptr_t)bytes + len - start, MADV_POPULATE_READ);
+}
+
+static void pass_mapped(void *arg)
+{
+    const mapped_pass *p = arg;
+    for (uint64_t done = 0; done < p->len;) {
+        const size_t n = p->len - done < GGFS_TENSOR_CHUNK ? (size_t)(p->len - done) : GGFS_TENSOR_CHUNK;
+        populate(p->bytes + done, n);
+        p->consume(p->ctx, p->bytes + done, n);
+        done += n;
+    }
+}
+
+static int pass_read(ggfs_source *src, const ggp_tensor *t, ggfs_bytes_consumer consume, void *ctx)
+{
+    const size_t cap = t->bytes < READ_CHUNK ? (size_t)t->bytes : READ_CHUNK;
+    uint8_t *buf = malloc(cap ? cap : 1);
+    if (!buf)
+        return ENOMEM;
+    int err = 0;
+    for (uint64_t done = 0; done < t->bytes && !err;) {
+        const size_t n = t->bytes - done < cap ? (size_t)(t->bytes - done) : cap;
+        err = ggfs_source_read(src, buf, n, t->offset + done, t->offset + t->bytes);
+        if (!err) {
+            consume(ctx, buf, n);
+            done += n;
+        }
+    }
+    free(buf);
+    return err;
+}
+
+int ggfs_model_tensor_bytes(const ggfs_model *m, uint64_t index, ggfs_bytes_consumer consume, void *ctx)
+{
+    uint32_t shard;
+    const ggp_tensor *t = ggfs_model_tensor(m, index, &shard);
+    if (!t || !t->type)
+        return EIO;
+    ggfs_source *src = m->shards[shard].source;
+    if (!ggfs_source_unchanged(src))
+        return EIO;
+    int err = 0;
+    if (src->map) {
+        mapped_pass p = {src->map + t->offset, t->bytes, consume, ctx};
+        if (!ggfs_guarded_run(pass_mapped, &p)) {
+            src->ops->mark_changed(src, "was cut short");
+            err = EIO;
+        }
+    } else {
+        err = pass_read(src, t, consume, ctx);
+    }
+    // A file rewritten in place during the pass leaves no fault behind:
+    // what was read is only trusted if the source is still the same.
+    if (!err && !ggfs_source_unchanged(src))
+        err = EIO;
+    return err;
+}

@@ -1,0 +1,53 @@
+/*
+ * The hashes llama.cpp's gguf-hash computes with --all, over any bytes fed
+ * to them in order: XXH64 (seed 0) and XXH3-64 from libxxhash, SHA-1 and
+ * SHA-256 from OpenSSL's libcrypto. Several run side by side over the same
+ * bytes, so a pass reads them once.
+ */
+#ifndef GGFS_TREE_DIGEST_H
+#define GGFS_TREE_DIGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* In the order gguf-hash prints them. */
+typedef enum ggfs_hash {
+    GGFS_HASH_XXH64,
+    GGFS_HASH_XXH3,
+    GGFS_HASH_SHA1,
+    GGFS_HASH_SHA256,
+    GGFS_N_HASHES,
+} ggfs_hash;
+
+#define GGFS_HASH_BIT(h) (1u << (h))
+#define GGFS_ALL_HASHES ((1u << GGFS_N_HASHES) - 1)
+#define GGFS_DIGEST_MAX 32 // bytes of the longest digest (SHA-256)
+
+/* "xxh64", "xxh3", "sha1", "sha256": gguf-hash's names. */
+const char *ggfs_hash_name(ggfs_hash h);
+
+/* The digest's length in bytes: 8, 8, 20, 32. */
+size_t ggfs_hash_size(ggfs_hash h);
+
+typedef struct ggfs_digests ggfs_digests;
+
+/* Starts the hashes whose GGFS_HASH_BIT is in mask. Allocates; NULL when
+ * out of memory. */
+ggfs_digests *ggfs_digests_new(unsigned mask);
+
+void ggfs_digests_update(ggfs_digests *d, const void *bytes, size_t len);
+
+/* Ends the hashes: the digest of hash h goes to out[h] (ggfs_hash_size(h)
+ * bytes; the 64-bit xxHashes as their canonical big-endian bytes, so that
+ * their hex reads as xxhsum prints them). Returns false when libcrypto
+ * failed (out of memory). */
+bool ggfs_digests_final(ggfs_digests *d, uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX]);
+
+void ggfs_digests_free(ggfs_digests *d_from_new);
+
+/* Writes the lowercase hex of bytes[0, len) to hex (2 * len characters, no
+ * NUL). */
+void ggfs_hex(const uint8_t *bytes, size_t len, char *hex);
+
+#endif
