@@ -37,12 +37,12 @@ void ggfs_folder_close(ggfs_folder *f);
  * it names into st. Returns 0 or an errno: EXDEV when the path leaves the
  * folder, ELOOP after GGFS_MAX_LINKS links, ENAMETOOLONG when out is too
  * small, or what fstatat / readlinkat said (ENOENT, EACCES, ENOTDIR). */
+int ggfs_resolve_beneath(const ggfs_folder *f, const char *rel, char *out, size_t cap, struct stat *st);
+
 /* Opens the directory real_dir (already resolved beneath the folder, ""
  * for its root) for reading, without following a last symlink and without
  * blocking. Returns 0 and the stream in *out, or an errno. */
 int ggfs_folder_opendir(const ggfs_folder *f, const char *real_dir, DIR **out);
-
-int ggfs_resolve_beneath(const ggfs_folder *f, const char *rel, char *out, size_t cap, struct stat *st);
 
 /* Whether path `inner` is `outer` or lies under it, component-wise ("" is
  * above everything; "a/b" is under "a" but not under "a/b2"). */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "catalog/hf_cache.h"
+#include "util/pread_full.h"
 
 #define MODELS_PREFIX "models--"
 #define SEP "--"
@@ -117,18 +118,7 @@ static int read_ref(const ggfs_folder *f, const char *real, char *buf, size_t *l
     } else if (!S_ISREG(st.st_mode)) {
         err = EINVAL;
     } else {
-        while (got < GGFS_HF_MAX_REF + 1) {
-            const ssize_t n = pread(fd, buf + got, GGFS_HF_MAX_REF + 1 - got, (off_t)got);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0) {
-                err = errno;
-                break;
-            }
-            if (n == 0)
-                break;
-            got += (size_t)n;
-        }
+        err = ggfs_pread_full(fd, buf, GGFS_HF_MAX_REF + 1, 0, &got);
     }
     close(fd);
     *len = got;

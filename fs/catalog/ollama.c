@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "catalog/ollama.h"
+#include "util/pread_full.h"
 
 #define DIGEST_PREFIX "sha256:"
 #define DIGEST_HEX 64
@@ -40,18 +41,8 @@ static int read_small_file(const ggfs_folder *f, const char *real, char **data, 
     } else if (!(buf = malloc((size_t)st.st_size + 1))) {
         err = ENOMEM;
     } else {
-        while (got < (size_t)st.st_size) {
-            const ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0) {
-                err = errno;
-                break;
-            }
-            if (n == 0)
-                break; // cut short since the stat: parse what is there
-            got += (size_t)n;
-        }
+        // A file cut short since the stat gives what is there to parse.
+        err = ggfs_pread_full(fd, buf, (size_t)st.st_size, 0, &got);
     }
     close(fd);
     if (err) {

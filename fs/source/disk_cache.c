@@ -18,6 +18,7 @@
 
 #include "source/disk_cache.h"
 #include "util/fnv.h"
+#include "util/pread_full.h"
 
 #define SUBDIR "gguf-fs-blocks"
 
@@ -173,17 +174,10 @@ bool ggfs_disk_cache_read(ggfs_disk_cache *c, uint64_t index, void *dst, size_t 
     const int fd = open_block(c, index);
     if (fd < 0)
         return false;
-    size_t done = 0;
-    while (done < len) {
-        const ssize_t n = pread(fd, (char *)dst + done, len - done, (off_t)(off + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        done += (size_t)n;
-    }
+    size_t got;
+    const int err = ggfs_pread_full(fd, dst, len, off, &got);
     close(fd);
-    return done == len;
+    return err == 0 && got == len;
 }
 
 void ggfs_disk_cache_write(ggfs_disk_cache *c, uint64_t index, const void *data, size_t len)

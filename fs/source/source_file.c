@@ -24,6 +24,7 @@
 #include "source/source.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/pread_full.h"
 
 #define PATH_CHECK_NS INT64_C(1000000000)
 
@@ -77,16 +78,10 @@ static int file_read(ggfs_source *s, void *buf, size_t len, uint64_t off, uint64
 {
     (void)end; // the kernel reads ahead
     file_source *f = (file_source *)s;
-    size_t done = 0;
-    while (done < len) {
-        const ssize_t n = pread(f->fd, (char *)buf + done, len - done, (off_t)(off + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            file_mark_changed(s, "was cut short");
-            return EIO;
-        }
-        done += (size_t)n;
+    size_t got;
+    if (ggfs_pread_full(f->fd, buf, len, off, &got) != 0 || got < len) {
+        file_mark_changed(s, "was cut short");
+        return EIO;
     }
     return 0;
 }
