@@ -48,6 +48,9 @@ typedef enum ggp_err {
     GGP_ERR_UNSUPPORTED, // the operation has no meaning for this tensor
     GGP_ERR_NEED_MORE,   // ggp_open_prefix: the header goes on past the
                          // bytes given; offset is how many it needs at least
+    GGP_ERR_TEXT,        // ggp_parse_text: the text is no value of the type,
+                         // or does not fit it; offset is in the text
+    GGP_ERR_TOO_BIG,     // ggp_parse_text: the encoding passes the limit given
 } ggp_err;
 
 /* What went wrong, where: filled by every call that can fail. */
@@ -332,6 +335,61 @@ void ggp_render_json(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
  * ggp_render_line_escaped, arrays as one line of JSON (as an array of
  * arrays' lines). */
 void ggp_render_one_line(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
+
+/* ==== Parsing text (writing metadata/KEY) ==== */
+
+/* A value's whole type: a scalar or string (depth 0), or `depth` arrays
+ * around such a leaf (an array of arrays of i32 is {2, GGP_V_I32}). An
+ * array of arrays whose inner arrays are all empty has no known leaf:
+ * GGP_V_COUNT. */
+typedef struct ggp_value_type {
+    uint32_t depth;       // arrays around the leaf, at most GGP_MAX_ARRAY_DEPTH
+    ggp_vtype leaf;       // never GGP_V_ARRAY
+} ggp_value_type;
+
+/* The type of a value; for an array of arrays, each depth's type is that of
+ * its first inner array (GGUF lets inner arrays differ; text gives all of
+ * them the first one's type). */
+ggp_value_type ggp_value_type_of(const ggp_file *file, const ggp_value *v);
+
+/* Reads a type name: "u8" ... "f64", "bool", "str" or "string", and
+ * "arr[T]" or "array[T]" around any of them (nested at most
+ * GGP_MAX_ARRAY_DEPTH deep; "arr[arr]" is an array of arrays of unknown
+ * leaf). False when name[0..len) is none of these. */
+bool ggp_value_type_parse(const char *name, size_t len, ggp_value_type *out);
+
+/* Writes the type's name ("u32", "str", "arr[str]", "arr[arr[i32]]",
+ * "arr[arr]" for an unknown leaf) into buf of GGP_TYPE_TEXT_SIZE bytes;
+ * returns its length. */
+#define GGP_TYPE_TEXT_SIZE 64
+size_t ggp_value_type_format(ggp_value_type type, char *buf);
+
+/* A growable byte buffer; the caller frees data with free(). */
+typedef struct ggp_bytes {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} ggp_bytes;
+
+/* Reads text as the text of metadata/KEY of a value of type `type` (SPEC
+ * "metadata/KEY"), the inverse of ggp_render: one trailing newline is
+ * dropped; a scalar is its decimal (floats also nan, inf, -inf, NaN,
+ * Infinity, -Infinity), a bool true or false, a string its bytes; an array
+ * is one element per line, strings escaped as ggp_render_line_escaped
+ * writes them, inner arrays as one line of JSON each (\udcHH for a byte
+ * that is not UTF-8), and an empty text is an empty array.
+ *
+ * Appends to out the value's GGUF encoding, what follows its type field (a
+ * scalar's bytes; a string's length and bytes; an array's element type,
+ * count and elements), in `version` (1: 32-bit lengths and counts) and
+ * `order`. Fails, leaving out->len as it was, with GGP_ERR_TEXT when the
+ * text is no value of the type or a number does not fit it (300 for a u8),
+ * err->offset being the byte in the text and err->msg naming the line and
+ * the problem; GGP_ERR_TOO_BIG when the encoding would grow out->len past
+ * max_len; GGP_ERR_NOMEM. A NaN is the type's quiet NaN (SPEC renders every
+ * NaN as nan). */
+ggp_err ggp_parse_text(const char *text, size_t len, ggp_value_type type, uint32_t version,
+                       ggp_byte_order order, size_t max_len, ggp_bytes *out, ggp_error *err);
 
 /* ==== Views for tools ==== */
 
