@@ -70,6 +70,11 @@ typedef struct ggp_str {
     uint64_t len;
 } ggp_str;
 
+/* Writes a name for a message into buf: control bytes, backslashes and
+ * invalid UTF-8 escaped as \xHH, long names cut with "...". Returns buf. */
+#define GGP_QUOTE_SIZE 80
+const char *ggp_quote_name(ggp_str name, char *buf, size_t bufsize);
+
 typedef enum ggp_vtype {
     GGP_V_U8 = 0,
     GGP_V_I8 = 1,
@@ -318,6 +323,13 @@ void ggp_render(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
  * other control bytes, DEL and bytes that are not valid UTF-8. */
 void ggp_render_line_escaped(ggp_str s, ggp_sink *sink);
 
+/* Writes s as a JSON string (as metadata.json writes strings: bytes that
+ * are not UTF-8 as \udcHH). */
+void ggp_render_json_string(ggp_str s, ggp_sink *sink);
+
+/* Whether s is valid UTF-8 throughout. */
+bool ggp_utf8_valid(ggp_str s);
+
 /* The length of ggp_render's text, computed without keeping it. */
 uint64_t ggp_render_size(const ggp_file *file, const ggp_value *v);
 
@@ -390,6 +402,11 @@ typedef struct ggp_bytes {
  * NaN as nan). */
 ggp_err ggp_parse_text(const char *text, size_t len, ggp_value_type type, uint32_t version,
                        ggp_byte_order order, size_t max_len, ggp_bytes *out, ggp_error *err);
+
+/* Appends to out the bytes of one line escaped as ggp_render_line_escaped
+ * writes it (\\, \n, \r, \t, \xHH), at most max_len in all. Fails as
+ * ggp_parse_text does. */
+ggp_err ggp_parse_line_escaped(const char *line, size_t len, size_t max_len, ggp_bytes *out, ggp_error *err);
 
 /* ==== Views for tools ==== */
 

@@ -637,6 +637,24 @@ static bool parse_array(parser *p, const char *text, size_t len, ggp_value_type 
     return true;
 }
 
+ggp_err ggp_parse_line_escaped(const char *line, size_t len, size_t max_len, ggp_bytes *out, ggp_error *err)
+{
+    ggp_error local;
+    if (!err)
+        err = &local;
+    *err = (ggp_error){GGP_OK, 0, ""};
+    parser p = {line, out, max_len, false, 8, err, 1};
+    const size_t before = out->len;
+    if (parse_line_string(&p, line, len)) {
+        // Only the bytes: drop the length parse_line_string put first.
+        memmove(out->data + before, out->data + before + 8, out->len - before - 8);
+        out->len -= 8;
+        return GGP_OK;
+    }
+    out->len = before;
+    return err->code;
+}
+
 ggp_err ggp_parse_text(const char *text, size_t len, ggp_value_type type, uint32_t version,
                        ggp_byte_order order, size_t max_len, ggp_bytes *out, ggp_error *err)
 {
