@@ -1216,6 +1216,12 @@ static int apply_loaded(ggfs_edits *e, const ggfs_edits_loaded *l, char *why, si
             return loaded_refuse(why, why_size, e->path, r->name, r->name_len,
                                  "\"was\" names a type, but the model has no such key");
         }
+        if (r->wrong_kind) {
+            char type[GGP_TYPE_TEXT_SIZE];
+            ggp_value_type_format(r->type, type);
+            snprintf(what, sizeof what, "the value is no %s", type);
+            return loaded_refuse(why, why_size, e->path, r->name, r->name_len, what);
+        }
         ggp_bytes value = {0};
         ggp_error perr;
         const ggp_err code = ggp_parse_text(r->text, r->text_len, r->type, ggp_version(e->source),

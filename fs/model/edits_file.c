@@ -403,9 +403,9 @@ static int read_record(const loader *l, json_object *entry, uint64_t i, ggfs_edi
         if (!json_to_text(value, r->type, &text, &kind_ok)) {
             free(text.data);
             if (!kind_ok) {
-                char type[GGP_TYPE_TEXT_SIZE];
-                ggp_value_type_format(r->type, type);
-                return refuse(l, r->name, r->name_len, "the value is no %s", type);
+                // Said after the type is checked against the model's.
+                r->wrong_kind = true;
+                return 0;
             }
             return ENOMEM;
         }
@@ -504,8 +504,9 @@ int ggfs_edits_file_load(const char *path, ggfs_edits_loaded *out, char *why, si
     free(text);
     if (!doc || jerr != json_tokener_success) {
         json_object_put(doc);
+        const bool early = jerr == json_tokener_continue || jerr == json_tokener_success;
         return refuse(&l, NULL, 0, "offset %zu: not JSON: %s", end,
-                      json_tokener_error_desc(jerr == json_tokener_success ? json_tokener_error_parse_eof : jerr));
+                      early ? "the text ends before the JSON does" : json_tokener_error_desc(jerr));
     }
     json_object *format, *keys, *deleted;
     if (!json_object_is_type(doc, json_type_object) || !json_object_object_get_ex(doc, "format", &format) ||

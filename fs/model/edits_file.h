@@ -53,6 +53,7 @@ typedef struct ggfs_edit_record {
     ggp_value_type was;      // the type it has in the model
     char *text;              // malloc'ed: the value as metadata/KEY's text
     size_t text_len;
+    bool wrong_kind;         // the JSON value is not of the type's kind (no text)
 } ggfs_edit_record;
 
 /* A name deleted, as read from the file. */
