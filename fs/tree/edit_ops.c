@@ -42,12 +42,14 @@ static ggfs_tree *editable(fuse_req_t req, fuse_ino_t ino, ggfs_kind want, ggfs_
     return ggfs_tree_editable(tree) && node->kind == want ? tree : NULL;
 }
 
-/* A file name as a key's full name; false (EINVAL) for a name no key has
- * (a cut long name). */
-static bool key_name(const char *fname, char *name, size_t *len)
+/* A file name as a key's full name: 0, ENAMETOOLONG, or EINVAL for a name
+ * no key has (one that ends as a cut long name does, or is no encoding). */
+static int key_name(const char *fname, char *name, size_t *len)
 {
     const size_t flen = strlen(fname);
-    return flen <= GGFS_NAME_MAX && !ggfs_name_is_cut(fname, flen) && ggfs_name_decode(fname, flen, name, len);
+    if (flen > GGFS_NAME_MAX)
+        return ENAMETOOLONG;
+    return !ggfs_name_is_cut(fname, flen) && ggfs_name_decode(fname, flen, name, len) ? 0 : EINVAL;
 }
 
 /* Replies with the entry of the metadata file `id`. */
@@ -336,8 +338,9 @@ void ggfs_edit_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mo
         fuse_reply_err(req, EROFS);
         return;
     }
-    if (!key_name(name, key, &len)) {
-        fuse_reply_err(req, EINVAL);
+    const int bad = key_name(name, key, &len);
+    if (bad) {
+        fuse_reply_err(req, bad);
         return;
     }
     ggfs_open_text *o = fi ? ggfs_open_text_new(true) : NULL;
@@ -419,8 +422,9 @@ void ggfs_edit_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fu
     }
     char to[GGFS_NAME_MAX + 1];
     size_t to_len;
-    if (!key_name(newname, to, &to_len)) {
-        fuse_reply_err(req, EINVAL);
+    const int bad = key_name(newname, to, &to_len);
+    if (bad) {
+        fuse_reply_err(req, bad);
         return;
     }
     const ggfs_node node = ggfs_lookup(tree, dir, name);
