@@ -128,9 +128,13 @@ static bool state_clone(const state *from, uint64_t n_src, state *to)
         memset(to, 0, sizeof *to);
         return false;
     }
-    memcpy(to->src, from->src, n_src * sizeof *to->src);
-    memcpy(to->added, from->added, from->n_added * sizeof *to->added);
-    memcpy(to->scratch, from->scratch, from->n_scratch * sizeof *to->scratch);
+    // (memcpy from NULL is undefined even for 0 bytes: a state may have no arrays)
+    if (n_src)
+        memcpy(to->src, from->src, n_src * sizeof *to->src);
+    if (from->n_added)
+        memcpy(to->added, from->added, from->n_added * sizeof *to->added);
+    if (from->n_scratch)
+        memcpy(to->scratch, from->scratch, from->n_scratch * sizeof *to->scratch);
     for (uint64_t i = 0; i < n_src; i++)
         blob_ref(to->src[i].kv);
     for (uint64_t i = 0; i < from->n_added; i++)
@@ -661,7 +665,8 @@ static void remove_slot(ggfs_edits *e, state *s, uint64_t slot)
         return;
     }
     const uint64_t i = slot - e->n_src;
-    memmove(&s->added[i], &s->added[i + 1], (s->n_added - i - 1) * sizeof *s->added);
+    if (i + 1 < s->n_added)
+        memmove(&s->added[i], &s->added[i + 1], (s->n_added - i - 1) * sizeof *s->added);
     s->n_added--;
 }
 
@@ -671,7 +676,8 @@ static void remove_scratch(state *s, uint64_t pos)
     s->bytes -= f->name->len + (f->text ? f->text->len : 0);
     blob_put(f->name);
     blob_put(f->text);
-    memmove(&s->scratch[pos], &s->scratch[pos + 1], (s->n_scratch - pos - 1) * sizeof *s->scratch);
+    if (pos + 1 < s->n_scratch)
+        memmove(&s->scratch[pos], &s->scratch[pos + 1], (s->n_scratch - pos - 1) * sizeof *s->scratch);
     s->n_scratch--;
 }
 
@@ -889,7 +895,7 @@ int ggfs_edits_rename(ggfs_edits *e, const char *from, size_t from_len, const ch
     if (find_scratch(&e->st, from, from_len, &pos)) {
         const scratch_entry *f = &e->st.scratch[pos];
         m = (moved){false, pos, f->id, f->type, {0}};
-        if (f->text) {
+        if (f->text && f->text->len) {
             m.text.data = malloc(f->text->len);
             if (!m.text.data) {
                 err = ENOMEM;

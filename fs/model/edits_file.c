@@ -244,6 +244,8 @@ static int refuse(const loader *l, const char *name, size_t name_len, const char
 
 static bool append(ggp_bytes *b, const void *bytes, size_t n)
 {
+    if (n == 0)
+        return true;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + n)

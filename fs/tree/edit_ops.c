@@ -230,7 +230,8 @@ void ggfs_edit_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t 
         if (end > o->text.len)
             err = resize_text(o, end);
         if (!err) {
-            memcpy(o->text.data + off, buf, size);
+            if (size)
+                memcpy(o->text.data + off, buf, size);
             o->dirty = true;
         }
     }
