@@ -30,7 +30,7 @@ static const ggp_tensor *tensor_of(const ggfs_merged *m, uint64_t index, uint32_
 static void merged_tensor(const void *ctx, uint64_t i, ggfs_run *descriptor, uint64_t *data_at)
 {
     const ggfs_merged *m = ctx;
-    uint32_t shard;
+    uint32_t shard = 0;
     const ggp_tensor *t = tensor_of(m, i, &shard);
     const ggp_file *f = m->shards[shard].file;
     *descriptor = ggfs_descriptor_run(f, t);
@@ -79,7 +79,7 @@ bool ggfs_merged_init(ggfs_merged *m, const ggfs_shard *shards, uint32_t n_shard
         return false;
     uint64_t at = 0;
     for (uint64_t i = 0; i < m->n_tensors; i++) {
-        uint32_t shard;
+        uint32_t shard = 0;
         const ggp_tensor *t = tensor_of(m, i, &shard);
         if (!t->type)
             m->available = false; // its data has no known size to lay out
@@ -165,7 +165,7 @@ static void data_piece(const ggfs_merged *m, uint64_t data_offset, uint64_t size
             hi = mid;
     }
     const uint64_t i = lo - 1; // the first tensor starts at 0
-    uint32_t shard;
+    uint32_t shard = 0;
     const ggp_tensor *t = tensor_of(m, i, &shard);
     const uint64_t into = rel - m->data_at[i];
     if (into < t->bytes) {
