@@ -541,6 +541,31 @@ PY
     diff <("$GGML_REF" "$GGML_LIB" dump-tensors "$MNT/model.gguf" | grep -v '^#') <("$GGML_REF" "$GGML_LIB" dump-tensors "$REF" | grep -v '^#')
 }
 
+@test "node-llama-cpp loads the edited model.gguf: the edited name and template, the same 4 greedy tokens" {
+    local client
+    client=$("$GGUF_FS_SCRIPTS/fixtures/llama-client-setup" 2>/dev/null) ||
+        skip "node-llama-cpp is not installed (scripts/setup installs it)"
+    "$GGUF_FS_SCRIPTS/fixtures/make-sample" "$GGML_REF" "$MODEL" >/dev/null
+    run --separate-stderr env NODE_PATH="$client/node_modules" node "$HELPERS/llama_client.mjs" "$MODEL"
+    [ "$status" -eq 0 ]
+    local before=$output
+    mount_model "$MODEL" "$MNT" -o edit
+    printf 'Renamed by gguf-fs\n' >"$MNT/metadata/general.name"
+    printf '%s\n' '{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}' \
+        >"$MNT/metadata/tokenizer.chat_template"
+    run --separate-stderr env NODE_PATH="$client/node_modules" node "$HELPERS/llama_client.mjs" "$MNT/model.gguf"
+    [ "$status" -eq 0 ]
+    run "$PYTHON" -c 'import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+assert b["name"] == "Renamed by gguf-fs", b["name"]
+assert b["template"] == "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}", b["template"]
+assert a["name"] != b["name"] and a["template"] != b["template"]
+assert len(a["tokens"]) == 4 and a["tokens"] == b["tokens"], (a["tokens"], b["tokens"])
+print("same tokens", b["tokens"])' "$before" "$output"
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
 @test "a folder of models refuses -o edit" {
     mkdir -p "$BATS_TEST_TMPDIR/folder"
     cp "$(fixture type-q4_0.gguf)" "$BATS_TEST_TMPDIR/folder/"
