@@ -383,6 +383,19 @@ typedef struct ggp_bytes {
     size_t cap;
 } ggp_bytes;
 
+/* Appends n bytes to b, growing it (allocates); false when out of memory. */
+bool ggp_bytes_append(ggp_bytes *b, const void *bytes, size_t n);
+
+/* A sink that appends what it is given to a ggp_bytes; failed is set when
+ * memory ran out (the rest is then dropped). */
+typedef struct ggp_bytes_sink {
+    ggp_sink sink;
+    ggp_bytes *out;
+    bool failed;
+} ggp_bytes_sink;
+
+void ggp_bytes_sink_init(ggp_bytes_sink *s, ggp_bytes *out);
+
 /* Reads text as the text of metadata/KEY of a value of type `type` (SPEC
  * "metadata/KEY"), the inverse of ggp_render: one trailing newline is
  * dropped; a scalar is its decimal (floats also nan, inf, -inf, NaN,

@@ -37,6 +37,8 @@
 #define GGFS_EDIT_TOTAL_MAX (UINT64_C(64) << 20) // edited and added keys and scratch texts, together;
                                                   // and, apart, the text of files open for writing
 #define GGFS_EDIT_FILES_MAX 16384                 // keys added plus scratch files
+#define GGFS_EDIT_ELEMENTS_MAX (UINT64_C(1) << 22) // array elements over all edited values
+                                                  // (a file of edits is read whole by json-c)
 
 typedef struct ggfs_edits ggfs_edits;
 

@@ -20,34 +20,6 @@
 
 /* ==== Writing ==== */
 
-/* A sink into a growing buffer; failed when memory ran out. */
-typedef struct text_sink {
-    ggp_sink sink;
-    ggp_bytes b;
-    bool failed;
-} text_sink;
-
-static void text_write(ggp_sink *sink, const char *bytes, size_t len)
-{
-    text_sink *t = (text_sink *)sink;
-    if (t->failed || len == 0)
-        return;
-    if (t->b.len + len > t->b.cap) {
-        size_t cap = t->b.cap ? t->b.cap : 4096;
-        while (cap < t->b.len + len)
-            cap *= 2;
-        uint8_t *grown = realloc(t->b.data, cap);
-        if (!grown) {
-            t->failed = true;
-            return;
-        }
-        t->b.data = grown;
-        t->b.cap = cap;
-    }
-    memcpy(t->b.data + t->b.len, bytes, len);
-    t->b.len += len;
-}
-
 static void put(ggp_sink *s, const char *text)
 {
     s->write(s, text, strlen(text));
@@ -78,11 +50,13 @@ static void put_name(ggp_sink *s, ggp_str name)
         ggp_render_json_string(name, s);
         return;
     }
-    text_sink escaped = {{text_write}, {0}, false};
-    ggp_render_line_escaped(name, &escaped.sink);
+    ggp_bytes escaped = {0};
+    ggp_bytes_sink sink;
+    ggp_bytes_sink_init(&sink, &escaped);
+    ggp_render_line_escaped(name, &sink.sink);
     put(s, "\"key_escaped\": ");
-    ggp_render_json_string((ggp_str){(const char *)escaped.b.data, escaped.b.len}, s);
-    free(escaped.b.data);
+    ggp_render_json_string((ggp_str){(const char *)escaped.data, escaped.len}, s);
+    free(escaped.data);
 }
 
 static bool put_key(ggp_sink *s, const ggp_file *keys, const ggfs_edit_save *save)
@@ -105,14 +79,17 @@ static bool put_key(ggp_sink *s, const ggp_file *keys, const ggfs_edit_save *sav
         put(s, ", \"value\": ");
         ggp_render_json(keys, &kv->value, s);
     } else {
-        text_sink text = {{text_write}, {0}, false}, escaped = {{text_write}, {0}, false};
-        ggp_render(keys, &kv->value, &text.sink);
-        ggp_render_line_escaped((ggp_str){(const char *)text.b.data, text.b.len}, &escaped.sink);
+        ggp_bytes text = {0}, escaped = {0};
+        ggp_bytes_sink text_sink, escaped_sink;
+        ggp_bytes_sink_init(&text_sink, &text);
+        ggp_bytes_sink_init(&escaped_sink, &escaped);
+        ggp_render(keys, &kv->value, &text_sink.sink);
+        ggp_render_line_escaped((ggp_str){(const char *)text.data, text.len}, &escaped_sink.sink);
         put(s, ", \"escaped\": ");
-        ggp_render_json_string((ggp_str){(const char *)escaped.b.data, escaped.b.len}, s);
-        const bool failed = text.failed || escaped.failed;
-        free(text.b.data);
-        free(escaped.b.data);
+        ggp_render_json_string((ggp_str){(const char *)escaped.data, escaped.len}, s);
+        const bool failed = text_sink.failed || escaped_sink.failed;
+        free(text.data);
+        free(escaped.data);
         if (failed)
             return false;
     }
@@ -168,9 +145,11 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 int ggfs_edits_file_save(const char *path, const ggp_file *keys, const ggfs_edit_save *set, uint64_t n_set,
                          const ggp_str *deleted, uint64_t n_deleted, char *why, size_t why_size)
 {
-    text_sink text = {{text_write}, {0}, false};
-    if (!render_file(&text.sink, keys, set, n_set, deleted, n_deleted) || text.failed) {
-        free(text.b.data);
+    ggp_bytes text = {0};
+    ggp_bytes_sink sink;
+    ggp_bytes_sink_init(&sink, &text);
+    if (!render_file(&sink.sink, keys, set, n_set, deleted, n_deleted) || sink.failed) {
+        free(text.data);
         return fail_why(ENOMEM, why, why_size, path, "cannot render the edits");
     }
     // The temporary goes beside PATH, so that the rename stays in one file system.
@@ -188,7 +167,7 @@ int ggfs_edits_file_save(const char *path, const ggp_file *keys, const ggfs_edit
         err = fail_why(errno, why, why_size, path, "cannot make a temporary file beside it");
         goto out;
     }
-    err = write_all(fd, text.b.data, text.b.len);
+    err = write_all(fd, text.data, text.len);
     if (!err && fsync(fd) != 0)
         err = errno;
     if (close(fd) != 0 && !err)
@@ -210,7 +189,7 @@ out:
     free(tmp);
     free(dir_copy);
     free(base_copy);
-    free(text.b.data);
+    free(text.data);
     return err;
 }
 
@@ -242,28 +221,9 @@ static int refuse(const loader *l, const char *name, size_t name_len, const char
     return EINVAL;
 }
 
-static bool append(ggp_bytes *b, const void *bytes, size_t n)
-{
-    if (n == 0)
-        return true;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n)
-            cap *= 2;
-        uint8_t *grown = realloc(b->data, cap);
-        if (!grown)
-            return false;
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, bytes, n);
-    b->len += n;
-    return true;
-}
-
 static bool append_str(ggp_bytes *b, const char *s)
 {
-    return append(b, s, strlen(s));
+    return ggp_bytes_append(b, s, strlen(s));
 }
 
 /* A number or bool of type t as metadata/KEY writes it; false when the
@@ -289,13 +249,6 @@ static bool scalar_text(json_object *v, ggp_vtype t, ggp_bytes *out)
     return append_str(out, digits);
 }
 
-static void sink_into_bytes(ggp_sink *sink, const char *bytes, size_t len)
-{
-    text_sink *t = (text_sink *)sink;
-    if (!t->failed && !append(&t->b, bytes, len))
-        t->failed = true;
-}
-
 /* The metadata/KEY text of a JSON value of type t; false (with *kind_ok
  * false) when the JSON is not of the type's kind. */
 static bool json_to_text(json_object *v, ggp_value_type t, ggp_bytes *out, bool *kind_ok)
@@ -306,7 +259,7 @@ static bool json_to_text(json_object *v, ggp_value_type t, ggp_bytes *out, bool 
             if (!json_object_is_type(v, json_type_string))
                 return false;
             *kind_ok = true;
-            return append(out, json_object_get_string(v), (size_t)json_object_get_string_len(v)) &&
+            return ggp_bytes_append(out, json_object_get_string(v), (size_t)json_object_get_string_len(v)) &&
                    append_str(out, "\n");
         }
         if (!scalar_text(v, t.leaf, out))
@@ -329,10 +282,10 @@ static bool json_to_text(json_object *v, ggp_value_type t, ggp_bytes *out, bool 
         } else if (t.leaf == GGP_V_STRING) {
             if (!json_object_is_type(e, json_type_string))
                 return false;
-            text_sink line = {{sink_into_bytes}, *out, false};
+            ggp_bytes_sink line;
+            ggp_bytes_sink_init(&line, out);
             ggp_render_line_escaped((ggp_str){json_object_get_string(e), (uint64_t)json_object_get_string_len(e)},
                                     &line.sink);
-            *out = line.b;
             if (line.failed)
                 return false;
         } else if (!scalar_text(e, t.leaf, out)) {
@@ -351,7 +304,7 @@ static int read_name(const loader *l, json_object *holder, const char *what, cha
     json_object *plain, *escaped;
     ggp_bytes b = {0};
     if (json_object_object_get_ex(holder, "key", &plain) && json_object_is_type(plain, json_type_string)) {
-        if (!append(&b, json_object_get_string(plain), (size_t)json_object_get_string_len(plain)))
+        if (!ggp_bytes_append(&b, json_object_get_string(plain), (size_t)json_object_get_string_len(plain)))
             return ENOMEM;
     } else if (json_object_object_get_ex(holder, "key_escaped", &escaped) &&
                json_object_is_type(escaped, json_type_string)) {
@@ -364,7 +317,7 @@ static int read_name(const loader *l, json_object *holder, const char *what, cha
     } else {
         return refuse(l, NULL, 0, "%s has no \"key\" string", what);
     }
-    if (b.len == 0 || !append(&b, "", 1)) {
+    if (b.len == 0 || !ggp_bytes_append(&b, "", 1)) {
         free(b.data);
         return b.len == 0 ? refuse(l, NULL, 0, "%s: an empty key", what) : ENOMEM;
     }
