@@ -167,7 +167,12 @@ int ggfs_edits_file_save(const char *path, const ggp_file *keys, const ggfs_edit
         err = fail_why(errno, why, why_size, path, "cannot make a temporary file beside it");
         goto out;
     }
-    err = write_all(fd, text.data, text.len);
+    // The file keeps the mode it had (mkstemp makes 0600).
+    struct stat old;
+    if (stat(path, &old) == 0 && fchmod(fd, old.st_mode & 07777) != 0)
+        err = errno;
+    if (!err)
+        err = write_all(fd, text.data, text.len);
     if (!err && fsync(fd) != 0)
         err = errno;
     if (close(fd) != 0 && !err)
@@ -410,6 +415,10 @@ static int read_whole(const loader *l, char **text, size_t *len)
         const int err = errno;
         close(fd);
         return fail_why(err, l->why, l->why_size, l->path, "cannot stat");
+    }
+    if (S_ISREG(st.st_mode) && st.st_size == 0) {
+        close(fd);
+        return ENOENT; // made empty (touch): no edits yet
     }
     if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > GGFS_EDITS_FILE_MAX) {
         close(fd);

@@ -69,8 +69,8 @@ typedef struct ggfs_edits_loaded {
     uint64_t n_deleted;
 } ggfs_edits_loaded;
 
-/* Reads path. Returns 0, ENOENT when there is no such file (no edits
- * yet), or another errno with one line in why naming path, where and what
+/* Reads path. Returns 0, ENOENT when there is no such file or it is empty
+ * (no edits yet), or another errno with one line in why naming path, where and what
  * is wrong. Free the result with ggfs_edits_loaded_free. */
 int ggfs_edits_file_load(const char *path, ggfs_edits_loaded *out, char *why, size_t why_size);
 void ggfs_edits_loaded_free(ggfs_edits_loaded *loaded);
@@ -82,8 +82,9 @@ typedef struct ggfs_edit_save {
     ggp_value_type was;
 } ggfs_edit_save;
 
-/* Writes the edits to path as above (atomically, synced). Returns 0 or an
- * errno, with one line in why. */
+/* Writes the edits to path as above (atomically, synced; an existing
+ * file keeps its mode, a new one is 0600). Returns 0 or an errno, with one
+ * line in why. */
 int ggfs_edits_file_save(const char *path, const ggp_file *keys, const ggfs_edit_save *set, uint64_t n_set,
                          const ggp_str *deleted, uint64_t n_deleted, char *why, size_t why_size);
 

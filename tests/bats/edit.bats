@@ -387,8 +387,11 @@ tensor_offset() {
 
 @test "edits=PATH keeps the edits across a remount, as readable JSON" {
     cp "$(fixture type-q4_0.gguf)" "$MODEL"
+    # An empty PATH is no edits yet; rewritten, it keeps its mode.
+    touch "$EDITS"
+    chmod 0640 "$EDITS"
     mount_model "$MODEL" "$MNT" -o "edits=$EDITS"
-    [ ! -e "$EDITS" ]
+    cmp "$MNT/model.gguf" "$MODEL"
     printf 'Kept\n' >"$MNT/metadata/general.name"
     printf 'a\nb c\n' >"$MNT/metadata/my.tags"
     touch "$MNT/metadata/my.tags.n"
@@ -399,6 +402,7 @@ tensor_offset() {
     run jq -c '.keys, .deleted' "$EDITS"
     [ "${lines[0]}" = '[{"key":"conformance.type_id","type":"u64","was":"u32","value":2},{"key":"general.name","type":"str","value":"Kept"},{"key":"my.tags","type":"str","value":"a\nb c"},{"key":"my.tags.n","type":"arr[str]","value":["x\ny",""]}]' ]
     [ "${lines[1]}" = '["conformance.type"]' ]
+    [ "$(stat -c %a "$EDITS")" = 640 ]
     local json
     json=$(cat "$MNT/metadata.json")
     cp "$MNT/model.gguf" "$BATS_TEST_TMPDIR/before.gguf"
