@@ -25,6 +25,8 @@ const char *ggp_strerror(ggp_err code)
     case GGP_ERR_RANGE: return "out of range";
     case GGP_ERR_UNSUPPORTED: return "not supported";
     case GGP_ERR_NEED_MORE: return "header continues past the bytes given";
+    case GGP_ERR_TEXT: return "not a value of the type";
+    case GGP_ERR_TOO_BIG: return "value too big";
     }
     return "unknown error";
 }

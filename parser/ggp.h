@@ -48,6 +48,9 @@ typedef enum ggp_err {
     GGP_ERR_UNSUPPORTED, // the operation has no meaning for this tensor
     GGP_ERR_NEED_MORE,   // ggp_open_prefix: the header goes on past the
                          // bytes given; offset is how many it needs at least
+    GGP_ERR_TEXT,        // ggp_parse_text: the text is no value of the type,
+                         // or does not fit it; offset is in the text
+    GGP_ERR_TOO_BIG,     // ggp_parse_text: the encoding passes the limit given
 } ggp_err;
 
 /* What went wrong, where: filled by every call that can fail. */
@@ -66,6 +69,11 @@ typedef struct ggp_str {
     const char *ptr;     // not NUL-terminated
     uint64_t len;
 } ggp_str;
+
+/* Writes a name for a message into buf: control bytes, backslashes and
+ * invalid UTF-8 escaped as \xHH, long names cut with "...". Returns buf. */
+#define GGP_QUOTE_SIZE 80
+const char *ggp_quote_name(ggp_str name, char *buf, size_t bufsize);
 
 typedef enum ggp_vtype {
     GGP_V_U8 = 0,
@@ -315,6 +323,13 @@ void ggp_render(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
  * other control bytes, DEL and bytes that are not valid UTF-8. */
 void ggp_render_line_escaped(ggp_str s, ggp_sink *sink);
 
+/* Writes s as a JSON string (as metadata.json writes strings: bytes that
+ * are not UTF-8 as \udcHH). */
+void ggp_render_json_string(ggp_str s, ggp_sink *sink);
+
+/* Whether s is valid UTF-8 throughout. */
+bool ggp_utf8_valid(ggp_str s);
+
 /* The length of ggp_render's text, computed without keeping it. */
 uint64_t ggp_render_size(const ggp_file *file, const ggp_value *v);
 
@@ -332,6 +347,79 @@ void ggp_render_json(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
  * ggp_render_line_escaped, arrays as one line of JSON (as an array of
  * arrays' lines). */
 void ggp_render_one_line(const ggp_file *file, const ggp_value *v, ggp_sink *sink);
+
+/* ==== Parsing text (writing metadata/KEY) ==== */
+
+/* A value's whole type: a scalar or string (depth 0), or `depth` arrays
+ * around such a leaf (an array of arrays of i32 is {2, GGP_V_I32}). An
+ * array of arrays whose inner arrays are all empty has no known leaf:
+ * GGP_V_COUNT. */
+typedef struct ggp_value_type {
+    uint32_t depth;       // arrays around the leaf, at most GGP_MAX_ARRAY_DEPTH
+    ggp_vtype leaf;       // never GGP_V_ARRAY
+} ggp_value_type;
+
+/* The type of a value; for an array of arrays, each depth's type is that of
+ * its first inner array (GGUF lets inner arrays differ; text gives all of
+ * them the first one's type). */
+ggp_value_type ggp_value_type_of(const ggp_file *file, const ggp_value *v);
+
+/* Reads a type name: "u8" ... "f64", "bool", "str" or "string", and
+ * "arr[T]" or "array[T]" around any of them (nested at most
+ * GGP_MAX_ARRAY_DEPTH deep; "arr[arr]" is an array of arrays of unknown
+ * leaf). False when name[0..len) is none of these. */
+bool ggp_value_type_parse(const char *name, size_t len, ggp_value_type *out);
+
+/* Writes the type's name ("u32", "str", "arr[str]", "arr[arr[i32]]",
+ * "arr[arr]" for an unknown leaf) into buf of GGP_TYPE_TEXT_SIZE bytes;
+ * returns its length. */
+#define GGP_TYPE_TEXT_SIZE 64
+size_t ggp_value_type_format(ggp_value_type type, char *buf);
+
+/* A growable byte buffer; the caller frees data with free(). */
+typedef struct ggp_bytes {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} ggp_bytes;
+
+/* Appends n bytes to b, growing it (allocates); false when out of memory. */
+bool ggp_bytes_append(ggp_bytes *b, const void *bytes, size_t n);
+
+/* A sink that appends what it is given to a ggp_bytes; failed is set when
+ * memory ran out (the rest is then dropped). */
+typedef struct ggp_bytes_sink {
+    ggp_sink sink;
+    ggp_bytes *out;
+    bool failed;
+} ggp_bytes_sink;
+
+void ggp_bytes_sink_init(ggp_bytes_sink *s, ggp_bytes *out);
+
+/* Reads text as the text of metadata/KEY of a value of type `type` (SPEC
+ * "metadata/KEY"), the inverse of ggp_render: one trailing newline is
+ * dropped; a scalar is its decimal (floats also nan, inf, -inf, NaN,
+ * Infinity, -Infinity), a bool true or false, a string its bytes; an array
+ * is one element per line, strings escaped as ggp_render_line_escaped
+ * writes them, inner arrays as one line of JSON each (\udcHH for a byte
+ * that is not UTF-8), and an empty text is an empty array.
+ *
+ * Appends to out the value's GGUF encoding, what follows its type field (a
+ * scalar's bytes; a string's length and bytes; an array's element type,
+ * count and elements), in `version` (1: 32-bit lengths and counts) and
+ * `order`. Fails, leaving out->len as it was, with GGP_ERR_TEXT when the
+ * text is no value of the type or a number does not fit it (300 for a u8),
+ * err->offset being the byte in the text and err->msg naming the line and
+ * the problem; GGP_ERR_TOO_BIG when the encoding would grow out->len past
+ * max_len; GGP_ERR_NOMEM. A NaN is the type's quiet NaN (SPEC renders every
+ * NaN as nan). */
+ggp_err ggp_parse_text(const char *text, size_t len, ggp_value_type type, uint32_t version,
+                       ggp_byte_order order, size_t max_len, ggp_bytes *out, ggp_error *err);
+
+/* Appends to out the bytes of one line escaped as ggp_render_line_escaped
+ * writes it (\\, \n, \r, \t, \xHH), at most max_len in all. Fails as
+ * ggp_parse_text does. */
+ggp_err ggp_parse_line_escaped(const char *line, size_t len, size_t max_len, ggp_bytes *out, ggp_error *err);
 
 /* ==== Views for tools ==== */
 

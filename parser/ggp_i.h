@@ -179,10 +179,6 @@ void ggp_stats_deviations_avx2(const float *x, size_t n, double mean, bool all_f
 bool ggp_fail(ggp_error *err, ggp_err code, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Writes a name for an error message into buf: control bytes and invalid
- * UTF-8 escaped as \xHH, long names cut with "...". Returns buf. */
-const char *ggp_quote_name(ggp_str name, char *buf, size_t bufsize);
-#define GGP_QUOTE_SIZE 80
 
 /* UTF-8: the length of the valid sequence at p (at most n bytes), or 0. */
 size_t ggp_utf8_seq_len(const uint8_t *p, size_t n);

@@ -171,6 +171,25 @@ void ggp_render_line_escaped(ggp_str s, ggp_sink *sink)
 
 /* A JSON string; bytes that are not UTF-8 become lone surrogates \udcHH,
  * which Python's json + surrogateescape turns back into the bytes. */
+static void put_json_string(ggp_str s, ggp_sink *sink);
+
+void ggp_render_json_string(ggp_str s, ggp_sink *sink)
+{
+    put_json_string(s, sink);
+}
+
+bool ggp_utf8_valid(ggp_str s)
+{
+    const uint8_t *p = (const uint8_t *)s.ptr;
+    for (uint64_t i = 0; i < s.len;) {
+        const size_t seq = p[i] < 0x80 ? 1 : ggp_utf8_seq_len(p + i, s.len - i < 4 ? (size_t)(s.len - i) : 4);
+        if (seq == 0)
+            return false;
+        i += seq;
+    }
+    return true;
+}
+
 static void put_json_string(ggp_str s, ggp_sink *sink)
 {
     static const char hex[] = "0123456789abcdef";

@@ -31,7 +31,8 @@ static const char help_text[] =
     "usage: gguf-fs [options] SOURCE MOUNTPOINT\n"
     "\n"
     "Mounts a GGUF model read-only: header, warnings, model.gguf, metadata.json,\n"
-    "tensors.tsv, metadata/KEY, tensors/NAME/{info,raw,f32,f32.npy,stats}.\n"
+    "tensors.tsv, metadata/KEY, tensors/NAME/{info,raw,f32,f32.npy,stats}\n"
+    "(metadata/ writable with -o edit).\n"
     "SOURCE is a .gguf file (a shard mounts its whole split set), a directory\n"
     "of models, an http:// or https:// URL, or hf://ORG/REPO/FILE.gguf[@REVISION].\n"
     "\n"
@@ -56,9 +57,14 @@ static const char help_text[] =
     "                           (default: no disk cache)\n"
     "    -o timeout_s=N         URL sources: retry a failing request for up to\n"
     "                           N seconds, then fail that read (default " STR(GGFS_REMOTE_DEFAULT_TIMEOUT_S) ")\n"
+    "    -o edit                make metadata/ writable: edits change model.gguf\n"
+    "                           and the views, never the source (kept in memory)\n"
+    "    -o edits=PATH          as edit, and keep the edits in PATH: read at\n"
+    "                           mount, rewritten after every change\n"
     "\n"
-    "Every mount is ro, nosuid, nodev, default_permissions, fsname=SOURCE,\n"
-    "subtype=gguf-fs: rw, suid and dev are overridden (rw with a warning).\n"
+    "Every mount is ro (rw with edit), nosuid, nodev, default_permissions,\n"
+    "fsname=SOURCE, subtype=gguf-fs: rw, suid and dev are overridden (rw with\n"
+    "a warning, unless editing).\n"
     "Ignored: what only mount(8) and systemd read (auto, noauto, user, users,\n"
     "nouser, owner, group, nofail, _netdev, defaults, comment=, x-*, X-*), and\n"
     "what means nothing on a read-only mount (relatime, strictatime, lazytime,\n"
@@ -91,6 +97,8 @@ enum {
     KEY_CACHE_MB,
     KEY_CACHE_DIR,
     KEY_TIMEOUT_S,
+    KEY_EDIT,
+    KEY_EDITS,
 };
 
 static const struct fuse_opt option_spec[] = {
@@ -104,6 +112,8 @@ static const struct fuse_opt option_spec[] = {
     FUSE_OPT_KEY("cache_mb=", KEY_CACHE_MB),
     FUSE_OPT_KEY("cache_dir=", KEY_CACHE_DIR),
     FUSE_OPT_KEY("timeout_s=", KEY_TIMEOUT_S),
+    FUSE_OPT_KEY("edit", KEY_EDIT),
+    FUSE_OPT_KEY("edits=", KEY_EDITS),
     FUSE_OPT_END,
 };
 
@@ -114,7 +124,7 @@ typedef struct parse_state {
     int show_help;
     int show_version;
     int max_threads_given;
-    int rw_warned;
+    int rw_given;
 } parse_state;
 
 /* The value of a NAME=N option as an unsigned decimal. Returns false, with
@@ -144,6 +154,33 @@ static bool ignored(const char *opt)
     return false;
 }
 
+/* The file PATH names, as an absolute path (the daemon leaves the working
+ * directory): its directory must exist, the file need not. NULL, with a
+ * message, when it cannot be. */
+static char *absolute_file_path(const char *given)
+{
+    if (!*given) {
+        fprintf(stderr, "gguf-fs: -o edits= needs a file name\n");
+        return NULL;
+    }
+    const char *slash = strrchr(given, '/');
+    const char *base = slash ? slash + 1 : given;
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+        fprintf(stderr, "gguf-fs: -o edits=%s: names a directory, not a file\n", given);
+        return NULL;
+    }
+    char *dir = slash ? strndup(given, slash == given ? 1 : (size_t)(slash - given)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    char *path = real ? malloc(strlen(real) + strlen(base) + 2) : NULL;
+    if (path)
+        sprintf(path, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+    else
+        fprintf(stderr, "gguf-fs: -o edits=%s: %s: %s\n", given, dir ? dir : "", strerror(errno));
+    free(dir);
+    free(real);
+    return path;
+}
+
 /* fuse_opt_parse's callback: returns 0 to take an argument out of args, 1
  * to keep it for libfuse, -1 to fail the parse. */
 static int take_arg(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -169,6 +206,18 @@ static int take_arg(void *data, const char *arg, int key, struct fuse_args *outa
         return number_of(arg, &cli->cache_mb) ? 0 : -1;
     case KEY_TIMEOUT_S:
         return number_of(arg, &cli->timeout_s) ? 0 : -1;
+    case KEY_EDIT:
+        cli->edit = 1;
+        return 0;
+    case KEY_EDITS: {
+        char *path = absolute_file_path(strchr(arg, '=') + 1);
+        if (!path)
+            return -1;
+        free(cli->edits_path);
+        cli->edits_path = path;
+        cli->edit = 1;
+        return 0;
+    }
     case KEY_CACHE_DIR: {
         const char *path = strchr(arg, '=') + 1;
         if (!*path) {
@@ -194,9 +243,7 @@ static int take_arg(void *data, const char *arg, int key, struct fuse_args *outa
         return 0;
     case FUSE_OPT_KEY_OPT:
         if (strcmp(arg, "rw") == 0) {
-            if (!st->rw_warned)
-                fprintf(stderr, "gguf-fs: the mount is read-only: ignoring rw\n");
-            st->rw_warned = 1;
+            st->rw_given = 1; // said once all options are read (-o edit may follow)
             return 0;
         }
         return ignored(arg) ? 0 : 1;
@@ -207,13 +254,13 @@ static int take_arg(void *data, const char *arg, int key, struct fuse_args *outa
 
 /* fsname= takes the source; FUSE option syntax needs ',' and '\' escaped.
  * Returns a malloc'ed "-o..." argument. */
-static char *mount_options(const char *source)
+static char *mount_options(const char *source, bool rw)
 {
-    static const char prefix[] = "-oro,nosuid,nodev,default_permissions,subtype=gguf-fs,fsname=";
+    static const char prefix[] = "-o%s,nosuid,nodev,default_permissions,subtype=gguf-fs,fsname=";
     char *arg = malloc(sizeof prefix + 2 * strlen(source));
     if (!arg)
         return NULL;
-    char *o = arg + sprintf(arg, "%s", prefix);
+    char *o = arg + sprintf(arg, prefix, rw ? "rw" : "ro");
     for (const char *p = source; *p; p++) {
         if (*p == ',' || *p == '\\')
             *o++ = '\\';
@@ -307,11 +354,13 @@ int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli
         fputs(usage_line, stderr);
         return GGFS_EXIT_USAGE;
     }
+    if (st.rw_given && !cli->edit)
+        fprintf(stderr, "gguf-fs: the mount is read-only: ignoring rw\n");
     if (fuse_parse_cmdline(args, &cli->cmd) != 0)
         return GGFS_EXIT_USAGE;
     if (!st.max_threads_given)
         cli->cmd.max_threads = GGFS_DEFAULT_MAX_THREADS;
-    char *opts = mount_options(cli->source);
+    char *opts = mount_options(cli->source, cli->edit);
     if (!opts || fuse_opt_add_arg(args, opts) != 0) {
         free(opts);
         fprintf(stderr, "gguf-fs: out of memory\n");
@@ -328,5 +377,6 @@ void ggfs_cli_destroy(ggfs_cli *cli, struct fuse_args *args)
 {
     free(cli->cmd.mountpoint);
     free(cli->cache_dir);
+    free(cli->edits_path);
     fuse_opt_free_args(args);
 }

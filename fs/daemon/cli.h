@@ -38,11 +38,14 @@ typedef struct ggfs_cli {
     unsigned cache_mb;            // remote sources: memory cache in MiB
     char *cache_dir;              // remote sources: disk cache, or NULL
     unsigned timeout_s;           // remote sources: retry a failing request this long
+    int edit;                     // metadata/ is writable (-o edit or -o edits=PATH)
+    char *edits_path;             // -o edits=PATH, made absolute; NULL for none
 } ggfs_cli;
 
 /* Parses argv. On return, args holds what is left for fuse_session_new,
- * with the options of every gguf-fs mount (ro, nosuid, nodev,
- * default_permissions, fsname=SOURCE, subtype=gguf-fs) added, and
+ * with the options of every gguf-fs mount (ro, or rw when editing;
+ * nosuid, nodev, default_permissions, fsname=SOURCE, subtype=gguf-fs)
+ * added, and
  * cli->cmd.mountpoint the absolute path of an existing directory. Returns
  * -1 when the caller should go on and mount; otherwise the status to exit
  * with, after a message: GGFS_EXIT_MOUNTED after --help or --version,

@@ -34,6 +34,8 @@
 #include "model/guard.h"
 #include "source/remote.h"
 #include "source/source_table.h"
+#include "model/edits.h"
+#include "tree/invalidate.h"
 #include "tree/ops.h"
 #include "tree/tree.h"
 #include "util/log.h"
@@ -249,6 +251,11 @@ static void stop_catalog(void *mount)
 static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
 {
     int err;
+    if (cli->edit) {
+        fprintf(stderr, "gguf-fs: %s: a folder of models cannot be edited: -o edit and -o edits= "
+                        "take one model (a file, a split set or a URL)\n", cli->source);
+        return GGFS_EXIT_USAGE;
+    }
     ggfs_catalog *catalog = ggfs_catalog_open(cli->source, cli->cmd.mountpoint, cli->max_open, &err);
     if (!catalog) {
         fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
@@ -263,6 +270,38 @@ static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
     ggfs_catalog_mount_destroy(&mount);
     ggfs_catalog_close(catalog);
     return status;
+}
+
+static void stop_edits(void *mount)
+{
+    ggfs_invalidate_stop(mount);
+}
+
+/* The edits of a mount given -o edit or -o edits=PATH, read from PATH
+ * when it exists; NULL, with one line on stderr, when PATH is refused. */
+static ggfs_edits *open_edits(ggfs_cli *cli, ggfs_model *model, ggfs_model_mount *mount)
+{
+    const char *path = cli->edits_path;
+    const size_t mlen = strlen(cli->cmd.mountpoint);
+    if (path && strncmp(path, cli->cmd.mountpoint, mlen) == 0 && (path[mlen] == '/' || mlen == 1)) {
+        // Saving into the mount would wait on the daemon that saves.
+        fprintf(stderr, "gguf-fs: %s: the edits cannot be kept inside the mount point %s\n", path,
+                cli->cmd.mountpoint);
+        return NULL;
+    }
+    char why[640];
+    ggfs_edits *edits = ggfs_edits_open(model, path, why, sizeof why);
+    if (!edits) {
+        fprintf(stderr, "gguf-fs: %s\n", why);
+        return NULL;
+    }
+    mount->invalidator = ggfs_workers_new(1, 4096);
+    if (!mount->invalidator) {
+        fprintf(stderr, "gguf-fs: %s: out of memory\n", cli->source);
+        ggfs_edits_close(edits);
+        return NULL;
+    }
+    return edits;
 }
 
 /* Mounts one model: a file, a split set by any of its shards, or a URL.
@@ -301,10 +340,24 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
         goto out_model;
     }
     ggfs_model_mount mount = {.tree = &tree, .readahead_kb = cli->readahead_kb};
-    status = serve(&ggfs_ops, &mount, NULL, mount.readahead_kb, cli->source, args, &cli->cmd);
+    pthread_mutex_init(&mount.invalidator_lock, NULL);
+    ggfs_edits *edits = NULL;
+    if (cli->edit && !(edits = open_edits(cli, model, &mount))) {
+        ggfs_workers_free(tree.remote_reads);
+        ggfs_tree_destroy(&tree);
+        goto out_model;
+    }
+    tree.edits = edits;
+    // An edited mount tells the kernel of changes through its session,
+    // and stops the thread that drops pages before the loop ends.
+    const serve_hooks hooks = {.session = &mount.session, .stop = stop_edits};
+    status = serve(&ggfs_ops, &mount, edits ? &hooks : NULL, mount.readahead_kb, cli->source, args, &cli->cmd);
+    ggfs_invalidate_stop(&mount);
     // Normally gone with the session (ggfs_op_destroy).
     ggfs_workers_free(tree.remote_reads);
     ggfs_tree_destroy(&tree);
+    ggfs_edits_close(edits);
+    pthread_mutex_destroy(&mount.invalidator_lock);
 out_model:
     ggfs_model_close(model);
 out_remote:

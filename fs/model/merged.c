@@ -1,37 +1,14 @@
 /*
- * The layout and header of model.gguf for a split set (see merged.h).
+ * The layout and header of model.gguf (see merged.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/merged.h"
 
-static uint64_t pad_to(uint64_t n, uint64_t alignment)
+bool ggfs_is_split_key(const char *name, uint64_t len)
 {
-    return (n + alignment - 1) / alignment * alignment;
-}
-
-static bool is_split_key(const ggp_kv *kv)
-{
-    return kv->key.len >= 6 && memcmp(kv->key.ptr, "split.", 6) == 0;
-}
-
-/* A count or length field: u32 in version 1, u64 after. */
-static uint64_t count_width(const ggp_file *f)
-{
-    return ggp_version(f) == 1 ? 4 : 8;
-}
-
-/* The bytes of a key and its value as they lie in the file. */
-static uint64_t kv_extent(const ggp_kv *kv)
-{
-    return kv->value.offset + kv->value.size - kv->offset;
-}
-
-/* The bytes of a tensor's descriptor before its offset field. */
-static uint64_t descriptor_extent(const ggp_tensor *t)
-{
-    return t->data_field_offset - t->info_offset;
+    return len >= 6 && memcmp(name, "split.", 6) == 0;
 }
 
 static bool is_split(const ggfs_merged *m)
@@ -50,6 +27,35 @@ static const ggp_tensor *tensor_of(const ggfs_merged *m, uint64_t index, uint32_
     return ggfs_shards_tensor(m->shards, m->n_shards, m->n_tensors, index, shard);
 }
 
+static void merged_tensor(const void *ctx, uint64_t i, ggfs_run *descriptor, uint64_t *data_at)
+{
+    const ggfs_merged *m = ctx;
+    uint32_t shard = 0;
+    const ggp_tensor *t = tensor_of(m, i, &shard);
+    const ggp_file *f = m->shards[shard].file;
+    *descriptor = ggfs_descriptor_run(f, t);
+    *data_at = is_split(m) ? m->data_at[i] : t->offset - ggp_data_offset(f);
+}
+
+void ggfs_merged_plan(const ggfs_merged *m, const ggfs_run *kvs, uint64_t n_kv, ggfs_header_plan *plan)
+{
+    *plan = (ggfs_header_plan){keys_of(m), kvs, n_kv, m->n_tensors, merged_tensor, m};
+}
+
+/* The kv runs of shard 1 without the split.* keys; malloc'ed. */
+static ggfs_run *unsplit_kvs(const ggfs_merged *m, uint64_t *n)
+{
+    const ggp_file *keys = keys_of(m);
+    ggfs_run *runs = malloc((ggp_kv_count(keys) + 1) * sizeof *runs);
+    *n = 0;
+    for (uint64_t i = 0; runs && i < ggp_kv_count(keys); i++) {
+        const ggp_kv *kv = ggp_kv_at(keys, i);
+        if (!ggfs_is_split_key(kv->key.ptr, kv->key.len))
+            runs[(*n)++] = ggfs_kv_run(keys, kv);
+    }
+    return runs;
+}
+
 bool ggfs_merged_init(ggfs_merged *m, const ggfs_shard *shards, uint32_t n_shards, uint64_t n_tensors)
 {
     memset(m, 0, sizeof *m);
@@ -59,38 +65,38 @@ bool ggfs_merged_init(ggfs_merged *m, const ggfs_shard *shards, uint32_t n_shard
     m->n_shards = n_shards;
     m->n_tensors = n_tensors;
     m->available = true;
+    const ggp_file *keys = keys_of(m);
     if (!is_split(m)) {
         m->size = shards[0].source->size;
+        m->header_len = ggp_header_end(keys);
+        m->data_offset = ggfs_data_start(keys);
+        m->data_size = m->size - m->data_offset;
         return true;
     }
-    const ggp_file *keys = keys_of(m);
     const uint64_t alignment = ggp_alignment(keys);
-    uint64_t len = 4 + 4 + 2 * count_width(keys);
-    for (uint64_t i = 0; i < ggp_kv_count(keys); i++) {
-        const ggp_kv *kv = ggp_kv_at(keys, i);
-        if (!is_split_key(kv))
-            len += kv_extent(kv);
-    }
     m->data_at = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *m->data_at);
     if (!m->data_at)
         return false;
+    uint64_t at = 0;
     for (uint64_t i = 0; i < m->n_tensors; i++) {
-        uint32_t shard;
+        uint32_t shard = 0;
         const ggp_tensor *t = tensor_of(m, i, &shard);
-        len += descriptor_extent(t) + 8;
         if (!t->type)
             m->available = false; // its data has no known size to lay out
-    }
-    m->header_len = len;
-    m->data_offset = pad_to(len, alignment);
-    uint64_t at = m->data_offset;
-    for (uint64_t i = 0; i < m->n_tensors && m->available; i++) {
-        uint32_t shard;
-        const ggp_tensor *t = tensor_of(m, i, &shard);
         m->data_at[i] = at;
-        at += pad_to(t->bytes, alignment);
+        at += ggfs_pad_to(t->bytes, alignment);
     }
-    m->size = m->available ? at : 0;
+    m->data_size = at;
+    uint64_t n_kv;
+    ggfs_run *kvs = unsplit_kvs(m, &n_kv);
+    if (!kvs)
+        return false;
+    ggfs_header_plan plan;
+    ggfs_merged_plan(m, kvs, n_kv, &plan);
+    m->header_len = ggfs_header_len(&plan);
+    free(kvs);
+    m->data_offset = ggfs_pad_to(m->header_len, alignment);
+    m->size = m->available ? m->data_offset + m->data_size : 0;
     return true;
 }
 
@@ -103,50 +109,17 @@ void ggfs_merged_destroy(ggfs_merged *m)
 
 /* ==== The header ==== */
 
-typedef struct writer {
-    uint8_t *out;
-    bool big_endian;
-} writer;
-
-static void put_bytes(writer *w, const void *bytes, uint64_t n)
-{
-    memcpy(w->out, bytes, n);
-    w->out += n;
-}
-
-static void put_uint(writer *w, uint64_t v, uint64_t width)
-{
-    for (uint64_t i = 0; i < width; i++) {
-        const uint64_t shift = 8 * (w->big_endian ? width - 1 - i : i);
-        *w->out++ = (uint8_t)(v >> shift);
-    }
-}
-
 static uint8_t *build_header(const ggfs_merged *m)
 {
-    const ggp_file *keys = keys_of(m);
-    const uint8_t *bytes = ggp_file_bytes(keys);
-    uint8_t *header = malloc(m->header_len);
-    if (!header)
-        return NULL;
-    writer w = {header, ggp_byte_order_of(keys) == GGP_BIG};
-    uint64_t n_kv = 0;
-    for (uint64_t i = 0; i < ggp_kv_count(keys); i++)
-        n_kv += !is_split_key(ggp_kv_at(keys, i));
-    put_bytes(&w, bytes, 8); // magic and version, as shard 1 stores them
-    put_uint(&w, m->n_tensors, count_width(keys));
-    put_uint(&w, n_kv, count_width(keys));
-    for (uint64_t i = 0; i < ggp_kv_count(keys); i++) {
-        const ggp_kv *kv = ggp_kv_at(keys, i);
-        if (!is_split_key(kv))
-            put_bytes(&w, bytes + kv->offset, kv_extent(kv));
+    uint64_t n_kv;
+    ggfs_run *kvs = unsplit_kvs(m, &n_kv);
+    uint8_t *header = kvs ? malloc(m->header_len) : NULL;
+    if (header) {
+        ggfs_header_plan plan;
+        ggfs_merged_plan(m, kvs, n_kv, &plan);
+        ggfs_header_write(&plan, header);
     }
-    for (uint64_t i = 0; i < m->n_tensors; i++) {
-        uint32_t shard;
-        const ggp_tensor *t = tensor_of(m, i, &shard);
-        put_bytes(&w, ggp_file_bytes(m->shards[shard].file) + t->info_offset, descriptor_extent(t));
-        put_uint(&w, m->data_at[i] - m->data_offset, 8);
-    }
+    free(kvs);
     return header;
 }
 
@@ -167,40 +140,62 @@ const uint8_t *ggfs_merged_header(ggfs_merged *m)
 
 /* ==== Pieces ==== */
 
-bool ggfs_merged_piece(ggfs_merged *m, uint64_t off, ggfs_piece *piece)
+/* The run at off of a model whose header is `header` (len bytes), whose
+ * data section starts at data_offset and which is size bytes long. */
+static void data_piece(const ggfs_merged *m, uint64_t data_offset, uint64_t size, uint64_t off, ggfs_piece *piece)
 {
+    if (off < data_offset) {
+        *piece = (ggfs_piece){GGFS_PIECE_ZEROS, 0, 0, NULL, data_offset - off};
+        return;
+    }
+    const uint64_t rel = off - data_offset;
     if (!is_split(m)) {
-        *piece = (ggfs_piece){GGFS_PIECE_SHARD, 0, off, m->size - off};
-        return true;
+        // A plain file's data section is its own bytes, to its end.
+        const uint64_t at = ggfs_data_start(keys_of(m)) + rel;
+        *piece = (ggfs_piece){GGFS_PIECE_SHARD, 0, at, NULL, size - off};
+        return;
     }
-    if (off < m->header_len) {
-        if (!ggfs_merged_header(m))
-            return false;
-        *piece = (ggfs_piece){GGFS_PIECE_HEADER, 0, off, m->header_len - off};
-        return true;
-    }
-    // The last tensor whose data starts at or before off.
+    // The last tensor whose data starts at or before rel.
     uint64_t lo = 0, hi = m->n_tensors;
     while (lo < hi) {
         const uint64_t mid = lo + (hi - lo) / 2;
-        if (m->data_at[mid] <= off)
+        if (m->data_at[mid] <= rel)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0) {
-        *piece = (ggfs_piece){GGFS_PIECE_ZEROS, 0, 0, m->data_offset - off};
-        return true;
-    }
-    const uint64_t i = lo - 1;
-    uint32_t shard;
+    const uint64_t i = lo - 1; // the first tensor starts at 0
+    uint32_t shard = 0;
     const ggp_tensor *t = tensor_of(m, i, &shard);
-    const uint64_t into = off - m->data_at[i];
+    const uint64_t into = rel - m->data_at[i];
     if (into < t->bytes) {
-        *piece = (ggfs_piece){GGFS_PIECE_SHARD, shard, t->offset + into, t->bytes - into};
+        *piece = (ggfs_piece){GGFS_PIECE_SHARD, shard, t->offset + into, NULL, t->bytes - into};
+        return;
+    }
+    const uint64_t end = i + 1 < m->n_tensors ? data_offset + m->data_at[i + 1] : size;
+    *piece = (ggfs_piece){GGFS_PIECE_ZEROS, 0, 0, NULL, end - off};
+}
+
+bool ggfs_merged_piece(ggfs_merged *m, const ggfs_gguf_head *edited, uint64_t off, ggfs_piece *piece)
+{
+    if (edited) {
+        if (off < edited->len)
+            *piece = (ggfs_piece){GGFS_PIECE_HEADER, 0, 0, edited->bytes + off, edited->len - off};
+        else
+            data_piece(m, edited->data_offset, edited->size, off, piece);
         return true;
     }
-    const uint64_t end = i + 1 < m->n_tensors ? m->data_at[i + 1] : m->size;
-    *piece = (ggfs_piece){GGFS_PIECE_ZEROS, 0, 0, end - off};
+    if (!is_split(m)) {
+        *piece = (ggfs_piece){GGFS_PIECE_SHARD, 0, off, NULL, m->size - off};
+        return true;
+    }
+    if (off < m->header_len) {
+        const uint8_t *header = ggfs_merged_header(m);
+        if (!header)
+            return false;
+        *piece = (ggfs_piece){GGFS_PIECE_HEADER, 0, 0, header + off, m->header_len - off};
+        return true;
+    }
+    data_piece(m, m->data_offset, m->size, off, piece);
     return true;
 }

@@ -360,6 +360,12 @@ ggfs_model *ggfs_model_open(const char *name, ggfs_remote *remote, ggfs_model_er
         ggfs_merged_destroy(&m->merged);
         goto fail;
     }
+    if (!ggfs_view_init_unedited(&m->view, m->shards[0].file, m->shards[0].source->size)) {
+        refuse(err, name, GGP_ERR_NOMEM, 0, "out of memory");
+        ggfs_view_destroy_unedited(&m->view);
+        ggfs_merged_destroy(&m->merged);
+        goto fail;
+    }
     for (uint32_t k = 0; k < m->n_shards; k++) {
         ggfs_source *src = m->shards[k].source;
         if (src->ops->opened)
@@ -383,6 +389,7 @@ void ggfs_model_close(ggfs_model *m)
 {
     if (!m)
         return;
+    ggfs_view_destroy_unedited(&m->view);
     ggfs_merged_destroy(&m->merged);
     for (uint32_t k = 0; k < m->n_shards; k++)
         shard_close(&m->shards[k]);

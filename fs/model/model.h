@@ -14,6 +14,7 @@
 #include "ggp.h"
 #include "model/merged.h"
 #include "model/shard.h"
+#include "model/view.h"
 #include "source/source.h"
 
 typedef struct ggfs_model {
@@ -22,6 +23,7 @@ typedef struct ggfs_model {
     uint64_t n_tensors;     // over all shards
     uint64_t total_size;    // bytes over all shards
     ggfs_merged merged;     // the layout of model.gguf for a split set
+    ggfs_view view;         // the keys and model.gguf as they are (view.h)
 } ggfs_model;
 
 /* Why a model was refused: the parser's code, offset and message, and the

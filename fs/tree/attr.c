@@ -1,7 +1,7 @@
 /*
  * The attributes of the tree's nodes: sizes (a text file's is its
- * rendered length, computed once for the views and keys), modes, links
- * and times, which come from the model's file.
+ * rendered length, computed once per view for the views and keys), modes,
+ * links and times, which come from the model's file.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -9,19 +9,46 @@
 #include "tree/attr.h"
 #include "tree/text.h"
 
-/* The size of a root view, computed once; two threads may both compute it
- * and store the same value. A render that ran out of memory is not kept. */
-static uint64_t view_size(ggfs_tree *tree, ggfs_node node, int view)
+/* A size kept in a view's cache: computed once; two threads may both
+ * compute it and store the same value. A render that ran out of memory is
+ * not kept. */
+static uint64_t cached_size(_Atomic uint64_t *slot, ggfs_tree *tree, ggfs_view *view, ggfs_node node)
 {
-    uint64_t size = atomic_load_explicit(&tree->view_size[view], memory_order_relaxed);
+    uint64_t size = atomic_load_explicit(slot, memory_order_relaxed);
     if (size == UINT64_MAX) {
         ggp_counting_sink c;
         ggp_counting_sink_init(&c);
-        if (!ggfs_text_render(tree, node, &c.sink))
+        if (!ggfs_text_render(tree, view, node, &c.sink))
             return 0;
         size = c.total;
-        atomic_store_explicit(&tree->view_size[view], size, memory_order_relaxed);
+        atomic_store_explicit(slot, size, memory_order_relaxed);
     }
+    return size;
+}
+
+/* The size of model.gguf as the view has it. */
+static uint64_t gguf_size(const ggfs_tree *tree, const ggfs_view *view)
+{
+    return view->edited ? view->gguf.size : tree->model->merged.size;
+}
+
+static uint64_t kv_size(ggfs_tree *tree, ggfs_node node)
+{
+    ggfs_kv_file f;
+    if (!ggfs_kv_file_get(tree, node.index, &f))
+        return 0;
+    uint64_t size;
+    if (!f.view) {
+        size = f.scratch.size;
+    } else {
+        _Atomic uint64_t *slot = &f.view->kv_size[f.index];
+        size = atomic_load_explicit(slot, memory_order_relaxed);
+        if (size == UINT64_MAX) {
+            size = ggp_render_size(f.view->keys, &ggp_kv_at(f.view->keys, f.index)->value);
+            atomic_store_explicit(slot, size, memory_order_relaxed);
+        }
+    }
+    ggfs_kv_file_put(&f);
     return size;
 }
 
@@ -29,13 +56,19 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
 {
     uint32_t shard;
     const ggp_tensor *t;
+    uint64_t size;
+    ggfs_view *view;
     switch (node.kind) {
     case GGFS_WARNINGS:
-        return view_size(tree, node, GGFS_VIEW_WARNINGS);
     case GGFS_METADATA_JSON:
-        return view_size(tree, node, GGFS_VIEW_METADATA_JSON);
     case GGFS_TENSORS_TSV:
-        return view_size(tree, node, GGFS_VIEW_TENSORS_TSV);
+        view = ggfs_tree_view(tree);
+        size = cached_size(&view->text_size[node.kind == GGFS_WARNINGS        ? GGFS_VIEW_WARNINGS
+                                            : node.kind == GGFS_METADATA_JSON ? GGFS_VIEW_METADATA_JSON
+                                                                              : GGFS_VIEW_TENSORS_TSV],
+                           tree, view, node);
+        ggfs_view_put(view);
+        return size;
     case GGFS_TENSOR_NPY: {
         t = ggfs_model_tensor(tree->model, node.index, &shard);
         char header[GGP_NPY_HEADER_MAX];
@@ -53,18 +86,17 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
     case GGFS_HEADER:
     case GGFS_TENSOR_INFO:
     case GGFS_SHARD:
-        return ggfs_text_size(tree, node);
-    case GGFS_MODEL_GGUF:
-        return tree->model->merged.size;
-    case GGFS_KV: {
-        uint64_t size = atomic_load_explicit(&tree->kv_size[node.index], memory_order_relaxed);
-        if (size == UINT64_MAX) {
-            // Two threads may both compute it; they store the same value.
-            size = ggfs_text_size(tree, node);
-            atomic_store_explicit(&tree->kv_size[node.index], size, memory_order_relaxed);
-        }
+        view = ggfs_tree_view(tree);
+        size = ggfs_text_size(tree, view, node);
+        ggfs_view_put(view);
         return size;
-    }
+    case GGFS_MODEL_GGUF:
+        view = ggfs_tree_view(tree);
+        size = gguf_size(tree, view);
+        ggfs_view_put(view);
+        return size;
+    case GGFS_KV:
+        return kv_size(tree, node);
     case GGFS_TENSOR_RAW:
         return ggfs_model_tensor(tree->model, node.index, &shard)->bytes;
     case GGFS_TENSOR_F32:
@@ -72,6 +104,12 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
     default:
         return 0;
     }
+}
+
+/* Whether node is metadata/ or a file in it. */
+static bool is_metadata(ggfs_node node)
+{
+    return node.kind == GGFS_METADATA_DIR || node.kind == GGFS_KV;
 }
 
 bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
@@ -90,6 +128,9 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
     // 0555 by a 0644 model would leave directories nobody can enter.
     const mode_t allowed = m->st_mode & 0777;
     const mode_t dir_allowed = allowed | ((allowed & 0444) >> 2);
+    // Edited, metadata/ and its files are the owner's to write, whatever
+    // the model's own write bits: the model itself is never written.
+    const mode_t write = ggfs_tree_editable(tree) && is_metadata(node) ? 0200 : 0;
     switch (node.kind) {
     case GGFS_ROOT:
         st->st_mode = S_IFDIR | (0555 & dir_allowed);
@@ -99,7 +140,7 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
     case GGFS_METADATA_DIR:
     case GGFS_SHARDS_DIR:
     case GGFS_TENSOR_DIR:
-        st->st_mode = S_IFDIR | (0555 & dir_allowed);
+        st->st_mode = S_IFDIR | (0555 & dir_allowed) | write;
         st->st_nlink = 2;
         break;
     case GGFS_TENSORS_DIR:
@@ -107,7 +148,7 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
         st->st_nlink = 2 + tree->model->n_tensors;
         break;
     default:
-        st->st_mode = S_IFREG | (0444 & allowed);
+        st->st_mode = S_IFREG | (0444 & allowed) | write;
         st->st_nlink = 1;
         st->st_size = (off_t)ggfs_size(tree, node);
         st->st_blksize = 4096;

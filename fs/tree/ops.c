@@ -4,7 +4,10 @@
  * kernel will keep them and file pages are kept between opens. Text files
  * are rendered once per open; raw and model.gguf are served from the
  * shards' bytes; f32 is dequantized per read from the blocks the read
- * touches.
+ * touches. An edited metadata/ (edit_ops.c) changes the keys: each request
+ * reads them from the view it takes, and the files that follow the keys
+ * are opened without the kernel's pages of an earlier version
+ * (invalidate.h).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -16,7 +19,9 @@
 #include <unistd.h>
 
 #include "tree/attr.h"
+#include "tree/edit_ops.h"
 #include "tree/names.h"
+#include "tree/open_text.h"
 #include "tree/ops.h"
 #include "tree/read_data.h"
 #include "tree/text.h"
@@ -80,8 +85,9 @@ void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
 
 /* ==== Directories ==== */
 
-/* The name and node of entry i of directory dir (after "." and ".."). */
-static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, ggfs_node *node)
+/* The name and node of entry i of directory dir (after "." and ".."):
+ * metadata/ lists view's keys, then an edited one's scratch files. */
+static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uint64_t i, char *name, ggfs_node *node)
 {
     static const char *const root_names[] = {"header", "warnings", "model.gguf", "metadata.json",
                                              "tensors.tsv", "hashes", "metadata", "tensors", "shards"};
@@ -105,11 +111,17 @@ static bool dir_entry(ggfs_tree *tree, ggfs_node dir, uint64_t i, char *name, gg
         *node = (ggfs_node){root_kinds[i], 0};
         return true;
     case GGFS_METADATA_DIR: {
-        const ggp_kv *kv = ggp_kv_at(tree->keys, i);
-        if (!kv)
+        const ggp_kv *kv = ggp_kv_at(view->keys, i);
+        ggfs_scratch_info scratch;
+        if (kv) {
+            ggfs_name_encode(kv->key.ptr, kv->key.len, name);
+            *node = (ggfs_node){GGFS_KV, ggfs_view_id_of(view, i)};
+            return true;
+        }
+        if (!tree->edits || !ggfs_edits_scratch_at(tree->edits, i - ggp_kv_count(view->keys), &scratch))
             return false;
-        ggfs_name_encode(kv->key.ptr, kv->key.len, name);
-        *node = (ggfs_node){GGFS_KV, i};
+        ggfs_name_encode(scratch.name, scratch.name_len, name);
+        *node = (ggfs_node){GGFS_KV, scratch.id};
         return true;
     }
     case GGFS_TENSORS_DIR: {
@@ -156,6 +168,7 @@ uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, s
     }
     size_t used = 0;
     uint64_t entries = 0; // with an inode, in a readdirplus reply
+    ggfs_view *view = ggfs_tree_view(tree);
     for (uint64_t pos = (uint64_t)off;; pos++) {
         char name[GGFS_NAME_MAX + 1];
         struct fuse_entry_param e;
@@ -167,7 +180,7 @@ uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, s
             e.attr.st_mode = S_IFDIR;
         } else {
             ggfs_node node;
-            if (!dir_entry(tree, dir, pos - 2, name, &node))
+            if (!dir_entry(tree, view, dir, pos - 2, name, &node))
                 break;
             if (!ggfs_node_exists(tree, node))
                 continue;
@@ -189,27 +202,12 @@ uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, s
         used += need;
         entries += plus && !dot;
     }
+    ggfs_view_put(view);
     return fuse_reply_buf(req, buf, used) == -ENOENT ? 0 : entries;
 }
 
 
 /* ==== Files ==== */
-
-/* The rendered text of an open text file. The kernel may send RELEASE as
- * soon as it has a read's reply, while the replying thread is still in
- * writev: each read holds a reference so the text outlives the reply. */
-typedef struct open_text {
-    atomic_int refs;
-    ggfs_buffer text;
-} open_text;
-
-static void open_text_put(open_text *o)
-{
-    if (atomic_fetch_sub(&o->refs, 1) == 1) {
-        free(o->text.data);
-        free(o);
-    }
-}
 
 /* Renders the text of node into b; returns 0 or an errno. A tensor's stats
  * and hashes, and the model's hashes, are computed here, once per mount
@@ -237,8 +235,26 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
         if (err)
             return err;
         b->sink.write(&b->sink, text, (size_t)ggp_stats_text_size(t->elements));
-    } else if (!ggfs_text_render(tree, node, &b->sink)) {
-        return ENOMEM;
+    } else if (node.kind == GGFS_KV) {
+        ggfs_kv_file f;
+        if (!ggfs_kv_file_get(tree, node.index, &f))
+            return ENOENT;
+        ggp_bytes scratch = {0};
+        int err = 0;
+        if (f.view)
+            ggp_render(f.view->keys, &ggp_kv_at(f.view->keys, f.index)->value, &b->sink);
+        else if (!(err = ggfs_edits_scratch_text(tree->edits, node.index, &scratch)) && scratch.len)
+            b->sink.write(&b->sink, (const char *)scratch.data, scratch.len);
+        free(scratch.data);
+        ggfs_kv_file_put(&f);
+        if (err)
+            return err;
+    } else {
+        ggfs_view *view = ggfs_tree_view(tree);
+        const bool rendered = ggfs_text_render(tree, view, node, &b->sink);
+        ggfs_view_put(view);
+        if (!rendered)
+            return ENOMEM;
     }
     return b->failed ? ENOMEM : 0;
 }
@@ -246,16 +262,14 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
 /* Opens a text file: renders it and keeps the text with the open file. */
 static void open_text_file(ggfs_tree *tree, fuse_req_t req, ggfs_node node, struct fuse_file_info *fi)
 {
-    open_text *o = malloc(sizeof *o);
+    ggfs_open_text *o = ggfs_open_text_new(false);
     if (!o) {
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    atomic_init(&o->refs, 1);
-    ggfs_buffer_init(&o->text);
     const int err = render_text(tree, node, &o->text);
     if (err) {
-        open_text_put(o);
+        ggfs_open_text_put(o);
         fuse_reply_err(req, err);
         return;
     }
@@ -283,6 +297,13 @@ static void run_deferred_open(void *arg, bool cancelled)
     free(d);
 }
 
+/* Whether a file's text or bytes follow the keys, so change with edits. */
+static bool follows_keys(ggfs_kind k)
+{
+    return k == GGFS_KV || k == GGFS_HEADER || k == GGFS_WARNINGS || k == GGFS_METADATA_JSON ||
+           k == GGFS_MODEL_GGUF;
+}
+
 void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     const ggfs_node node = ggfs_node_of(tree, ino);
@@ -290,12 +311,23 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
         fuse_reply_err(req, EISDIR);
         return;
     }
-    if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+    const bool writes = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
+    if (writes && (!ggfs_tree_editable(tree) || node.kind != GGFS_KV)) {
         fuse_reply_err(req, EROFS);
         return;
     }
-    fi->keep_cache = 1;
     fi->fh = 0;
+    if (writes) {
+        ggfs_edit_open(tree, req, node, fi);
+        return;
+    }
+    fi->keep_cache = !ggfs_tree_editable(tree) || !follows_keys(node.kind);
+    if (node.kind == GGFS_MODEL_GGUF && ggfs_tree_editable(tree)) {
+        // The pages of model.gguf stay from one open to the next while
+        // no edit came between (0 means never opened).
+        const uint64_t now = ggfs_edits_generation(tree->edits) + 1;
+        fi->keep_cache = atomic_exchange(&tree->gguf_opened, now) == now;
+    }
     if (!is_text(node.kind)) {
         fuse_reply_open(req, fi);
         return;
@@ -315,9 +347,11 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
 void ggfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)ino;
-    open_text *o = (open_text *)(uintptr_t)fi->fh;
-    if (o)
-        open_text_put(o);
+    ggfs_open_text *o = (ggfs_open_text *)(uintptr_t)fi->fh;
+    if (o) {
+        ggfs_edit_release(o);
+        ggfs_open_text_put(o);
+    }
     fuse_reply_err(req, 0);
 }
 
@@ -335,15 +369,19 @@ void ggfs_tree_op_read(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t s
                        struct fuse_file_info *fi)
 {
     const ggfs_node node = ggfs_node_of(tree, ino);
-    open_text *o = (open_text *)(uintptr_t)fi->fh;
+    ggfs_open_text *o = (ggfs_open_text *)(uintptr_t)fi->fh;
     uint64_t start, len;
     if (o) {
-        atomic_fetch_add(&o->refs, 1);
+        ggfs_open_text_ref(o);
+        if (o->writable)
+            pthread_mutex_lock(&o->lock); // a write may move the text
         if (!clamp(o->text.len, off, size, &start, &len))
             fuse_reply_buf(req, NULL, 0);
         else
             fuse_reply_buf(req, o->text.data + start, (size_t)len);
-        open_text_put(o);
+        if (o->writable)
+            pthread_mutex_unlock(&o->lock);
+        ggfs_open_text_put(o);
         return;
     }
     if (!clamp(ggfs_size(tree, node), off, size, &start, &len)) {
@@ -355,17 +393,43 @@ void ggfs_tree_op_read(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t s
 
 /* ==== Extended attributes ==== */
 
-/* The value of attribute `name` on node into buf (at least 320 bytes);
- * returns its length, or -1 when the node has no such attribute. */
-static long xattr_value(ggfs_tree *tree, ggfs_node node, const char *name, char *buf, const char **big)
+/* A key's type as user.gguf.type shows it: "u32", "str", "arr[str]";
+ * arrays of arrays "arr[arr]". */
+static long type_text(ggp_value_type t, char *buf)
+{
+    if (t.depth == 0)
+        return sprintf(buf, "%s", ggp_vtype_name(t.leaf));
+    return sprintf(buf, "arr[%s]", t.depth > 1 ? "arr" : ggp_vtype_name(t.leaf));
+}
+
+/* The value of attribute `name` on node into buf (at least 320 bytes), or
+ * at *big; returns its length, or -1 when the node has no such attribute
+ * (or no memory). A metadata file's name is copied to *owned (malloc'ed,
+ * for the caller to free), as the view it lies in is let go here. */
+static long xattr_value(ggfs_tree *tree, ggfs_node node, const char *name, char *buf, const char **big,
+                        char **owned)
 {
     ggp_str full = {NULL, 0};
     const ggp_tensor *t = NULL;
-    const ggp_kv *kv = NULL;
     uint32_t shard;
+    ggp_value_type type = {0, GGP_V_COUNT};
     if (node.kind == GGFS_KV) {
-        kv = ggp_kv_at(tree->keys, node.index);
-        full = kv->key;
+        ggfs_kv_file f;
+        if (!ggfs_kv_file_get(tree, node.index, &f))
+            return -1;
+        full = ggfs_kv_file_name(&f);
+        if (f.view) {
+            const ggp_value *v = &ggp_kv_at(f.view->keys, f.index)->value;
+            type = v->type == GGP_V_ARRAY ? (ggp_value_type){v->elem_type == GGP_V_ARRAY ? 2 : 1, v->elem_type}
+                                          : (ggp_value_type){0, v->type};
+        } else {
+            type = f.scratch.type;
+        }
+        *owned = malloc(full.len ? (size_t)full.len : 1);
+        if (*owned)
+            memcpy(*owned, full.ptr, (size_t)full.len);
+        full.ptr = *owned;
+        ggfs_kv_file_put(&f);
     } else if (node.kind >= GGFS_TENSOR_DIR && node.kind <= GGFS_TENSOR_SHA256) {
         t = ggfs_model_tensor(tree->model, node.index, &shard);
         full = t->name;
@@ -376,12 +440,8 @@ static long xattr_value(ggfs_tree *tree, ggfs_node node, const char *name, char 
         *big = full.ptr;
         return (long)full.len;
     }
-    if (strcmp(name, "user.gguf.type") == 0 && kv) {
-        const ggp_value *v = &kv->value;
-        if (v->type == GGP_V_ARRAY)
-            return sprintf(buf, "arr[%s]", ggp_vtype_name(v->elem_type));
-        return sprintf(buf, "%s", ggp_vtype_name(v->type));
-    }
+    if (strcmp(name, "user.gguf.type") == 0 && node.kind == GGFS_KV)
+        return type_text(type, buf);
     if (node.kind != GGFS_TENSOR_DIR)
         return -1;
     if (strcmp(name, "user.gguf.type") == 0) {
@@ -409,13 +469,14 @@ static void reply_xattr(fuse_req_t req, const char *value, size_t len, size_t si
 void ggfs_tree_op_getxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
     char buf[320];
+    char *owned = NULL;
     const char *big = NULL;
-    const long len = xattr_value(tree, ggfs_node_of(tree, ino), name, buf, &big);
-    if (len < 0) {
+    const long len = xattr_value(tree, ggfs_node_of(tree, ino), name, buf, &big, &owned);
+    if (len < 0)
         fuse_reply_err(req, ENODATA);
-        return;
-    }
-    reply_xattr(req, big ? big : buf, (size_t)len, size);
+    else
+        reply_xattr(req, big ? big : buf, (size_t)len, size);
+    free(owned);
 }
 
 void ggfs_tree_op_listxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size)
@@ -426,8 +487,11 @@ void ggfs_tree_op_listxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, siz
     size_t len = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char buf[320];
+        char *owned = NULL;
         const char *big = NULL;
-        if (xattr_value(tree, node, names[i], buf, &big) >= 0) {
+        const long found = xattr_value(tree, node, names[i], buf, &big, &owned);
+        free(owned);
+        if (found >= 0) {
             memcpy(list + len, names[i], strlen(names[i]) + 1);
             len += strlen(names[i]) + 1;
         }
@@ -448,7 +512,7 @@ static void ggfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
     sv.f_blocks = (tree->model->total_size + 4095) / 4096;
     sv.f_files = ggfs_ino_of(tree, (ggfs_node){GGFS_TENSOR_DIR, tree->model->n_tensors});
     sv.f_namemax = GGFS_NAME_MAX;
-    sv.f_flag = ST_RDONLY;
+    sv.f_flag = ggfs_tree_editable(tree) ? 0 : ST_RDONLY;
     fuse_reply_statfs(req, &sv);
 }
 
@@ -461,6 +525,9 @@ static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
     // The kernel caps a mount's read-ahead at what init asks for.
     if (mount->readahead_kb)
         conn->max_readahead = mount->readahead_kb * 1024;
+    // An edited metadata/ takes O_TRUNC with the open that asks for it.
+    if (ggfs_tree_editable(mount->tree) && (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC))
+        conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 }
 
 /* The session ends: remote reads still running finish (their replies go
@@ -606,5 +673,5 @@ const struct fuse_lowlevel_ops ggfs_ops = {
     .getxattr = ggfs_op_getxattr,
     .listxattr = ggfs_op_listxattr,
     .statfs = ggfs_op_statfs,
-    GGFS_READ_ONLY_OPS,
+    GGFS_EDIT_OPS,
 };

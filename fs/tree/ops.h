@@ -6,13 +6,8 @@
 
 #include <fuse_lowlevel.h>
 
+#include "tree/mount.h"
 #include "tree/tree.h"
-
-/* The session's userdata of one model's mount. */
-typedef struct ggfs_model_mount {
-    ggfs_tree *tree;
-    unsigned readahead_kb;  // asked of the kernel at init; 0 keeps its own
-} ggfs_model_mount;
 
 /* One model's mount: the session's userdata is a ggfs_model_mount. */
 extern const struct fuse_lowlevel_ops ggfs_ops;

@@ -24,26 +24,27 @@
 
 static const char zeros[ZEROS_LEN];
 
-/* The run of bytes of node that starts at off. */
-static bool piece_at(ggfs_tree *tree, ggfs_node node, uint64_t off, ggfs_piece *piece)
+/* The run of bytes of node that starts at off; model.gguf's as edited
+ * when head is not NULL. */
+static bool piece_at(ggfs_tree *tree, const ggfs_gguf_head *head, ggfs_node node, uint64_t off, ggfs_piece *piece)
 {
     if (node.kind == GGFS_MODEL_GGUF)
-        return ggfs_merged_piece(&tree->model->merged, off, piece);
+        return ggfs_merged_piece(&tree->model->merged, head, off, piece);
     uint32_t shard;
     const ggp_tensor *t = ggfs_model_tensor(tree->model, node.index, &shard);
-    *piece = (ggfs_piece){GGFS_PIECE_SHARD, shard, t->offset + off, t->bytes - off};
+    *piece = (ggfs_piece){GGFS_PIECE_SHARD, shard, t->offset + off, NULL, t->bytes - off};
     return true;
 }
 
 /* Calls visit for each run of [start, start + len) in order, with where it
  * lands in the read (done) and its length; runs of zeros come at most
  * ZEROS_LEN at a time. Stops at the first non-zero return (an errno). */
-static int walk(ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len,
+static int walk(ggfs_tree *tree, const ggfs_gguf_head *head, ggfs_node node, uint64_t start, uint64_t len,
                 int (*visit)(void *ctx, const ggfs_piece *p, uint64_t done, uint64_t run), void *ctx)
 {
     for (uint64_t done = 0; done < len;) {
         ggfs_piece p;
-        if (!piece_at(tree, node, start + done, &p))
+        if (!piece_at(tree, head, node, start + done, &p))
             return ENOMEM;
         uint64_t run = p.len < len - done ? p.len : len - done;
         if (p.kind == GGFS_PIECE_ZEROS && run > ZEROS_LEN)
@@ -72,7 +73,7 @@ static int gather_run(void *ctx, const ggfs_piece *p, uint64_t done, uint64_t ru
     const uint8_t *bytes = NULL;
     switch (p->kind) {
     case GGFS_PIECE_HEADER:
-        bytes = atomic_load(&g->model->merged.header) + p->at;
+        bytes = p->bytes;
         break;
     case GGFS_PIECE_ZEROS:
         bytes = (const uint8_t *)zeros;
@@ -109,7 +110,7 @@ static int copy_run(void *ctx, const ggfs_piece *p, uint64_t done, uint64_t run)
     copy *c = ctx;
     switch (p->kind) {
     case GGFS_PIECE_HEADER:
-        memcpy(c->buf + done, atomic_load(&c->model->merged.header) + p->at, (size_t)run);
+        memcpy(c->buf + done, p->bytes, (size_t)run);
         return 0;
     case GGFS_PIECE_ZEROS:
         memset(c->buf + done, 0, (size_t)run);
@@ -145,10 +146,11 @@ static void reply_lent(fuse_req_t req, ggfs_source *src, int err, const struct i
 /* A read inside one run of one shard whose source lends its memory (a
  * remote source's cached blocks) is replied from there, gathered, without
  * a copy into the scratch. Returns false when the read is not such a one. */
-static bool read_lent(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
+static bool read_lent(fuse_req_t req, ggfs_tree *tree, const ggfs_gguf_head *head, ggfs_node node, uint64_t start,
+                      uint64_t len)
 {
     ggfs_piece p;
-    if (!piece_at(tree, node, start, &p) || p.kind != GGFS_PIECE_SHARD || p.len < len)
+    if (!piece_at(tree, head, node, start, &p) || p.kind != GGFS_PIECE_SHARD || p.len < len)
         return false;
     ggfs_source *src = tree->model->shards[p.shard].source;
     if (!src->ops->lend)
@@ -170,11 +172,12 @@ static bool read_lent(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t 
  * (a remote source's cached blocks) is replied at once, on the thread that
  * took it: no hand-over to a remote-read thread. Returns false, having
  * replied nothing, when that is not so. */
-static bool read_ready(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
+static bool read_ready(fuse_req_t req, ggfs_tree *tree, const ggfs_gguf_head *head, ggfs_node node, uint64_t start,
+                       uint64_t len)
 {
     ggfs_piece p;
     if ((node.kind != GGFS_TENSOR_RAW && node.kind != GGFS_MODEL_GGUF) ||
-        !piece_at(tree, node, start, &p) || p.kind != GGFS_PIECE_SHARD || p.len < len)
+        !piece_at(tree, head, node, start, &p) || p.kind != GGFS_PIECE_SHARD || p.len < len)
         return false;
     ggfs_source *src = tree->model->shards[p.shard].source;
     if (!src->ops->lend_ready)
@@ -189,12 +192,13 @@ static bool read_ready(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t
     return true;
 }
 
-static void read_bytes(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
+static void read_bytes(fuse_req_t req, ggfs_tree *tree, const ggfs_gguf_head *head, ggfs_node node, uint64_t start,
+                       uint64_t len)
 {
-    if (read_lent(req, tree, node, start, len))
+    if (read_lent(req, tree, head, node, start, len))
         return;
     gather g = {.model = tree->model, .n = 0, .mapped = true, .touched = 0};
-    int err = walk(tree, node, start, len, gather_run, &g);
+    int err = walk(tree, head, node, start, len, gather_run, &g);
     if (err) {
         fuse_reply_err(req, err);
         return;
@@ -210,7 +214,7 @@ static void read_bytes(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t
         return;
     }
     copy c = {tree->model, buf};
-    err = walk(tree, node, start, len, copy_run, &c);
+    err = walk(tree, head, node, start, len, copy_run, &c);
     if (err)
         fuse_reply_err(req, err);
     else
@@ -307,12 +311,28 @@ static void read_npy(fuse_req_t req, ggfs_tree *tree, uint64_t index, uint64_t s
     fuse_reply_iov(req, iov, n);
 }
 
+/* model.gguf as the current view has it: the view is held until the
+ * reply has copied its header's bytes. */
+static void read_gguf(fuse_req_t req, ggfs_tree *tree, uint64_t start, uint64_t len)
+{
+    ggfs_view *view = ggfs_tree_view(tree);
+    const ggfs_gguf_head *head = view->edited ? &view->gguf : NULL;
+    const uint64_t size = head ? head->size : tree->model->merged.size;
+    if (start >= size)
+        fuse_reply_buf(req, NULL, 0);
+    else
+        read_bytes(req, tree, head, (ggfs_node){GGFS_MODEL_GGUF, 0}, start, size - start < len ? size - start : len);
+    ggfs_view_put(view);
+}
+
 static void serve_read(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
 {
     switch (node.kind) {
     case GGFS_TENSOR_RAW:
+        read_bytes(req, tree, NULL, node, start, len);
+        break;
     case GGFS_MODEL_GGUF:
-        read_bytes(req, tree, node, start, len);
+        read_gguf(req, tree, start, len);
         break;
     case GGFS_TENSOR_F32:
         read_f32(req, tree, node.index, start, len);
@@ -349,7 +369,8 @@ void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t st
     // A remote read may wait on the network for up to timeout_s: it runs on
     // a thread of its own, and the loop thread goes back to other requests.
     if (tree->remote_reads) {
-        if (read_ready(req, tree, node, start, len))
+        // An edited model.gguf is for read_gguf to clamp and serve.
+        if ((node.kind != GGFS_MODEL_GGUF || !tree->edits) && read_ready(req, tree, NULL, node, start, len))
             return;
         deferred_read *d = malloc(sizeof *d);
         if (d) {

@@ -38,10 +38,12 @@ static void render_header_lines(const ggp_file *f, uint64_t tensor_count, uint64
     ggp_sink_printf(sink, "file_size: %" PRIu64 "\n", file_size);
 }
 
-/* The model's header: shard 1's, with the counts of the whole set. */
-static void render_header(const ggfs_model *m, ggp_sink *sink)
+/* The model's header: shard 1's (as edited), with the counts of the whole
+ * set. */
+static void render_header(const ggfs_model *m, const ggfs_view *view, ggp_sink *sink)
 {
-    render_header_lines(ggfs_model_keys(m), m->n_tensors, m->total_size, sink);
+    const uint64_t size = m->total_size - m->shards[0].source->size + view->keys_file_size;
+    render_header_lines(view->keys, m->n_tensors, size, sink);
     if (ggfs_model_is_split(m))
         ggp_sink_printf(sink, "shards: %" PRIu32 "\n", m->n_shards);
 }
@@ -114,35 +116,37 @@ static void prefix_write(ggp_sink *sink, const char *bytes, size_t len)
 }
 
 /* The findings of every shard; for a split set each line starts with the
- * shard's file name, as the offsets are that file's. */
-static bool render_warnings(const ggfs_model *m, ggp_sink *sink)
+ * shard's file name, as the offsets are that file's. Shard 1 is as
+ * edited: its offsets are those of its keys' header as the view has it. */
+static bool render_warnings(const ggfs_model *m, const ggfs_view *view, ggp_sink *sink)
 {
     if (!ggfs_model_is_split(m))
-        return ggp_render_warnings(m->shards[0].file, sink);
+        return ggp_render_warnings(view->keys, sink);
     for (uint32_t k = 0; k < m->n_shards; k++) {
         char prefix[GGFS_NAME_MAX + 3];
         snprintf(prefix, sizeof prefix, "%s: ", m->shards[k].file_name);
         prefix_sink p = {{prefix_write}, sink, prefix, true};
-        if (!ggp_render_warnings(m->shards[k].file, &p.sink))
+        if (!ggp_render_warnings(k == 0 ? view->keys : m->shards[k].file, &p.sink))
             return false;
     }
     return true;
 }
 
-bool ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink)
+bool ggfs_text_render(const ggfs_tree *tree, const ggfs_view *view, ggfs_node node, ggp_sink *sink)
 {
     uint32_t shard;
+    uint64_t index;
     switch (node.kind) {
     case GGFS_WARNINGS:
-        return render_warnings(tree->model, sink);
+        return render_warnings(tree->model, view, sink);
     case GGFS_METADATA_JSON:
-        ggp_render_metadata_json(tree->keys, sink);
+        ggp_render_metadata_json(view->keys, sink);
         break;
     case GGFS_TENSORS_TSV:
         render_tsv(tree->model, sink);
         break;
     case GGFS_HEADER:
-        render_header(tree->model, sink);
+        render_header(tree->model, view, sink);
         break;
     case GGFS_SHARD:
         render_shard(&tree->model->shards[node.index], sink);
@@ -153,7 +157,10 @@ bool ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink)
         break;
     }
     case GGFS_KV:
-        ggp_render(tree->keys, &ggp_kv_at(tree->keys, node.index)->value, sink);
+        index = ggfs_view_index_of(view, node.index);
+        if (index == UINT64_MAX)
+            return false;
+        ggp_render(view->keys, &ggp_kv_at(view->keys, index)->value, sink);
         break;
     default:
         break;
@@ -161,13 +168,11 @@ bool ggfs_text_render(const ggfs_tree *tree, ggfs_node node, ggp_sink *sink)
     return true;
 }
 
-uint64_t ggfs_text_size(const ggfs_tree *tree, ggfs_node node)
+uint64_t ggfs_text_size(const ggfs_tree *tree, const ggfs_view *view, ggfs_node node)
 {
-    if (node.kind == GGFS_KV)
-        return ggp_render_size(tree->keys, &ggp_kv_at(tree->keys, node.index)->value);
     ggp_counting_sink c;
     ggp_counting_sink_init(&c);
-    ggfs_text_render(tree, node, &c.sink);
+    ggfs_text_render(tree, view, node, &c.sink);
     return c.total;
 }
 

@@ -20,6 +20,47 @@ static uint64_t first_tensor_ino(const ggfs_tree *tree)
     return first_shard_ino(tree) + tree->model->n_shards;
 }
 
+/* Files made in metadata/ by edits are numbered after the tensors' files. */
+static uint64_t first_new_kv_ino(const ggfs_tree *tree)
+{
+    return first_tensor_ino(tree) + tree->model->n_tensors * TENSOR_INODES;
+}
+
+/* Ids from here on are files made by edits. */
+static uint64_t first_new_id(const ggfs_tree *tree)
+{
+    return ggp_kv_count(tree->keys);
+}
+
+ggfs_view *ggfs_tree_view(const ggfs_tree *tree)
+{
+    return tree->edits ? ggfs_edits_view(tree->edits) : &tree->model->view;
+}
+
+bool ggfs_kv_file_get(const ggfs_tree *tree, uint64_t id, ggfs_kv_file *f)
+{
+    f->view = ggfs_tree_view(tree);
+    f->index = ggfs_view_index_of(f->view, id);
+    if (f->index != UINT64_MAX)
+        return true;
+    ggfs_view_put(f->view);
+    f->view = NULL;
+    return tree->edits && ggfs_edits_scratch_of(tree->edits, id, &f->scratch);
+}
+
+void ggfs_kv_file_put(ggfs_kv_file *f)
+{
+    ggfs_view_put(f->view);
+    f->view = NULL;
+}
+
+ggp_str ggfs_kv_file_name(const ggfs_kv_file *f)
+{
+    if (f->view)
+        return ggp_kv_at(f->view->keys, f->index)->key;
+    return (ggp_str){f->scratch.name, f->scratch.name_len};
+}
+
 const ggp_tensor *ggfs_tree_tensor(const ggfs_tree *tree, uint64_t index, uint32_t *shard)
 {
     return ggfs_model_tensor(tree->model, index, shard);
@@ -122,14 +163,8 @@ bool ggfs_tree_init_shared(ggfs_tree *tree, ggfs_model *model, pthread_key_t scr
     tree->ino_base = ino_base;
     tree->model = model;
     tree->keys = ggfs_model_keys(model);
+    atomic_init(&tree->gguf_opened, 0);
     const uint64_t n_kv = ggp_kv_count(tree->keys);
-    tree->kv_size = malloc((n_kv ? n_kv : 1) * sizeof *tree->kv_size);
-    if (!tree->kv_size)
-        return false;
-    for (uint64_t i = 0; i < n_kv; i++)
-        atomic_init(&tree->kv_size[i], UINT64_MAX);
-    for (int v = 0; v < GGFS_N_VIEWS; v++)
-        atomic_init(&tree->view_size[v], UINT64_MAX);
     if (!ggfs_stats_cache_init(&tree->stats, model->n_tensors))
         return false;
     if (!ggfs_hash_cache_init(&tree->hashes, model))
@@ -150,7 +185,6 @@ void ggfs_tree_destroy(ggfs_tree *tree)
     }
     ggfs_stats_cache_destroy(&tree->stats);
     ggfs_hash_cache_destroy(&tree->hashes);
-    free((void *)tree->kv_size);
     free(tree->long_kvs);
     free(tree->long_tensors);
 }
@@ -176,6 +210,8 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     const uint64_t first_tensor = first_tensor_ino(tree);
     if (ino >= GGFS_INO_FIRST_KV && ino < first_shard)
         return (ggfs_node){GGFS_KV, ino - GGFS_INO_FIRST_KV};
+    if (tree->edits && ino >= first_new_kv_ino(tree))
+        return (ggfs_node){GGFS_KV, first_new_id(tree) + (ino - first_new_kv_ino(tree))};
     if (ino >= first_shard && ino < first_tensor)
         return (ggfs_node){GGFS_SHARD, ino - first_shard};
     if (ino >= first_tensor) {
@@ -207,7 +243,9 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
     case GGFS_METADATA_JSON: return GGFS_INO_METADATA_JSON;
     case GGFS_TENSORS_TSV: return GGFS_INO_TENSORS_TSV;
     case GGFS_HASHES: return GGFS_INO_HASHES;
-    case GGFS_KV: return GGFS_INO_FIRST_KV + node.index;
+    case GGFS_KV:
+        return node.index < first_new_id(tree) ? GGFS_INO_FIRST_KV + node.index
+                                               : first_new_kv_ino(tree) + (node.index - first_new_id(tree));
     case GGFS_SHARD: return first_shard_ino(tree) + node.index;
     case GGFS_TENSOR_DIR: return tensor_base;
     case GGFS_TENSOR_INFO: return tensor_base + 1;
@@ -281,6 +319,41 @@ static uint64_t find_kv(const ggfs_tree *tree, const char *name, size_t len)
     return kv ? (uint64_t)(kv - ggp_kv_at(tree->keys, 0)) : UINT64_MAX;
 }
 
+/* The id of the file of metadata/ called fname: a key of the model as it
+ * is, or, when edited, of the current view, or a scratch file. */
+static uint64_t find_metadata(const ggfs_tree *tree, const char *fname)
+{
+    if (!tree->edits)
+        return find_named(tree, fname, find_kv, kv_name, tree->long_kvs, tree->n_long_kvs);
+    const size_t flen = strlen(fname);
+    char name[GGFS_NAME_MAX + 1];
+    size_t len;
+    if (flen > GGFS_NAME_MAX)
+        return UINT64_MAX;
+    uint64_t id = UINT64_MAX;
+    ggfs_view *v = ggfs_edits_view(tree->edits);
+    const ggp_file *keys = v->keys;
+    // A long name is found by comparing with every key's file name; files
+    // made here have short names (no more than a file name holds).
+    for (uint64_t i = 0; ggfs_name_is_cut(fname, flen) && i < ggp_kv_count(keys) && id == UINT64_MAX; i++) {
+        const ggp_str key = ggp_kv_at(keys, i)->key;
+        char candidate[GGFS_NAME_MAX + 1];
+        if (ggfs_name_encode(key.ptr, key.len, candidate) == flen && memcmp(candidate, fname, flen) == 0)
+            id = ggfs_view_id_of(v, i);
+    }
+    if (id == UINT64_MAX && ggfs_name_decode(fname, flen, name, &len)) {
+        const uint64_t index = ggfs_view_find(v, name, len);
+        char again[GGFS_NAME_MAX + 1];
+        if (index != UINT64_MAX && ggfs_name_encode(name, len, again) == flen && memcmp(again, fname, flen) == 0)
+            id = ggfs_view_id_of(v, index);
+        ggfs_scratch_info info;
+        if (index == UINT64_MAX && ggfs_edits_scratch_named(tree->edits, name, len, &info))
+            id = info.id;
+    }
+    ggfs_view_put(v);
+    return id;
+}
+
 static uint64_t find_tensor(const ggfs_tree *tree, const char *name, size_t len)
 {
     return ggfs_model_tensor_find(tree->model, name, len);
@@ -314,7 +387,7 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
         if (strcmp(name, "hashes") == 0) return (ggfs_node){GGFS_HASHES, 0};
         return none;
     case GGFS_METADATA_DIR:
-        i = find_named(tree, name, find_kv, kv_name, tree->long_kvs, tree->n_long_kvs);
+        i = find_metadata(tree, name);
         return i == UINT64_MAX ? none : (ggfs_node){GGFS_KV, i};
     case GGFS_TENSORS_DIR:
         i = find_named(tree, name, find_tensor, tensor_name, tree->long_tensors, tree->n_long_tensors);
@@ -355,6 +428,15 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
     case GGFS_TENSOR_NPY:
     case GGFS_TENSOR_STATS:
         return ggfs_tensor_has_f32(tree, node.index);
+    case GGFS_KV: {
+        if (!tree->edits)
+            return node.index < ggp_kv_count(tree->keys);
+        ggfs_kv_file f;
+        if (!ggfs_kv_file_get(tree, node.index, &f))
+            return false;
+        ggfs_kv_file_put(&f);
+        return true;
+    }
     case GGFS_MODEL_GGUF:
         return tree->model->merged.available;
     case GGFS_SHARDS_DIR:

@@ -3,7 +3,12 @@
  * built per file at mount. Fixed inodes for the root's entries; then one
  * inode per key (shard 1's); then one per shard file in shards/ (split
  * sets); then TENSOR_INODES per tensor of the model (its directory and its
- * files).
+ * files); then, when metadata/ is edited, one per file made in it (keys
+ * and scratch files, model/edits.h), numbered by their ids.
+ *
+ * A key's node holds its id (model/view.h): a key of the model has its
+ * index as id until an edit moves another file onto its name. What the
+ * keys hold is read from a view, taken for each request.
  */
 #ifndef GGFS_TREE_TREE_H
 #define GGFS_TREE_TREE_H
@@ -15,7 +20,9 @@
 #include <sys/stat.h>
 
 #include "ggp.h"
+#include "model/edits.h"
 #include "model/model.h"
+#include "model/view.h"
 #include "tree/hash_cache.h"
 #include "tree/stats_cache.h"
 
@@ -47,6 +54,7 @@ typedef enum ggfs_kind {
 /* The root's files whose text covers the whole model; their sizes are
  * computed on first stat and kept. */
 enum { GGFS_VIEW_WARNINGS, GGFS_VIEW_METADATA_JSON, GGFS_VIEW_TENSORS_TSV, GGFS_N_VIEWS };
+_Static_assert(GGFS_N_VIEWS <= GGFS_VIEW_SIZE_SLOTS, "each view keeps the sizes of the root's views");
 
 enum {
     GGFS_INO_ROOT = 1,
@@ -65,16 +73,17 @@ enum {
 
 typedef struct ggfs_node {
     ggfs_kind kind;
-    uint64_t index; // kv, shard or tensor index
+    uint64_t index; // kv id, shard or tensor index
 } ggfs_node;
 
 /* Everything the daemon knows, shared read-only by all threads except the
- * lazily filled size caches and stats. */
+ * lazily filled size caches (in the views) and stats, and the edits. */
 typedef struct ggfs_tree {
     ggfs_model *model;
-    const ggp_file *keys;      // the model's metadata: shard 1's
-    _Atomic uint64_t *kv_size; // rendered sizes, UINT64_MAX until computed
-    _Atomic uint64_t view_size[GGFS_N_VIEWS]; // the same, for the root's views
+    const ggp_file *keys;      // the model's own metadata: shard 1's (its
+                               // key count fixes the inode numbers)
+    ggfs_edits *edits;         // NULL: metadata/ is read-only
+    _Atomic uint64_t gguf_opened; // edits' generation model.gguf was last opened at
     ggfs_stats_cache stats;    // tensors/NAME/stats, computed on first read
     ggfs_hash_cache hashes;    // hashes and tensors/NAME/{xxh64,sha1,sha256}, the same
     uint64_t *long_kvs;        // keys whose file names were cut
@@ -142,5 +151,29 @@ static inline ggfs_hash ggfs_kind_hash(ggfs_kind k)
 
 /* Whether node is in the tree (raw and f32 are not, for some tensors). */
 bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node);
+
+/* The keys as they are now, with a reference (ggfs_view_put). */
+ggfs_view *ggfs_tree_view(const ggfs_tree *tree);
+
+/* A file of metadata/ now: key `index` of `view`, or a scratch file. */
+typedef struct ggfs_kv_file {
+    ggfs_view *view;           // referenced; NULL for a scratch file
+    uint64_t index;
+    ggfs_scratch_info scratch;
+} ggfs_kv_file;
+
+/* Finds the metadata file with this id; false when there is none now.
+ * Release with ggfs_kv_file_put. */
+bool ggfs_kv_file_get(const ggfs_tree *tree, uint64_t id, ggfs_kv_file *f);
+void ggfs_kv_file_put(ggfs_kv_file *f);
+
+/* The full name of a metadata file. */
+ggp_str ggfs_kv_file_name(const ggfs_kv_file *f);
+
+/* Whether the tree's metadata/ can be edited. */
+static inline bool ggfs_tree_editable(const ggfs_tree *tree)
+{
+    return tree->edits != NULL;
+}
 
 #endif

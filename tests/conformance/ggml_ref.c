@@ -8,6 +8,9 @@
  *            [--vocab N] [--merges N] [--name TEXT] [--extra-tensors N]
  *            [--types TYPE,...]
  *                          (a llama-shaped Q4_K_M model; see "make-model" below)
+ *   ggml-ref LIBGGML_BASE.so edit-copy IN.gguf OUT.gguf [EDIT...]
+ *                          (IN with its keys edited, written by ggml; see
+ *                          "edit-copy" below)
  *
  * libggml-base.so is loaded with dlopen(); nothing here links against ggml or
  * includes its headers, so the few prototypes and structs used are declared
@@ -70,8 +73,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 /* ==== ggml declarations (include/ggml.h, include/gguf.h) ==== */
 
@@ -195,6 +201,8 @@ static struct {
     void (*gguf_set_arr_str)(struct gguf_context *ctx, const char *key, const char **data,
                              size_t n);
     void (*gguf_add_tensor)(struct gguf_context *ctx, const struct ggml_tensor *t);
+    int64_t (*gguf_find_key)(const struct gguf_context *ctx, const char *key);
+    int64_t (*gguf_remove_key)(struct gguf_context *ctx, const char *key);
     void (*gguf_set_tensor_data)(struct gguf_context *ctx, const char *name, const void *data);
     size_t (*gguf_get_meta_size)(const struct gguf_context *ctx);
 } G;
@@ -256,7 +264,7 @@ static void load_ggml(const char *path)
     LOAD(gguf_set_val_u64); LOAD(gguf_set_val_i64); LOAD(gguf_set_val_f64);
     LOAD(gguf_set_val_bool); LOAD(gguf_set_val_str); LOAD(gguf_set_arr_data);
     LOAD(gguf_set_arr_str); LOAD(gguf_add_tensor); LOAD(gguf_set_tensor_data);
-    LOAD(gguf_get_meta_size);
+    LOAD(gguf_get_meta_size); LOAD(gguf_find_key); LOAD(gguf_remove_key);
 #undef LOAD
 }
 
@@ -2015,6 +2023,283 @@ static void parse_model_opts(int argc, char **argv, model_opts *o)
             PRId64 " special tokens)", o->merges, o->merges + 256 + N_SPECIAL, N_SPECIAL);
 }
 
+/* ==== edit-copy ==== */
+
+/*
+ * ggml-ref LIB edit-copy IN.gguf OUT.gguf [EDIT...] reads IN with ggml
+ * (gguf_init_from_file), edits its keys with gguf_set_* and
+ * gguf_remove_key, and writes OUT with gguf_write_to_file, tensor data
+ * and all: the edited copy ggml's own writer makes, which gguf-fs's
+ * model.gguf of an edited mount must equal. Each EDIT is
+ *
+ *   del:KEY                 the key is removed
+ *   TYPE:KEY=VALUE          the key is set (TYPE u8 ... f64, bool, str;
+ *                           integers in decimal, floats as strtod reads
+ *                           them, bools true/false, a string as it is)
+ *   arr-TYPE:KEY=@FILE      an array, one element per line of FILE
+ *
+ * A key IN has keeps its place (the keys are set in IN's order into an
+ * empty context; gguf_set_* on IN's own would move an edited key to the
+ * end); new keys follow, in the order of the edits.
+ */
+
+typedef struct edit {
+    const char *arg;
+    bool del, array;
+    int type;
+    char key[512];
+    const char *value;
+} edit;
+
+static int type_named(const char *name, size_t len)
+{
+    for (int t = 0; t < GGUF_TYPE_COUNT; t++) {
+        const char *n = vtype_name(t);
+        if (t != GGUF_TYPE_ARRAY && strlen(n) == len && memcmp(n, name, len) == 0)
+            return t;
+    }
+    die("edit-copy: no type '%.*s'", (int)len, name);
+}
+
+static edit parse_edit(const char *arg)
+{
+    edit e = {.arg = arg};
+    const char *colon = strchr(arg, ':');
+    if (!colon)
+        die("edit-copy: '%s' is no edit (del:KEY, TYPE:KEY=VALUE, arr-TYPE:KEY=@FILE)", arg);
+    const char *key = colon + 1;
+    const char *eq = strchr(key, '=');
+    if (strncmp(arg, "del:", 4) == 0) {
+        e.del = true;
+        eq = key + strlen(key);
+    } else {
+        if (!eq)
+            die("edit-copy: '%s' has no =VALUE", arg);
+        e.array = strncmp(arg, "arr-", 4) == 0;
+        const char *type = e.array ? arg + 4 : arg;
+        e.type = type_named(type, (size_t)(colon - type));
+        e.value = eq + 1;
+        if (e.array && *e.value++ != '@')
+            die("edit-copy: '%s': an array's value is @FILE", arg);
+    }
+    if ((size_t)(eq - key) >= sizeof e.key)
+        die("edit-copy: '%s': key too long", arg);
+    memcpy(e.key, key, (size_t)(eq - key));
+    return e;
+}
+
+static char *read_lines(const char *path, size_t *n_lines, char ***lines)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        die("%s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    const long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = xmalloc((size_t)size + 1);
+    if (fread(text, 1, (size_t)size, f) != (size_t)size)
+        die("%s: short read", path);
+    fclose(f);
+    size_t n = 0;
+    for (long i = 0; i < size; i++)
+        n += text[i] == '\n';
+    *lines = xmalloc((n + 1) * sizeof **lines);
+    char *p = text;
+    for (size_t i = 0; i < n; i++) {
+        char *nl = strchr(p, '\n');
+        *nl = '\0';
+        (*lines)[i] = p;
+        p = nl + 1;
+    }
+    *n_lines = n;
+    return text;
+}
+
+/* One element of type t from text into p. */
+static void scan_elem(int t, const char *text, uint8_t *p)
+{
+    char *end;
+    errno = 0;
+    switch (t) {
+    case GGUF_TYPE_FLOAT32: { float v = strtof(text, &end); memcpy(p, &v, 4); break; }
+    case GGUF_TYPE_FLOAT64: { double v = strtod(text, &end); memcpy(p, &v, 8); break; }
+    case GGUF_TYPE_BOOL:
+        if (strcmp(text, "true") != 0 && strcmp(text, "false") != 0)
+            die("edit-copy: '%s' is no bool", text);
+        *p = text[0] == 't';
+        return;
+    case GGUF_TYPE_INT8: case GGUF_TYPE_INT16: case GGUF_TYPE_INT32: case GGUF_TYPE_INT64: {
+        const long long v = strtoll(text, &end, 10);
+        memcpy(p, &v, raw_elem_size(t)); // little-endian: the low bytes
+        break;
+    }
+    default: {
+        const unsigned long long v = strtoull(text, &end, 10);
+        memcpy(p, &v, raw_elem_size(t));
+    }
+    }
+    if (*end || errno)
+        die("edit-copy: '%s' is no %s", text, vtype_name(t));
+}
+
+static void apply_edit(struct gguf_context *ctx, const edit *e)
+{
+    if (e->type == GGUF_TYPE_STRING && !e->array) {
+        G.gguf_set_val_str(ctx, e->key, e->value);
+        return;
+    }
+    if (!e->array) {
+        uint8_t v[8] = {0};
+        scan_elem(e->type, e->value, v);
+        switch (e->type) {
+        case GGUF_TYPE_UINT8: G.gguf_set_val_u8(ctx, e->key, v[0]); break;
+        case GGUF_TYPE_INT8: G.gguf_set_val_i8(ctx, e->key, (int8_t)v[0]); break;
+        case GGUF_TYPE_BOOL: G.gguf_set_val_bool(ctx, e->key, v[0] != 0); break;
+        case GGUF_TYPE_UINT16: { uint16_t x; memcpy(&x, v, 2); G.gguf_set_val_u16(ctx, e->key, x); break; }
+        case GGUF_TYPE_INT16: { int16_t x; memcpy(&x, v, 2); G.gguf_set_val_i16(ctx, e->key, x); break; }
+        case GGUF_TYPE_UINT32: { uint32_t x; memcpy(&x, v, 4); G.gguf_set_val_u32(ctx, e->key, x); break; }
+        case GGUF_TYPE_INT32: { int32_t x; memcpy(&x, v, 4); G.gguf_set_val_i32(ctx, e->key, x); break; }
+        case GGUF_TYPE_FLOAT32: { float x; memcpy(&x, v, 4); G.gguf_set_val_f32(ctx, e->key, x); break; }
+        case GGUF_TYPE_UINT64: { uint64_t x; memcpy(&x, v, 8); G.gguf_set_val_u64(ctx, e->key, x); break; }
+        case GGUF_TYPE_INT64: { int64_t x; memcpy(&x, v, 8); G.gguf_set_val_i64(ctx, e->key, x); break; }
+        case GGUF_TYPE_FLOAT64: { double x; memcpy(&x, v, 8); G.gguf_set_val_f64(ctx, e->key, x); break; }
+        default: die("edit-copy: %s", e->arg);
+        }
+        return;
+    }
+    size_t n;
+    char **lines;
+    char *text = read_lines(e->value, &n, &lines);
+    if (e->type == GGUF_TYPE_STRING) {
+        G.gguf_set_arr_str(ctx, e->key, (const char **)lines, n);
+    } else {
+        const size_t es = raw_elem_size(e->type);
+        uint8_t *data = xmalloc(n * es);
+        for (size_t i = 0; i < n; i++)
+            scan_elem(e->type, lines[i], data + i * es);
+        G.gguf_set_arr_data(ctx, e->key, e->type, data, n);
+        free(data);
+    }
+    free(lines);
+    free(text);
+}
+
+/* Puts key i of src into ctx as it is. */
+static void copy_key(struct gguf_context *ctx, const struct gguf_context *src, int64_t i)
+{
+    const char *key = G.gguf_get_key(src, i);
+    const int t = G.gguf_get_kv_type(src, i);
+    if (t == GGUF_TYPE_ARRAY) {
+        const int et = G.gguf_get_arr_type(src, i);
+        const size_t n = G.gguf_get_arr_n(src, i);
+        if (et == GGUF_TYPE_STRING) {
+            const char **strs = xmalloc((n + 1) * sizeof *strs);
+            for (size_t j = 0; j < n; j++)
+                strs[j] = G.gguf_get_arr_str(src, i, j);
+            G.gguf_set_arr_str(ctx, key, strs, n);
+            free(strs);
+        } else {
+            G.gguf_set_arr_data(ctx, key, et, n ? G.gguf_get_arr_data(src, i) : "", n);
+        }
+        return;
+    }
+    switch (t) {
+    case GGUF_TYPE_UINT8: G.gguf_set_val_u8(ctx, key, G.gguf_get_val_u8(src, i)); break;
+    case GGUF_TYPE_INT8: G.gguf_set_val_i8(ctx, key, G.gguf_get_val_i8(src, i)); break;
+    case GGUF_TYPE_UINT16: G.gguf_set_val_u16(ctx, key, G.gguf_get_val_u16(src, i)); break;
+    case GGUF_TYPE_INT16: G.gguf_set_val_i16(ctx, key, G.gguf_get_val_i16(src, i)); break;
+    case GGUF_TYPE_UINT32: G.gguf_set_val_u32(ctx, key, G.gguf_get_val_u32(src, i)); break;
+    case GGUF_TYPE_INT32: G.gguf_set_val_i32(ctx, key, G.gguf_get_val_i32(src, i)); break;
+    case GGUF_TYPE_FLOAT32: G.gguf_set_val_f32(ctx, key, G.gguf_get_val_f32(src, i)); break;
+    case GGUF_TYPE_BOOL: G.gguf_set_val_bool(ctx, key, G.gguf_get_val_bool(src, i)); break;
+    case GGUF_TYPE_STRING: G.gguf_set_val_str(ctx, key, G.gguf_get_val_str(src, i)); break;
+    case GGUF_TYPE_UINT64: G.gguf_set_val_u64(ctx, key, G.gguf_get_val_u64(src, i)); break;
+    case GGUF_TYPE_INT64: G.gguf_set_val_i64(ctx, key, G.gguf_get_val_i64(src, i)); break;
+    case GGUF_TYPE_FLOAT64: G.gguf_set_val_f64(ctx, key, G.gguf_get_val_f64(src, i)); break;
+    default: die("key '%s' has type %d", key, t);
+    }
+}
+
+static void edit_copy(const char *in, const char *out, int n_edits, char **args)
+{
+    edit *edits = xmalloc((size_t)(n_edits ? n_edits : 1) * sizeof *edits);
+    for (int k = 0; k < n_edits; k++)
+        edits[k] = parse_edit(args[k]);
+    struct gguf_context *src = read_back(in);
+    // The keys: IN's in order, edited, then the new ones; written alone
+    // and read back, so that ggml takes general.alignment from them (as
+    // make_aligned_file does).
+    struct gguf_context *keys = G.gguf_init_empty();
+    bool *used = xmalloc((size_t)(n_edits ? n_edits : 1));
+    const int64_t n_kv = G.gguf_get_n_kv(src);
+    for (int64_t i = 0; i < n_kv; i++) {
+        const char *key = G.gguf_get_key(src, i);
+        const edit *e = NULL;
+        for (int k = 0; k < n_edits; k++) {
+            if (strcmp(edits[k].key, key) == 0) {
+                e = &edits[k];
+                used[k] = true;
+            }
+        }
+        if (!e)
+            copy_key(keys, src, i);
+        else if (!e->del)
+            apply_edit(keys, e);
+    }
+    for (int k = 0; k < n_edits; k++) {
+        if (used[k])
+            continue;
+        if (edits[k].del)
+            die("edit-copy: %s has no key '%s' to delete", in, edits[k].key);
+        apply_edit(keys, &edits[k]);
+    }
+    char *meta = xmalloc(strlen(out) + 6);
+    sprintf(meta, "%s.keys", out);
+    if (!G.gguf_write_to_file(keys, meta, true))
+        die("%s: gguf_write_to_file failed", meta);
+    G.gguf_free(keys);
+    struct gguf_context *dst = read_back(meta);
+    unlink(meta);
+    free(meta);
+    // The tensors, as IN describes them, their data from a mapping of IN.
+    const int fd = open(in, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        die("%s: %s", in, strerror(errno));
+    const uint8_t *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    if (map == MAP_FAILED)
+        die("%s: mmap: %s", in, strerror(errno));
+    const int64_t n_tensors = G.gguf_get_n_tensors(src);
+    const struct ggml_init_params ip = {
+        .mem_size = (size_t)(n_tensors + 1) * G.ggml_tensor_overhead(),
+        .mem_buffer = NULL,
+        .no_alloc = true,
+    };
+    struct ggml_context *gctx = G.ggml_init(ip);
+    if (!gctx)
+        die("ggml_init failed");
+    const size_t data_offset = G.gguf_get_data_offset(src);
+    for (int64_t i = 0; i < n_tensors; i++) {
+        const char *name = G.gguf_get_tensor_name(src, i);
+        struct ggml_tensor *t = G.ggml_new_tensor(gctx, G.gguf_get_tensor_type(src, i), 4, G.gguf_get_tensor_ne(src, i));
+        if (!t)
+            die("ggml_new_tensor failed for %s", name);
+        G.ggml_set_name(t, name);
+        G.gguf_add_tensor(dst, t);
+        G.gguf_set_tensor_data(dst, name, map + data_offset + G.gguf_get_tensor_offset(src, i));
+    }
+    if (!G.gguf_write_to_file(dst, out, false))
+        die("%s: gguf_write_to_file failed", out);
+    if (map)
+        munmap((void *)map, (size_t)st.st_size);
+    close(fd);
+    G.ggml_free(gctx);
+    G.gguf_free(src);
+    G.gguf_free(dst);
+    free(used);
+    free(edits);
+}
+
 /* ==== main ==== */
 
 static int usage(void)
@@ -2025,13 +2310,20 @@ static int usage(void)
             "       %s LIBGGML_BASE.so dump-tensors FILE.gguf\n"
             "       %s LIBGGML_BASE.so make-model OUT.gguf [--blocks N] [--embd N] [--ff N]\n"
             "           [--vocab N] [--merges N] [--name TEXT] [--extra-tensors N]\n"
-            "           [--types TYPE,...]\n",
-            prog, prog, prog, prog);
+            "           [--types TYPE,...]\n"
+            "       %s LIBGGML_BASE.so edit-copy IN.gguf OUT.gguf [del:KEY | TYPE:KEY=VALUE |\n"
+            "           arr-TYPE:KEY=@FILE]...\n",
+            prog, prog, prog, prog, prog);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
+    if (argc >= 5 && strcmp(argv[2], "edit-copy") == 0) {
+        load_ggml(argv[1]);
+        edit_copy(argv[3], argv[4], argc - 5, argv + 5);
+        return 0;
+    }
     if (argc >= 4 && strcmp(argv[2], "make-model") == 0) {
         model_opts o;
         parse_model_opts(argc - 4, argv + 4, &o);

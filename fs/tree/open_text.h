@@ -1,0 +1,43 @@
+/*
+ * An open text file: its text, rendered at open for reading; or, for a
+ * file of an edited metadata/ open for writing, the text being written,
+ * which becomes the key's value when the file is closed (edit_ops.h).
+ *
+ * The kernel may send RELEASE as soon as it has a read's reply, while the
+ * replying thread is still in writev: each read holds a reference so the
+ * text outlives the reply.
+ */
+#ifndef GGFS_TREE_OPEN_TEXT_H
+#define GGFS_TREE_OPEN_TEXT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tree/mount.h"
+#include "tree/text.h"
+
+typedef struct ggfs_open_text {
+    atomic_int refs;
+    ggfs_buffer text;
+    // Files open for writing only:
+    bool writable;
+    pthread_mutex_t lock;           // the text, dirty and reserved
+    ggfs_model_mount *mount;
+    uint64_t id;                    // the key or scratch file (model/edits.h)
+    bool dirty;                     // written since opened or last set
+    bool truncated;                 // opened with O_TRUNC, not set since
+    uint64_t reserved;              // bytes reserved with ggfs_edits_reserve
+} ggfs_open_text;
+
+/* A new open text with one reference (for the open file); NULL when out
+ * of memory. Writable ones hold a lock. */
+ggfs_open_text *ggfs_open_text_new(bool writable);
+
+void ggfs_open_text_ref(ggfs_open_text *o);
+/* Drops a reference; the last frees the text (and gives back what a
+ * writable one reserved). */
+void ggfs_open_text_put(ggfs_open_text *o);
+
+#endif
