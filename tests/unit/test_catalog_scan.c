@@ -13,6 +13,7 @@
 #include "catalog/beneath.h"
 #include "catalog/scan.h"
 #include "check.h"
+#include "scan_names.h"
 
 static char *folder_path; // the folder under test
 static char *outside;     // a directory beside it, with a model in it
@@ -88,18 +89,6 @@ static int build(void)
     snprintf(mnt, sizeof mnt, "%s/mnt", F);
     EXPECT_EQ(ggfs_folder_open(&folder, F, mnt), 0);
     return 1;
-}
-
-static const char *names_of(const ggfs_scan *s)
-{
-    static char all[8192];
-    all[0] = '\0';
-    for (size_t i = 0; i < s->count; i++) {
-        strcat(all, s->entries[i].name);
-        if (i + 1 < s->count)
-            strcat(all, " ");
-    }
-    return all;
 }
 
 static int test_paths_within(void)

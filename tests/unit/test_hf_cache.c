@@ -16,6 +16,7 @@
 #include "catalog/hf_index.h"
 #include "catalog/scan.h"
 #include "check.h"
+#include "scan_names.h"
 
 #define C1 "4d1e6f0c2b3a59788a6e0f1d2c3b4a5968778695"
 #define C2 "9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d"
@@ -115,18 +116,6 @@ static int build(void)
     EXPECT(tmptree_gguf(F, "plain/y.gguf"));
     EXPECT_EQ(ggfs_folder_open(&folder, F, NULL), 0);
     return 1;
-}
-
-static const char *names_of(const ggfs_scan *s)
-{
-    static char all[8192];
-    all[0] = '\0';
-    for (size_t i = 0; i < s->count; i++) {
-        strcat(all, s->entries[i].name);
-        if (i + 1 < s->count)
-            strcat(all, " ");
-    }
-    return all;
 }
 
 static int test_repository_names(void)

@@ -11,6 +11,7 @@
 
 #include "catalog/beneath.h"
 #include "check.h"
+#include "scan_names.h"
 #include "catalog/ollama.h"
 
 #define HEX_A "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"
@@ -90,18 +91,6 @@ static int build(void)
     EXPECT(tmptree_text(F, LIB ".partial/latest", manifest("sha256:" HEX_A)));
     EXPECT_EQ(ggfs_folder_open(&folder, F, NULL), 0);
     return 1;
-}
-
-static const char *names_of(const ggfs_scan *s)
-{
-    static char all[8192];
-    all[0] = '\0';
-    for (size_t i = 0; i < s->count; i++) {
-        strcat(all, s->entries[i].name);
-        if (i + 1 < s->count)
-            strcat(all, " ");
-    }
-    return all;
 }
 
 static int test_names_follow_ollama_list(void)
