@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "catalog/catalog_private.h"
+#include "util/clock.h"
 #include "util/cond.h"
 #include "util/fnv.h"
 
@@ -181,15 +182,25 @@ static bool in_use(const slot *s)
  * list, down to three quarters of it: the kernel forgets in bursts, and
  * each burst costs a walk through the directory one fresh look at its
  * attributes (forgetting an entry makes the kernel doubt its parent's),
- * not one per entry. */
+ * not one per entry. A slot the kernel kept when last asked (someone's
+ * working directory) waits out its time at the front instead: each ask
+ * unhashes it for a moment, in which getcwd(2) there fails. */
 static void trim_idle(ggfs_catalog *cat)
 {
     if (cat->idle.count <= cat->max_idle)
         return;
     bool moved = false;
-    while (cat->idle.count > cat->max_idle / 4 * 3) {
+    int64_t now = 0;
+    for (size_t looked = 0; cat->idle.count > cat->max_idle / 4 * 3 && looked < cat->idle.count; looked++) {
         slot *s = slot_of_link(ggfs_dlist_back(&cat->idle.head));
         list_remove(&cat->idle, s);
+        if (s->kept_until != 0) {
+            now = now != 0 ? now : ggfs_now_ns();
+            if (s->kept_until > now) {
+                list_push(&cat->idle, s);
+                continue;
+            }
+        }
         list_push(&cat->forget, s);
         s->list = ON_FORGET;
         moved = true;

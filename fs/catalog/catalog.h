@@ -151,8 +151,10 @@ size_t ggfs_catalog_next_forgets(ggfs_catalog *cat, ggfs_cat_forget *out, size_t
 void ggfs_catalog_stop_forgetting(ggfs_catalog *cat);
 
 /* Whether the kernel still holds entry f after being asked to forget it:
- * then it is in use (a working directory, a file open below it), and path
- * (cap bytes) gets its path from the mount's root. */
+ * then it is in use (a working directory, a file open below it), path
+ * (cap bytes) gets its path from the mount's root, and the entry is not
+ * handed out again for ten seconds, twice that each time it is kept
+ * again (up to about 43 minutes). */
 bool ggfs_catalog_still_held(ggfs_catalog *cat, const ggfs_cat_forget *f, char *path, size_t cap);
 
 #endif

@@ -54,6 +54,8 @@ typedef struct slot {
     uint8_t kind;        // ggfs_cat_kind
     uint8_t list;        // ON_*: which of the catalog's lists it is on
     bool stale;          // the name now names another file: replaced by a new slot
+    uint8_t kept;        // times the kernel kept it when asked to forget it
+    int64_t kept_until;  // not asked again before then (ggfs_now_ns); 0: no wait
     const char *name;    // in the parent
     const char *path;    // model: as found (see scan.h); directory: its real
                          // path; ollama, hf: the store, the hub cache

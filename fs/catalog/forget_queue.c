@@ -11,6 +11,11 @@
 #include "catalog/catalog_private.h"
 #include "util/clock.h"
 
+/* An entry the kernel kept when asked to forget it is not asked again for
+ * ten seconds, then twenty, ... up to about 43 minutes. */
+#define FIRST_KEEP_NS INT64_C(10000000000)
+#define MAX_KEEP_DOUBLINGS 8u
+
 size_t ggfs_catalog_next_forgets(ggfs_catalog *cat, ggfs_cat_forget *out, size_t max)
 {
     size_t n = 0;
@@ -59,9 +64,14 @@ static bool path_of(ggfs_catalog *cat, const slot *s, char *path, size_t cap)
 bool ggfs_catalog_still_held(ggfs_catalog *cat, const ggfs_cat_forget *f, char *path, size_t cap)
 {
     pthread_mutex_lock(&cat->lock);
-    const slot *s = slot_at(cat, f->slot);
+    slot *s = slot_at(cat, f->slot);
     const bool held = s && s->parent == f->dir && s->lookups > 0 && strcmp(s->name, f->name) == 0 &&
                       path_of(cat, s, path, cap);
+    if (held) {
+        // Kept again and again, it is in use for long: ask less often.
+        const unsigned doublings = s->kept < MAX_KEEP_DOUBLINGS ? s->kept++ : MAX_KEEP_DOUBLINGS;
+        s->kept_until = ggfs_now_ns() + (FIRST_KEEP_NS << doublings);
+    }
     pthread_mutex_unlock(&cat->lock);
     return held;
 }

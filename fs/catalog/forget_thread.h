@@ -18,7 +18,9 @@
  * file) is not dropped, but the kernel unhashes it all the same, and
  * getcwd(2) in it then fails with ENOENT until its path is looked up
  * again. So after each burst the thread looks up, through the mount, the
- * path of every entry the kernel still holds, which puts it back.
+ * path of every entry the kernel still holds, which puts it back; the
+ * catalog then leaves it alone for a while (ggfs_catalog_still_held), so
+ * that a shell sitting there sees that moment once, not at every burst.
  */
 #ifndef GGFS_CATALOG_FORGET_THREAD_H
 #define GGFS_CATALOG_FORGET_THREAD_H

@@ -152,7 +152,14 @@ same_model() {
         cd "$1/q4.gguf" || exit 1
         before=$(stat -c %i .)
         cat "$1"/m*/header >/dev/null
-        # The last burst of forgetting may still be under way.
+        # The forgetting is done once the daemon keeps few entries: this
+        # one went in the first burst (the oldest), was kept and put back,
+        # and is left alone for ten seconds. Its putting back may still be
+        # under way.
+        for i in $(seq 200); do
+            [ "$(stat -f -c %c "$1")" -le 66 ] && break
+            sleep 0.05
+        done
         for i in $(seq 100); do
             [ "$(readlink /proc/self/cwd)" = "$1/q4.gguf" ] && break
             sleep 0.1

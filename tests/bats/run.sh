@@ -12,4 +12,6 @@ GGML_REF=$1
 GGML_LIB=$("$here/../../scripts/fixtures/ggml-setup")
 GGUF_FS_SCRIPTS=$(cd "$here/../../scripts" && pwd)
 export GGUF_FS GGUF_FS_FIXTURES GGML_REF GGML_LIB GGUF_FS_SCRIPTS
-exec bats --tap "$3"
+# The failures go to stderr too: meson reads the TAP stream on stdout and
+# shows only stderr of a suite that fails.
+bats --tap "$3" | awk '{ print; fflush() } /^(not ok|#)/ { print > "/dev/stderr"; fflush("/dev/stderr") }'
