@@ -32,7 +32,7 @@
 #include "daemon/kernel_readahead.h"
 #include "daemon/notify.h"
 #include "model/guard.h"
-#include "source/remote.h"
+#include "source/remote_engine.h"
 #include "source/source_table.h"
 #include "model/edits.h"
 #include "tree/invalidate.h"
@@ -309,15 +309,15 @@ static ggfs_edits *open_edits(ggfs_cli *cli, ggfs_model *model, ggfs_model_mount
 static int serve_model(ggfs_cli *cli, struct fuse_args *args)
 {
     int status = GGFS_EXIT_REFUSED;
-    ggfs_remote *remote = NULL;
+    ggfs_remote_engine *remote = NULL;
     if (ggfs_source_is_remote(cli->source)) {
         const ggfs_remote_options ro = {
             .cache_mb = cli->cache_mb,
             .cache_dir = cli->cache_dir,
             .timeout_s = cli->timeout_s ? cli->timeout_s : 1,
         };
-        char why[256];
-        remote = ggfs_remote_new(&ro, why, sizeof why);
+        char why[640];
+        remote = ggfs_remote_engine_start(&ro, why, sizeof why);
         if (!remote) {
             fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, why);
             return status;
@@ -361,7 +361,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
 out_model:
     ggfs_model_close(model);
 out_remote:
-    ggfs_remote_free(remote);
+    ggfs_remote_engine_stop(remote);
     return status;
 }
 

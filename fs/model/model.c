@@ -142,7 +142,7 @@ static ggp_file *open_header(ggfs_shard *shard, ggp_error *e)
 }
 
 /* Opens one shard: its source, then the parser over its header. */
-static bool shard_open(ggfs_shard *shard, const char *name, ggfs_remote *remote, ggfs_model_error *err)
+static bool shard_open(ggfs_shard *shard, const char *name, ggfs_remote_engine *remote, ggfs_model_error *err)
 {
     ggp_error e = {GGP_OK, 0, ""};
     shard->source = ggfs_source_open(name, remote, &e);
@@ -245,7 +245,7 @@ static char *shard_name(const char *name, size_t prefix_len, uint32_t k, uint32_
 
 /* Opens the shards of a set of n beside shard `given`, already open at its
  * place. */
-static bool open_set(ggfs_model *m, const char *name, ggfs_remote *remote, uint32_t given, uint32_t n,
+static bool open_set(ggfs_model *m, const char *name, ggfs_remote_engine *remote, uint32_t given, uint32_t n,
                      size_t prefix_len, uint64_t count_at, ggfs_model_error *err)
 {
     for (uint32_t k = 0; k < n; k++) {
@@ -308,7 +308,7 @@ static void number_tensors(ggfs_model *m)
     }
 }
 
-ggfs_model *ggfs_model_open(const char *name, ggfs_remote *remote, ggfs_model_error *err)
+ggfs_model *ggfs_model_open(const char *name, ggfs_remote_engine *remote, ggfs_model_error *err)
 {
     ggfs_model *m = calloc(1, sizeof *m);
     ggfs_shard first = {0};

@@ -37,7 +37,7 @@ typedef struct ggfs_model_error {
  * (the other shards are found beside it by name), checking the set as SPEC
  * "Split models" says. Remote shards are opened with `remote` (NULL when
  * the mount has none). Returns NULL and fills err on refusal. */
-ggfs_model *ggfs_model_open(const char *name, ggfs_remote *remote, ggfs_model_error *err);
+ggfs_model *ggfs_model_open(const char *name, ggfs_remote_engine *remote, ggfs_model_error *err);
 
 /* The most a remote shard's header is fetched past its end: growing
  * requests stop at the first multiple of this past what the parser asked. */

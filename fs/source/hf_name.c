@@ -1,9 +1,9 @@
 /*
  * Resolving hf:// names and finding the Hub token. Each part of the name is
  * percent-encoded on its own, so a revision such as refs/pr/1 stays one
- * path segment, as the Hub expects.
+ * path segment, as the Hub expects. No libcurl here: the source table,
+ * which every mount loads, reads where these names end.
  */
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +12,35 @@
 
 #define TOKEN_MAX 4096
 
-/* Appends the percent-encoding of [p, p + n) to out (cap bytes). */
+/* RFC 3986's unreserved characters, which stay as they are (as
+ * curl_easy_escape leaves them). */
+static bool unreserved(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_' || c == '~';
+}
+
+/* Appends the percent-encoding of [p, p + n) to out (cap bytes): every
+ * other byte as %XX, upper-case hex. */
 static bool append_escaped(char *out, size_t cap, const char *p, size_t n)
 {
-    char *e = curl_easy_escape(NULL, p, (int)n);
-    if (!e)
-        return false;
-    const size_t have = strlen(out), add = strlen(e);
-    const bool fits = have + add < cap;
-    if (fits)
-        memcpy(out + have, e, add + 1);
-    curl_free(e);
-    return fits;
+    static const char hex[] = "0123456789ABCDEF";
+    size_t have = strlen(out);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)p[i];
+        const size_t add = unreserved(c) ? 1 : 3;
+        if (have + add >= cap)
+            return false;
+        if (add == 1) {
+            out[have++] = (char)c;
+        } else {
+            out[have++] = '%';
+            out[have++] = hex[c >> 4];
+            out[have++] = hex[c & 15];
+        }
+    }
+    out[have] = '\0';
+    return true;
 }
 
 static bool append(char *out, size_t cap, const char *s)

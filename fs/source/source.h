@@ -23,6 +23,10 @@ typedef struct ggfs_source ggfs_source;
 /* What the remote sources of a mount share (source/remote.h). */
 typedef struct ggfs_remote ggfs_remote;
 
+/* The same as the program holds it: the module that has the remote
+ * engine, loaded for the mount, and what it set up (source/remote_engine.h). */
+typedef struct ggfs_remote_engine ggfs_remote_engine;
+
 typedef struct ggfs_source_ops {
     /* Reads exactly len bytes at off into buf. `end` (at least off + len)
      * is where the reader's file ends among the source's bytes (a tensor's

@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "source/hf_name.h"
+#include "source/remote_engine.h"
 #include "source/source.h"
-#include "source/source_http.h"
 #include "source/source_table.h"
 
 typedef struct source_kind {
     const char *prefix;  // "scheme://"
-    ggfs_source *(*open)(const char *name, ggfs_remote *remote, ggp_error *err);
+    ggfs_source *(*open)(const char *name, ggfs_remote_engine *remote, ggp_error *err);
     size_t (*name_end)(const char *name);
 } source_kind;
 
@@ -23,9 +23,9 @@ static size_t url_name_end(const char *name)
 }
 
 static const source_kind kinds[] = {
-    {"http://", ggfs_source_http_open, url_name_end},
-    {"https://", ggfs_source_http_open, url_name_end},
-    {"hf://", ggfs_source_http_open, ggfs_hf_name_end},
+    {"http://", ggfs_remote_engine_open, url_name_end},
+    {"https://", ggfs_remote_engine_open, url_name_end},
+    {"hf://", ggfs_remote_engine_open, ggfs_hf_name_end},
     {NULL, NULL, NULL},
 };
 
@@ -48,7 +48,7 @@ size_t ggfs_source_name_end(const char *name)
     return k ? k->name_end(name) : strlen(name);
 }
 
-ggfs_source *ggfs_source_open(const char *name, ggfs_remote *remote, ggp_error *err)
+ggfs_source *ggfs_source_open(const char *name, ggfs_remote_engine *remote, ggp_error *err)
 {
     const source_kind *k = kind_of(name);
     if (k) {

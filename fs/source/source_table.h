@@ -16,10 +16,10 @@
  * opened with `remote`, which is NULL when the mount has none), else a
  * local path. On failure returns NULL and fills err (code GGP_ERR_IO, msg
  * without the name, which the caller prints). */
-ggfs_source *ggfs_source_open(const char *name, ggfs_remote *remote, ggp_error *err);
+ggfs_source *ggfs_source_open(const char *name, ggfs_remote_engine *remote, ggp_error *err);
 
 /* Whether name has the URL scheme of a remote source (http://, https://,
- * hf://), which ggfs_source_open opens only with a ggfs_remote. */
+ * hf://), which ggfs_source_open opens only with a ggfs_remote_engine. */
 bool ggfs_source_is_remote(const char *name);
 
 /* Where the file part of a name ends: before a URL's query or fragment,

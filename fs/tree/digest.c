@@ -1,21 +1,15 @@
 /*
- * The hashes of digest.h over libxxhash's streaming API and libcrypto's
- * EVP digests (which use the CPU's SHA instructions where it has them).
+ * The hashes' names and sizes, and their computation through the loaded
+ * module (digest.h).
  */
 #include <stdlib.h>
-#include <string.h>
-
-#include <openssl/evp.h>
-#include <xxhash.h>
 
 #include "tree/digest.h"
+#include "util/module.h"
 
 struct ggfs_digests {
-    XXH64_state_t *xxh64;
-    XXH3_state_t *xxh3;
-    EVP_MD_CTX *sha1;
-    EVP_MD_CTX *sha256;
-    bool failed; // an EVP call failed
+    const ggfs_digest_module *module;
+    void *state;
 };
 
 static const char *const names[GGFS_N_HASHES] = {"xxh64", "xxh3", "sha1", "sha256"};
@@ -31,32 +25,20 @@ size_t ggfs_hash_size(ggfs_hash h)
     return sizes[h];
 }
 
-static EVP_MD_CTX *evp_start(const EVP_MD *md)
+const ggfs_digest_module *ggfs_digest_module_load(char *why, size_t why_size)
 {
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (ctx && EVP_DigestInit_ex(ctx, md, NULL) != 1) {
-        EVP_MD_CTX_free(ctx);
-        return NULL;
-    }
-    return ctx;
+    return ggfs_module_load(GGFS_DIGEST_MODULE_FILE, GGFS_DIGEST_MODULE_ENTRY, why, why_size);
 }
 
-ggfs_digests *ggfs_digests_new(unsigned mask)
+ggfs_digests *ggfs_digests_new(const ggfs_digest_module *module, unsigned mask)
 {
-    ggfs_digests *d = calloc(1, sizeof *d);
+    ggfs_digests *d = malloc(sizeof *d);
     if (!d)
         return NULL;
-    bool ok = true;
-    if (mask & GGFS_HASH_BIT(GGFS_HASH_XXH64))
-        ok &= (d->xxh64 = XXH64_createState()) != NULL && XXH64_reset(d->xxh64, 0) == XXH_OK;
-    if (mask & GGFS_HASH_BIT(GGFS_HASH_XXH3))
-        ok &= (d->xxh3 = XXH3_createState()) != NULL && XXH3_64bits_reset(d->xxh3) == XXH_OK;
-    if (mask & GGFS_HASH_BIT(GGFS_HASH_SHA1))
-        ok &= (d->sha1 = evp_start(EVP_sha1())) != NULL;
-    if (mask & GGFS_HASH_BIT(GGFS_HASH_SHA256))
-        ok &= (d->sha256 = evp_start(EVP_sha256())) != NULL;
-    if (!ok) {
-        ggfs_digests_free(d);
+    d->module = module;
+    d->state = module->start(mask);
+    if (!d->state) {
+        free(d);
         return NULL;
     }
     return d;
@@ -64,42 +46,19 @@ ggfs_digests *ggfs_digests_new(unsigned mask)
 
 void ggfs_digests_update(ggfs_digests *d, const void *bytes, size_t len)
 {
-    if (d->xxh64)
-        XXH64_update(d->xxh64, bytes, len);
-    if (d->xxh3)
-        XXH3_64bits_update(d->xxh3, bytes, len);
-    if (d->sha1 && EVP_DigestUpdate(d->sha1, bytes, len) != 1)
-        d->failed = true;
-    if (d->sha256 && EVP_DigestUpdate(d->sha256, bytes, len) != 1)
-        d->failed = true;
+    d->module->update(d->state, bytes, len);
 }
 
 bool ggfs_digests_final(ggfs_digests *d, uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX])
 {
-    XXH64_canonical_t canonical;
-    if (d->xxh64) {
-        XXH64_canonicalFromHash(&canonical, XXH64_digest(d->xxh64));
-        memcpy(out[GGFS_HASH_XXH64], canonical.digest, sizeof canonical.digest);
-    }
-    if (d->xxh3) {
-        XXH64_canonicalFromHash(&canonical, XXH3_64bits_digest(d->xxh3));
-        memcpy(out[GGFS_HASH_XXH3], canonical.digest, sizeof canonical.digest);
-    }
-    if (d->sha1 && EVP_DigestFinal_ex(d->sha1, out[GGFS_HASH_SHA1], NULL) != 1)
-        d->failed = true;
-    if (d->sha256 && EVP_DigestFinal_ex(d->sha256, out[GGFS_HASH_SHA256], NULL) != 1)
-        d->failed = true;
-    return !d->failed;
+    return d->module->final(d->state, out);
 }
 
 void ggfs_digests_free(ggfs_digests *d)
 {
     if (!d)
         return;
-    XXH64_freeState(d->xxh64);
-    XXH3_freeState(d->xxh3);
-    EVP_MD_CTX_free(d->sha1);
-    EVP_MD_CTX_free(d->sha256);
+    d->module->free(d->state);
     free(d);
 }
 

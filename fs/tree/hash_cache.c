@@ -19,6 +19,7 @@
 
 #include "model/tensor_bytes.h"
 #include "tree/hash_cache.h"
+#include "util/log.h"
 
 /* gguf-hash is run as `llama-gguf-hash --all --uuid model.gguf` in the
  * mount's root: this is the file name on every line. */
@@ -111,6 +112,8 @@ bool ggfs_hash_cache_init(ggfs_hash_cache *c, const ggfs_model *m)
         return false;
     }
     atomic_init(&c->text, NULL);
+    atomic_init(&c->module, NULL);
+    atomic_init(&c->module_failed, false);
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->finished, NULL);
     return true;
@@ -127,6 +130,22 @@ void ggfs_hash_cache_destroy(ggfs_hash_cache *c)
     free(atomic_load(&c->text));
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->finished);
+}
+
+/* The hashes' module, loaded on the mount's first hash (two readers may
+ * both load it: the loader finds it loaded); NULL when it cannot be. */
+static const ggfs_digest_module *module_of(ggfs_hash_cache *c)
+{
+    const ggfs_digest_module *module = atomic_load(&c->module);
+    if (module)
+        return module;
+    char why[640];
+    module = ggfs_digest_module_load(why, sizeof why);
+    if (module)
+        atomic_store(&c->module, module);
+    else if (!atomic_exchange(&c->module_failed, true))
+        ggfs_log(GGFS_LOG_ERR, "gguf-fs: hashes: %s; reads of hashes fail with EIO\n", why);
+    return module;
 }
 
 /* Tensor i's digests, allocated on first use. Called under the lock. */
@@ -166,9 +185,13 @@ static void consume_one(void *ctx, const uint8_t *bytes, size_t len)
 }
 
 /* Hashes tensor i's bytes with the hashes of mask into out. */
-static int hash_tensor(const ggfs_model *m, uint64_t i, unsigned mask, uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX])
+static int hash_tensor(ggfs_hash_cache *c, const ggfs_model *m, uint64_t i, unsigned mask,
+                       uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX])
 {
-    ggfs_digests *d = ggfs_digests_new(mask);
+    const ggfs_digest_module *module = module_of(c);
+    if (!module)
+        return EIO;
+    ggfs_digests *d = ggfs_digests_new(module, mask);
     if (!d)
         return ENOMEM;
     // A pass cut off by a fault left the states half-updated: not ended.
@@ -210,7 +233,7 @@ int ggfs_hash_file(ggfs_hash_cache *c, const ggfs_model *m, uint64_t index, ggfs
     pthread_mutex_unlock(&c->lock);
 
     uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX];
-    const int err = hash_tensor(m, index, bit, out);
+    const int err = hash_tensor(c, m, index, bit, out);
     publish(c, index, bit, err == 0, out);
     if (!err)
         write_file_text(slot, h, text);
@@ -220,6 +243,7 @@ int ggfs_hash_file(ggfs_hash_cache *c, const ggfs_model *m, uint64_t index, ggfs
 /* ==== `hashes`: one pass over every tensor in file order ==== */
 
 typedef struct model_pass {
+    const ggfs_digest_module *module;
     ggfs_digests *model;  // the model's four hashes
     ggfs_digests *uuid;   // SHA-1 of the namespace, then of the bytes
     ggfs_digests *tensor; // the tensor's hashes not known yet; NULL when none
@@ -253,7 +277,7 @@ static int pass_tensor(ggfs_hash_cache *c, const ggfs_model *m, uint64_t i, mode
 
     uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX];
     int err = 0;
-    pass->tensor = need ? ggfs_digests_new(need) : NULL;
+    pass->tensor = need ? ggfs_digests_new(pass->module, need) : NULL;
     if (need && !pass->tensor)
         err = ENOMEM;
     if (!err)
@@ -301,8 +325,12 @@ static char *put_model_lines(char *p, uint8_t model[GGFS_N_HASHES][GGFS_DIGEST_M
 /* Computes `hashes` into a buffer of its exact size; allocates it. */
 static int compute_text(ggfs_hash_cache *c, const ggfs_model *m, char **text)
 {
+    const ggfs_digest_module *module = module_of(c);
+    if (!module)
+        return EIO;
     char *buf = malloc(c->text_size ? (size_t)c->text_size : 1);
-    model_pass pass = {ggfs_digests_new(GGFS_ALL_HASHES), ggfs_digests_new(GGFS_HASH_BIT(GGFS_HASH_SHA1)), NULL};
+    model_pass pass = {module, ggfs_digests_new(module, GGFS_ALL_HASHES),
+                       ggfs_digests_new(module, GGFS_HASH_BIT(GGFS_HASH_SHA1)), NULL};
     int err = buf && pass.model && pass.uuid ? 0 : ENOMEM;
     if (!err)
         ggfs_digests_update(pass.uuid, uuid_namespace, sizeof uuid_namespace);

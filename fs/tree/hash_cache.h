@@ -35,6 +35,8 @@ typedef struct ggfs_hash_cache {
     bool text_computing;                     // under lock: a reader computes `hashes`
     uint64_t text_size;                      // its exact size; UINT64_MAX when it has none
     uint64_t n_tensors;
+    _Atomic(const ggfs_digest_module *) module; // loaded on the first hash (tree/digest.h)
+    atomic_bool module_failed;               // loading it failed, and that was logged
 } ggfs_hash_cache;
 
 /* Sizes the `hashes` text from the model's tensor names and allocates the
@@ -53,7 +55,8 @@ static inline uint64_t ggfs_hash_file_size(ggfs_hash h)
  * ggfs_hash_file_size(h) bytes), computing that hash unless it was
  * computed or is being computed (then waits). The tensor must have a raw
  * view. Returns 0, or EIO when its shard changed, was cut short or kept
- * failing (nothing is kept: the next reader tries again), ENOMEM. */
+ * failing, or the hashes' module cannot be loaded (logged once per mount)
+ * (nothing is kept: the next reader tries again), ENOMEM. */
 int ggfs_hash_file(ggfs_hash_cache *c, const ggfs_model *m, uint64_t index, ggfs_hash h, char *text);
 
 /* Whether the model has `hashes`: every tensor's size is known (a tensor

@@ -6,7 +6,8 @@
  *
  * The sink is the one piece of process-wide state outside main, set by
  * main alone, before it starts any thread, as libfuse's fuse_set_log_func
- * is.
+ * is. A module the program loads (util/module.h) has its own copy, which
+ * the program sets to ggfs_vlog when it loads it.
  */
 #ifndef GGFS_UTIL_LOG_H
 #define GGFS_UTIL_LOG_H
@@ -22,5 +23,10 @@ void ggfs_log_set_sink(ggfs_log_sink *sink);
 
 /* One line (fmt ends with "\n"). */
 void ggfs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The same with a va_list: a ggfs_log_sink, which the program gives each
+ * module it loads (util/module.h), whose code has a sink of its own, so
+ * that the module's lines go wherever the program's go. */
+void ggfs_vlog(int level, const char *fmt, va_list ap);
 
 #endif

@@ -5,7 +5,8 @@
 # tensor's bytes hashed with python3-xxhash and hashlib, the UUIDv5 built
 # from its definition) for every fixture, big-endian and old versions, a
 # split set and the models of a folder; sizes exact before anything is
-# computed; readers at once get one text; a model cut short gives EIO.
+# computed; readers at once get one text; a model cut short gives EIO;
+# the hashing module and its libraries are loaded by the first hash read.
 
 load test_helper
 
@@ -171,4 +172,21 @@ check_hashes() {
     [ "$(wc -c <"$mnt/tensors/vec/sha1")" -eq 41 ]
     run -0 cat "$mnt/metadata/general.architecture"
     grep -q 'since it was mounted' "$BATS_TEST_TMPDIR/daemon.log"
+}
+
+@test "the first hash read loads the hashes' module with libxxhash and libcrypto, and nothing of URLs" {
+    local mnt="$BATS_TEST_TMPDIR/mnt" pid
+    mount_model "$(fixture type-q8_0.gguf)" "$mnt"
+    pid=$(last_daemon)
+    run -0 mapped_libraries "$pid"
+    grep -q '^libfuse3\.so' <<<"$output"
+    run ! grep -E '^(gguf-fs-digests|libxxhash|libcrypto)' <<<"$output"
+    [ "$(cat "$mnt/tensors/mat/xxh64")" = "$(xxh64sum <"$mnt/tensors/mat/raw" | cut -d' ' -f1)" ]
+    [ "$(cat "$mnt/tensors/mat/sha1")" = "$(sha1sum <"$mnt/tensors/mat/raw" | cut -d' ' -f1)" ]
+    run -0 mapped_libraries "$pid"
+    echo "$output"
+    grep -qx 'gguf-fs-digests\.so' <<<"$output"
+    grep -q '^libxxhash\.so' <<<"$output"
+    grep -q '^libcrypto\.so' <<<"$output"
+    run ! grep -E '^(libcurl|libssl|gguf-fs-remote)' <<<"$output"
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # gguf-fs installed and run as a user would: meson install into a staging
-# root, the manual page, mount -t fuse.gguf-fs and fstab lines through
+# root, the manual page, the modules found where they are installed (and
+# named when they are not), mount -t fuse.gguf-fs and fstab lines through
 # mount(8) and mount.fuse3, systemd's readiness protocol, every exit
 # status, and the Debian package built, installed, used and removed.
 
@@ -19,12 +20,20 @@ setup_file() {
     "$SRC/scripts/fixtures/make-sample" "$GGML_REF" "$BATS_FILE_TMPDIR/sample.gguf" >/dev/null
     meson install -C "$BUILD_ROOT" --no-rebuild --destdir "$BATS_FILE_TMPDIR/stage" >/dev/null
     local prefix
-    prefix=$(meson introspect --buildoptions "$BUILD_ROOT" |
-        "$PYTHON" -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
+    prefix=$(build_option prefix)
     VERSION=$(meson introspect --projectinfo "$BUILD_ROOT" |
         "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["version"])')
     STAGED=$BATS_FILE_TMPDIR/stage$prefix
-    export VERSION STAGED
+    # Relative to the prefix unless the build was configured otherwise.
+    BINDIR=$(build_option bindir)
+    MODULES=$(build_option libdir)/gguf-fs
+    export VERSION STAGED BINDIR MODULES
+}
+
+# build_option NAME: the value of a meson option of the build.
+build_option() {
+    meson introspect --buildoptions "$BUILD_ROOT" |
+        "$PYTHON" -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == sys.argv[1]))' "$1"
 }
 
 setup() {
@@ -177,6 +186,45 @@ remove_package() {
     run --separate-stderr env PATH="$STAGED/bin:$PATH" gguf-fs --version
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "gguf-fs version $VERSION" ]
+    # The modules, in the package's own library folder.
+    [ -f "$STAGED/$MODULES/gguf-fs-remote.so" ]
+    [ -f "$STAGED/$MODULES/gguf-fs-digests.so" ]
+}
+
+@test "the installed program loads its modules from where they are installed, relative to itself" {
+    [[ $BINDIR != /* && $MODULES != /* ]] || skip "bindir or libdir outside the prefix: the modules are found by absolute path"
+    local pid
+    GGUF_FS=$STAGED/$BINDIR/gguf-fs mount_model "$SAMPLE" "$MNT"
+    pid=$(last_daemon)
+    [ "$(cat "$MNT/tensors/output.weight/sha256")" = "$(sha256sum <"$MNT/tensors/output.weight/raw" | cut -d' ' -f1)" ]
+    grep -qF "$STAGED/$MODULES/gguf-fs-digests.so" "/proc/$pid/maps"
+    # Nothing listens on port 1: the error is libcurl's, so its module loaded.
+    run -1 --separate-stderr "$STAGED/$BINDIR/gguf-fs" -o timeout_s=1 http://127.0.0.1:1/model.gguf "$MNT"
+    [[ "$stderr" == "gguf-fs: http://127.0.0.1:1/model.gguf: cannot open: "* ]]
+    [[ "$stderr" != *"cannot load"* ]]
+}
+
+@test "without its modules the program mounts local models, and names the module it cannot load" {
+    [[ $BINDIR != /* && $MODULES != /* ]] || skip "bindir or libdir outside the prefix: the modules are found by absolute path"
+    local bare=$BATS_TEST_TMPDIR/bare
+    mkdir -p "$bare/$BINDIR"
+    cp "$GGUF_FS" "$bare/$BINDIR/gguf-fs"
+    local missing="cannot open shared object file: No such file or directory"
+    # A URL: refused in one line, before anything is mounted.
+    run -1 --separate-stderr "$bare/$BINDIR/gguf-fs" -o timeout_s=1 http://127.0.0.1:1/model.gguf "$MNT"
+    [ "$stderr" = "gguf-fs: http://127.0.0.1:1/model.gguf: cannot load the module $bare/$MODULES/gguf-fs-remote.so: $missing" ]
+    ! mountpoint -q "$MNT"
+    # A local model: the tree answers; its hashes fail, said once in the log.
+    GGUF_FS=$bare/$BINDIR/gguf-fs mount_model "$SAMPLE" "$MNT"
+    [ "$(cat "$MNT/metadata/general.architecture")" = llama ]
+    run -1 --separate-stderr cat "$MNT/tensors/output.weight/sha256"
+    [[ "$stderr" == *"Input/output error"* ]]
+    run -1 --separate-stderr cat "$MNT/hashes"
+    [[ "$stderr" == *"Input/output error"* ]]
+    run -0 grep -c "cannot load the module" "$BATS_TEST_TMPDIR/daemon.log"
+    [ "$output" -eq 1 ]
+    grep -qxF "gguf-fs: hashes: cannot load the module $bare/$MODULES/gguf-fs-digests.so: $missing; reads of hashes fail with EIO" \
+        "$BATS_TEST_TMPDIR/daemon.log"
 }
 
 @test "man renders gguf-fs(1) without a warning, with the sections, sources, tree and variables" {
@@ -420,6 +468,11 @@ EOF
     [ "${lines[0]}" = "Package: gguf-fs" ]
     [ "${lines[1]}" = "Version: $VERSION" ]
     [[ "${lines[2]}" =~ ^Depends:\ fuse3,\ .*libc6\ \(\>=\ [0-9.]+\).*libfuse3-3\ \(\>=\ 3\.1[2-9] ]]
+    # What the modules link counts as much as what the binary does.
+    local lib
+    for lib in libcurl4 libssl3 libxxhash0; do
+        [[ "${lines[2]}" == *" $lib ("* ]] || { echo "the package does not depend on $lib" >&2; return 1; }
+    done
     run -0 --separate-stderr dpkg-deb -c "$deb"
     local file doc docs=()
     for doc in "$SRC"/doc/*.md; do
@@ -428,6 +481,12 @@ EOF
     for file in ./usr/bin/gguf-fs ./usr/share/man/man1/gguf-fs.1.gz ./usr/share/doc/gguf-fs/README.md.gz \
         ./usr/share/doc/gguf-fs/NOTICE "${docs[@]}"; do
         grep -q " root/root .* $file\$" <<<"$output" || { echo "no $file (root-owned) in the package" >&2; return 1; }
+    done
+    local triplet
+    triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+    for file in gguf-fs-remote.so gguf-fs-digests.so; do
+        grep -q "^-rw-r--r-- root/root .* ./usr/lib/$triplet/gguf-fs/$file\$" <<<"$output" ||
+            { echo "no $file (root-owned, 0644) in the package" >&2; return 1; }
     done
     # The manual and the documents in the package are the ones in the tree.
     local x=$BATS_TEST_TMPDIR/x
@@ -468,8 +527,14 @@ EOF
     printf '%s %s fuse.gguf-fs ro,noauto,allow_other 0 0\n' "$SAMPLE" "$MNT" >"$BATS_TEST_TMPDIR/fstab"
     mount -T "$BATS_TEST_TMPDIR/fstab" "$MNT"
     [ -s "$MNT/tensors/output.weight/f32" ]
+    # The hashes' module, from the package's library folder.
+    [ "$(cat "$MNT/tensors/output.weight/sha256")" = "$(sha256sum <"$MNT/tensors/output.weight/raw" | cut -d' ' -f1)" ]
     umount "$MNT"
     no_daemon_left "$MNT"
+    # The remote engine's module: libcurl's error, not the loader's.
+    run -1 --separate-stderr /usr/bin/gguf-fs -o timeout_s=1 http://127.0.0.1:1/model.gguf "$MNT"
+    [[ "$stderr" == "gguf-fs: http://127.0.0.1:1/model.gguf: cannot open: "* ]]
+    [[ "$stderr" != *"cannot load"* ]]
 
     # The README's unit, with this test's model and mount point.
     local unit=$BATS_TEST_TMPDIR/units/llama-model.service
@@ -506,4 +571,5 @@ EOF
     [ ! -e /usr/bin/gguf-fs ]
     [ ! -e /usr/share/man/man1/gguf-fs.1.gz ]
     [ ! -e /usr/share/doc/gguf-fs ]
+    [ ! -e "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/gguf-fs" ]
 }

@@ -173,3 +173,16 @@ daemon_pids() {
     [ "$(bdi_readahead "$BATS_TEST_TMPDIR/mnt3")" -eq 128 ]
     cmp "$MNT/tensors/mat/f32" "$BATS_TEST_TMPDIR/mnt2/tensors/mat/f32"
 }
+
+@test "a local mount loads nothing of remote sources or hashes: no libcurl, OpenSSL or libxxhash" {
+    mount_model "$MODEL" "$MNT"
+    local pid
+    pid=$(last_daemon)
+    cat "$MNT/header" "$MNT/metadata.json" "$MNT/tensors.tsv" "$MNT/warnings" "$MNT/model.gguf" \
+        "$MNT/tensors/mat/f32" "$MNT/tensors/mat/stats" >/dev/null
+    ls -lR "$MNT" >/dev/null
+    run -0 mapped_libraries "$pid"
+    echo "$output"
+    grep -q '^libfuse3\.so' <<<"$output"
+    run ! grep -E '^(libcurl|libssl|libcrypto|libxxhash|libnghttp2|gguf-fs-)' <<<"$output"
+}

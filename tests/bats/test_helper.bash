@@ -43,6 +43,17 @@ mount_model() {
     return 1
 }
 
+# last_daemon: the pid of the daemon mount_model started last.
+last_daemon() {
+    tail -n 1 "$BATS_TEST_TMPDIR/daemons" | cut -d' ' -f1
+}
+
+# mapped_libraries PID: the base names of the shared objects a process has
+# mapped (libfuse3.so.3.14.0, gguf-fs-digests.so...), one a line.
+mapped_libraries() {
+    awk '$6 ~ /\.so/ {n = split($6, p, "/"); print p[n]}' "/proc/$1/maps" | sort -u
+}
+
 # wait_gone PID: waits up to 10 s for a process to end.
 wait_gone() {
     local i

@@ -111,6 +111,21 @@ now() {
     [ "$status" -eq 0 ] || { echo "$output"; false; }
 }
 
+@test "a URL mount loads the remote engine's module and libcurl; the hashes' module waits for a hash" {
+    mount_model "$DIRECT/type-q4_K.gguf" "$REMOTE"
+    local pid
+    pid=$(last_daemon)
+    run -0 mapped_libraries "$pid"
+    echo "$output"
+    grep -qx 'gguf-fs-remote\.so' <<<"$output"
+    grep -q '^libcurl\.so' <<<"$output"
+    run ! grep -E '^(gguf-fs-digests|libxxhash)' <<<"$output"
+    [ "$(cat "$REMOTE/tensors/mat/sha256")" = "$(sha256sum <"$REMOTE/tensors/mat/raw" | cut -d' ' -f1)" ]
+    run -0 mapped_libraries "$pid"
+    grep -qx 'gguf-fs-digests\.so' <<<"$output"
+    grep -q '^libxxhash\.so' <<<"$output"
+}
+
 @test "a split set missing a shard on the server is refused naming it" {
     cp "$FILES/split/big-00001-of-00003.gguf" "$FILES/split/lone-00001-of-00003.gguf"
     mkdir -p "$BATS_TEST_TMPDIR/mnt"

@@ -8,7 +8,9 @@
  * source that changed gives EIO and nothing is kept, so a later reader
  * computes again. The model is built by hand over a file in memory and a
  * source that counts how often it is asked whether it changed (twice per
- * pass over a tensor: before and after).
+ * pass over a tensor: before and after). The hashing is the module's own
+ * code (digest_module.c), linked in and handed to the cache, as the
+ * daemon hands it the table it loaded.
  */
 #define _GNU_SOURCE // memmem
 
@@ -114,6 +116,15 @@ static void *read_hash(void *arg)
 
 /* Runs N_READERS readers at once, the first n_whole of them reading
  * `hashes`, the rest big's sha256. */
+/* A cache over m that hashes with the module's code linked in. */
+static bool cache_init(ggfs_hash_cache *c, const ggfs_model *m)
+{
+    if (!ggfs_hash_cache_init(c, m))
+        return false;
+    atomic_store(&c->module, &ggfs_digest_module_entry);
+    return true;
+}
+
 static void run_readers(ggfs_hash_cache *cache, const ggfs_model *m, int n_whole, reader *readers)
 {
     pthread_barrier_t start;
@@ -131,7 +142,7 @@ static void run_readers(ggfs_hash_cache *cache, const ggfs_model *m, int n_whole
 static int test_concurrent_readers_share_one_computation(const fixture *f)
 {
     ggfs_hash_cache cache;
-    EXPECT(ggfs_hash_cache_init(&cache, f->model));
+    EXPECT(cache_init(&cache, f->model));
     atomic_store(&f->src->unchanged_calls, 0);
     reader readers[N_READERS];
     run_readers(&cache, f->model, 0, readers);
@@ -157,7 +168,7 @@ static int test_concurrent_readers_share_one_computation(const fixture *f)
 static int test_a_tensor_file_computes_its_hash_only(const fixture *f)
 {
     ggfs_hash_cache cache;
-    EXPECT(ggfs_hash_cache_init(&cache, f->model));
+    EXPECT(cache_init(&cache, f->model));
     atomic_store(&f->src->unchanged_calls, 1); // no lingering
     char text[2 * GGFS_DIGEST_MAX + 1];
     EXPECT_EQ(ggfs_hash_file(&cache, f->model, 0, GGFS_HASH_XXH64, text), 0);
@@ -176,7 +187,7 @@ static int test_a_tensor_file_computes_its_hash_only(const fixture *f)
 static int test_hashes_is_one_pass_that_fills_the_tensors(const fixture *f)
 {
     ggfs_hash_cache cache;
-    EXPECT(ggfs_hash_cache_init(&cache, f->model));
+    EXPECT(cache_init(&cache, f->model));
     atomic_store(&f->src->unchanged_calls, 0);
     // Half the readers want `hashes`, the others big's sha256, at once.
     reader readers[N_READERS];
@@ -229,7 +240,7 @@ static int test_hashes_is_one_pass_that_fills_the_tensors(const fixture *f)
 static int test_changed_source_is_not_kept(const fixture *f)
 {
     ggfs_hash_cache cache;
-    EXPECT(ggfs_hash_cache_init(&cache, f->model));
+    EXPECT(cache_init(&cache, f->model));
     atomic_store(&f->src->unchanged_calls, 1); // no lingering
     atomic_store(&f->src->changed, true);
     char text[2 * GGFS_DIGEST_MAX + 1];

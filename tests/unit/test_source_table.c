@@ -1,11 +1,15 @@
 /*
  * The source table's reading of names (source/source_table.h): which names are
  * remote, and where the file part of each ends, which split-set names are
- * matched on.
+ * matched on; and the URL an hf:// name resolves to, each part
+ * percent-encoded as curl_easy_escape would (source/hf_name.h).
  */
+#define _DEFAULT_SOURCE // setenv
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "source/hf_name.h"
 #include "source/source_table.h"
 
 static int name_ends_at(const char *name, const char *file_part)
@@ -37,8 +41,31 @@ static int test_file_part_ends(void)
            name_ends_at("", "");
 }
 
+/* name resolves to want (HF_ENDPOINT http://hub/, HF_TOKEN t). */
+static int resolves_to(const char *name, const char *want)
+{
+    char *url, *token, why[128];
+    EXPECT(ggfs_hf_resolve(name, &url, &token, why, sizeof why));
+    const int same = strcmp(url, want) == 0 && token && strcmp(token, "t") == 0;
+    if (!same)
+        fprintf(stderr, "%s: got %s\n", name, url);
+    free(url);
+    free(token);
+    return same;
+}
+
+static int test_hf_names_percent_encoded(void)
+{
+    EXPECT(setenv("HF_ENDPOINT", "http://hub/", 1) == 0);
+    EXPECT(setenv("HF_TOKEN", "t", 1) == 0);
+    return resolves_to("hf://org/repo/m.gguf", "http://hub/org/repo/resolve/main/m.gguf") &&
+           resolves_to("hf://org/repo/m.gguf@refs/pr/1", "http://hub/org/repo/resolve/refs%2Fpr%2F1/m.gguf") &&
+           resolves_to("hf://o-1/r_2.x/dir/a b+c~\xc3\xa9%.gguf@v1.0",
+                       "http://hub/o-1/r_2.x/resolve/v1.0/dir/a%20b%2Bc~%C3%A9%25.gguf");
+}
+
 int main(void)
 {
-    const int ok = test_remote_schemes() & test_file_part_ends();
+    const int ok = test_remote_schemes() & test_file_part_ends() & test_hf_names_percent_encoded();
     return ok ? 0 : 1;
 }

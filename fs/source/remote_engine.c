@@ -1,0 +1,49 @@
+/*
+ * Loading the remote engine's module and calling through its table.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "source/remote_engine.h"
+#include "source/remote_module.h"
+#include "util/log.h"
+#include "util/module.h"
+
+struct ggfs_remote_engine {
+    const ggfs_remote_module *module;
+    ggfs_remote *remote;
+};
+
+ggfs_remote_engine *ggfs_remote_engine_start(const ggfs_remote_options *opts, char *why, size_t why_size)
+{
+    const ggfs_remote_module *module =
+        ggfs_module_load(GGFS_REMOTE_MODULE_FILE, GGFS_REMOTE_MODULE_ENTRY, why, why_size);
+    if (!module)
+        return NULL;
+    module->set_log_sink(ggfs_vlog);
+    ggfs_remote_engine *e = malloc(sizeof *e);
+    if (!e) {
+        snprintf(why, why_size, "out of memory");
+        return NULL;
+    }
+    e->module = module;
+    e->remote = module->remote_new(opts, why, why_size);
+    if (!e->remote) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *e, ggp_error *err)
+{
+    return e->module->source_open(name, e->remote, err);
+}
+
+void ggfs_remote_engine_stop(ggfs_remote_engine *e)
+{
+    if (!e)
+        return;
+    e->module->remote_free(e->remote);
+    free(e);
+}

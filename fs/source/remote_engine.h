@@ -1,0 +1,29 @@
+/*
+ * The remote sources of a mount (http://, https://, hf://) as the program
+ * holds them: the module that has their engine (source/remote_module.h),
+ * loaded when the mount is set up, and what the engine shares between
+ * them (source/remote.h). Made by main when the source is a URL; the
+ * source table opens URLs through it.
+ */
+#ifndef GGFS_SOURCE_REMOTE_ENGINE_H
+#define GGFS_SOURCE_REMOTE_ENGINE_H
+
+#include <stddef.h>
+
+#include "ggp.h"
+#include "source/remote.h"
+#include "source/source.h"
+
+/* Loads the module and sets up the engine. Call before starting threads
+ * (libcurl's global set-up). NULL, with why filled in one line, when the
+ * module cannot be loaded (its path and the loader's reason) or the
+ * engine cannot be set up. */
+ggfs_remote_engine *ggfs_remote_engine_start(const ggfs_remote_options *opts, char *why, size_t why_size);
+
+/* Opens an http://, https:// or hf:// name (source/source_http.h). */
+ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *engine, ggp_error *err);
+
+/* After every source it opened is closed. The module stays loaded. */
+void ggfs_remote_engine_stop(ggfs_remote_engine *engine);
+
+#endif

@@ -1,0 +1,12 @@
+/*
+ * The one symbol gguf-fs-remote.so exports (remote_module.h).
+ */
+#include "source/remote_module.h"
+#include "source/source_http.h"
+
+const ggfs_remote_module ggfs_remote_module_entry = {
+    .set_log_sink = ggfs_log_set_sink,
+    .remote_new = ggfs_remote_new,
+    .remote_free = ggfs_remote_free,
+    .source_open = ggfs_source_http_open,
+};

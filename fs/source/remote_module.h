@@ -1,0 +1,31 @@
+/*
+ * The remote engine as a module (util/module.h): gguf-fs-remote.so holds
+ * remote.c, source_http.c, http.c, the block and disk caches and libcurl,
+ * and exports this table alone. The program loads it when it mounts a URL
+ * (source/remote_engine.h); a mount of local files never does.
+ */
+#ifndef GGFS_SOURCE_REMOTE_MODULE_H
+#define GGFS_SOURCE_REMOTE_MODULE_H
+
+#include <stddef.h>
+
+#include "ggp.h"
+#include "source/remote.h"
+#include "source/source.h"
+#include "util/log.h"
+
+#define GGFS_REMOTE_MODULE_FILE "gguf-fs-remote.so"
+#define GGFS_REMOTE_MODULE_ENTRY "ggfs_remote_module_entry"
+
+typedef struct ggfs_remote_module {
+    /* The module's own log sink (util/log.h), which the program sets to
+     * its ggfs_vlog before calling anything else. */
+    void (*set_log_sink)(ggfs_log_sink *sink);
+    /* remote.h */
+    ggfs_remote *(*remote_new)(const ggfs_remote_options *opts, char *why, size_t why_size);
+    void (*remote_free)(ggfs_remote *remote);
+    /* source_http.h */
+    ggfs_source *(*source_open)(const char *name, ggfs_remote *remote, ggp_error *err);
+} ggfs_remote_module;
+
+#endif
