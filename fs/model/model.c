@@ -77,22 +77,31 @@ static size_t pattern_end(const char *name)
 
 
 /* The first read of a local file's header: the whole header of most
- * models (a small vocabulary), without copying their tensor data. */
+ * models (a small vocabulary), without copying their tensor data. The
+ * second, for a large vocabulary: two huge pages (util/big_buffer.h). */
 #define LOCAL_HEADER_FIRST (UINT64_C(64) << 10)
+#define LOCAL_HEADER_SECOND (2 * (uint64_t)GGFS_BIG_BUFFER_PAGE)
 
 /* How many of a source's first bytes to hold next, when the parser asked
  * for `asked` and `have` are held. A remote source's rounds stop at the
  * first multiple of GGFS_MODEL_HEADER_STEP at or past what was asked, so no
- * more than the header plus one step is ever fetched; a local file's
- * double, so a large header is parsed a few times, not once per step. */
+ * more than the header plus one step is ever fetched. A local file's go
+ * from the first 64 KiB straight to 4 MiB, then double: a large
+ * vocabulary's header (3.7 MB for 128,000 tokens) is parsed twice, and
+ * read into memory a huge page at a time; what was read past it is given
+ * back once parsed. */
 static uint64_t header_want(const ggfs_source *src, uint64_t asked, uint64_t have)
 {
     uint64_t want;
     if (!src->map) {
         const uint64_t step = GGFS_MODEL_HEADER_STEP;
         want = have == 0 ? step : (asked + step - 1) / step * step;
+    } else if (have == 0) {
+        want = LOCAL_HEADER_FIRST;
     } else {
-        want = have == 0 ? LOCAL_HEADER_FIRST : asked > 2 * have ? asked : 2 * have;
+        want = asked > 2 * have ? asked : 2 * have;
+        if (want < LOCAL_HEADER_SECOND)
+            want = LOCAL_HEADER_SECOND;
     }
     return want < src->size ? want : src->size;
 }
@@ -111,14 +120,13 @@ static ggp_file *open_header(ggfs_shard *shard, ggp_error *e)
             *e = (ggp_error){GGP_ERR_NOMEM, 0, "header too large for memory"};
             return NULL;
         }
-        uint8_t *grown = realloc(shard->header, want ? (size_t)want : 1);
-        if (!grown) {
+        if (!ggfs_big_buffer_resize(&shard->header, (size_t)want)) {
             snprintf(e->msg, sizeof e->msg, "no memory for %llu header bytes", (unsigned long long)want);
             e->code = GGP_ERR_NOMEM;
             e->offset = 0;
             return NULL;
         }
-        shard->header = grown;
+        uint8_t *grown = shard->header.bytes;
         const int r = ggfs_source_read(src, grown + have, (size_t)(want - have), have, src->size);
         if (r != 0) {
             *e = (ggp_error){GGP_ERR_IO, 0, ""};
@@ -128,8 +136,12 @@ static ggp_file *open_header(ggfs_shard *shard, ggp_error *e)
         }
         have = want;
         ggp_file *f = ggp_open_prefix(grown, (size_t)have, size, e);
-        if (f && src->map)
+        if (f && src->map) {
+            // Tensor data comes from the mapping: the index's views end
+            // with the header, and what was read past it goes back.
             ggp_file_attach_data(f, src->map);
+            ggfs_big_buffer_trim(&shard->header, (size_t)ggp_header_end(f));
+        }
         if (f || e->code != GGP_ERR_NEED_MORE)
             return f;
         // The parser never asks past the file, and always for more.
@@ -171,7 +183,7 @@ static bool shard_open(ggfs_shard *shard, const char *name, ggfs_remote_engine *
 static void shard_close(ggfs_shard *shard)
 {
     ggp_close(shard->file);
-    free(shard->header);
+    ggfs_big_buffer_free(&shard->header);
     free((char *)shard->file_name);
     ggfs_source_close(shard->source);
 }

@@ -11,11 +11,12 @@
 
 #include "ggp.h"
 #include "source/source.h"
+#include "util/big_buffer.h"
 
 typedef struct ggfs_shard {
     ggfs_source *source;
     ggp_file *file;         // the index of its header
-    uint8_t *header;        // the header's bytes the index points into, read
+    ggfs_big_buffer header; // the header's bytes the index points into, read
                             // at open into memory of its own
     const char *file_name;  // the last component of the source's name, without
                             // a URL's query or an hf:// @REVISION (malloc'ed)

@@ -186,3 +186,41 @@ daemon_pids() {
     grep -q '^libfuse3\.so' <<<"$output"
     run ! grep -E '^(libcurl|libssl|libcrypto|libxxhash|libnghttp2|gguf-fs-)' <<<"$output"
 }
+
+@test "a header read in rounds past 4 MiB, with bytes after it, gives every token and merge as in the file" {
+    local model="$BATS_TEST_TMPDIR/vocab.gguf"
+    "$PYTHON" "$GGUF_FS_SCRIPTS/fixtures/make-vocab-model" "$model" 200000 400000
+    [ "$(stat -c %s "$model")" -gt $((8 << 20)) ]
+    head -c 1048576 /dev/urandom >>"$model"
+    # The arrays as the file holds them, one string a line.
+    "$PYTHON" - "$model" "$BATS_TEST_TMPDIR" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+at = 4 + 4 + 8 + 8
+def take(fmt):
+    global at
+    v = struct.unpack_from(fmt, data, at)
+    at += struct.calcsize(fmt)
+    return v[0] if len(v) == 1 else v
+def string():
+    global at
+    n = take('<Q')
+    at += n
+    return data[at - n:at]
+for _ in range(struct.unpack_from('<Q', data, 16)[0]):
+    key, vtype = string().decode(), take('<I')
+    if vtype == 8:
+        string()
+        continue
+    etype, count = take('<IQ')
+    if etype == 8:
+        with open(f'{sys.argv[2]}/{key}', 'wb') as out:
+            out.writelines(string() + b'\n' for _ in range(count))
+    else:
+        at += 4 * count
+PY
+    mount_model "$model" "$MNT"
+    cmp "$BATS_TEST_TMPDIR/tokenizer.ggml.tokens" "$MNT/metadata/tokenizer.ggml.tokens"
+    cmp "$BATS_TEST_TMPDIR/tokenizer.ggml.merges" "$MNT/metadata/tokenizer.ggml.merges"
+    [ "$(wc -l <"$MNT/metadata/tokenizer.ggml.token_type")" -eq 200000 ]
+}
