@@ -15,6 +15,7 @@ typedef struct job {
     ggfs_fetch_class cls;
     ggfs_fetch_share *share;
     ggfs_job_fn *fn;
+    ggfs_fetch_done_fn *done;
     void *arg;
 } job;
 
@@ -101,20 +102,24 @@ static void *run(void *arg)
         pthread_mutex_lock(&f->lock);
         f->in_flight--;
         share_add(f, j->share, 0, -1);
-        free(j);
         pthread_cond_broadcast(&f->changed);
+        pthread_mutex_unlock(&f->lock);
+        if (j->done)
+            j->done(j->arg);
+        free(j);
+        pthread_mutex_lock(&f->lock);
     }
     pthread_mutex_unlock(&f->lock);
     return NULL;
 }
 
 bool ggfs_fetcher_submit(ggfs_fetcher *f, ggfs_fetch_class c, ggfs_fetch_share *share, ggfs_job_fn *fn,
-                         void *arg)
+                         ggfs_fetch_done_fn *done, void *arg)
 {
     job *j = malloc(sizeof *j);
     if (!j)
         return false;
-    *j = (job){.cls = c, .share = share, .fn = fn, .arg = arg};
+    *j = (job){.cls = c, .share = share, .fn = fn, .done = done, .arg = arg};
     pthread_mutex_lock(&f->lock);
     bool ok = !f->stopping && f->n_queued < MAX_QUEUED;
     if (ok) {
@@ -179,6 +184,8 @@ void ggfs_fetcher_free(ggfs_fetcher *f)
         job *j = GGFS_CONTAINER_OF(l, job, link);
         ggfs_dlist_remove(l);
         j->fn(j->arg, true);
+        if (j->done)
+            j->done(j->arg);
         free(j);
     }
     pthread_mutex_destroy(&f->lock);

@@ -41,16 +41,21 @@ typedef struct ggfs_fetch_share {
  * daemon forked). */
 ggfs_fetcher *ggfs_fetcher_new(unsigned connections);
 
-/* Waits for running jobs, cancels queued ones (fn(arg, true)), joins the
- * threads. */
+/* Waits for running jobs, cancels queued ones (fn(arg, true), then
+ * done(arg)), joins the threads. */
 void ggfs_fetcher_free(ggfs_fetcher *f);
 
 unsigned ggfs_fetcher_connections(const ggfs_fetcher *f);
 
-/* Queues fn(arg), which makes one request; false when the queue is full
- * or no thread can start (the caller then drops the job itself). */
+/* What follows a job once the fetcher is done with it and its share: the
+ * place to free the job and what holds the share. */
+typedef void ggfs_fetch_done_fn(void *arg);
+
+/* Queues fn(arg), which makes one request, then done(arg); false when the
+ * queue is full or no thread can start (the caller then drops the job
+ * itself). */
 bool ggfs_fetcher_submit(ggfs_fetcher *f, ggfs_fetch_class c, ggfs_fetch_share *share, ggfs_job_fn *fn,
-                         void *arg);
+                         ggfs_fetch_done_fn *done, void *arg);
 
 /* A reader's own request: waits for a connection, ahead of every queued
  * job. Pair with ggfs_fetcher_leave. */

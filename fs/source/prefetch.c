@@ -31,6 +31,7 @@ typedef struct run {
     ggfs_prefetch *p;
     ggfs_source *src;
     uint64_t off;
+    bool failed;
 } run;
 
 static void run_one(void *arg, bool cancelled)
@@ -40,10 +41,17 @@ static void run_one(void *arg, bool cancelled)
     pthread_mutex_lock(&p->lock);
     const bool skip = cancelled || p->stopping || p->failed;
     pthread_mutex_unlock(&p->lock);
-    const int e = skip ? 0 : r->src->ops->prefetch(r->src, r->off, RUN_BYTES);
+    r->failed = cancelled || (!skip && r->src->ops->prefetch(r->src, r->off, RUN_BYTES) != 0);
+}
+
+/* After the fetcher let go of the prefetch's share: the prefetch may end. */
+static void run_done(void *arg)
+{
+    run *r = arg;
+    ggfs_prefetch *p = r->p;
     pthread_mutex_lock(&p->lock);
     p->outstanding--;
-    if (e != 0 || cancelled)
+    if (r->failed)
         p->failed = true;
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
@@ -65,8 +73,8 @@ static bool hand_out(ggfs_prefetch *p, ggfs_source *src, uint64_t off, unsigned 
         return false;
     run *r = malloc(sizeof *r);
     if (r)
-        *r = (run){p, src, off};
-    if (!r || !ggfs_fetcher_submit(p->remote->fetcher, GGFS_FETCH_PREFETCH, &p->share, run_one, r)) {
+        *r = (run){p, src, off, false};
+    if (!r || !ggfs_fetcher_submit(p->remote->fetcher, GGFS_FETCH_PREFETCH, &p->share, run_one, run_done, r)) {
         free(r);
         pthread_mutex_lock(&p->lock);
         p->outstanding--;

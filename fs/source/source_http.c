@@ -373,7 +373,13 @@ static void run_readahead(void *arg, bool cancelled)
             b += n;
         }
     }
-    source_unref(s);
+}
+
+/* After the fetcher let go of the stream's share: the source may go. */
+static void readahead_done(void *arg)
+{
+    readahead_job *j = arg;
+    source_unref(j->s);
     free(j);
 }
 
@@ -455,7 +461,7 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last, uint64_
             return;
         *j = (readahead_job){s, b, (unsigned)(to - b < run ? to - b : run)};
         atomic_fetch_add(&s->refs, 1);
-        if (!ggfs_fetcher_submit(s->remote->fetcher, GGFS_FETCH_AHEAD, share, run_readahead, j)) {
+        if (!ggfs_fetcher_submit(s->remote->fetcher, GGFS_FETCH_AHEAD, share, run_readahead, readahead_done, j)) {
             atomic_fetch_sub(&s->refs, 1);
             free(j);
             return;
