@@ -57,6 +57,10 @@ static const char help_text[] =
     "                           (default: no disk cache)\n"
     "    -o timeout_s=N         URL sources: retry a failing request for up to\n"
     "                           N seconds, then fail that read (default " STR(GGFS_REMOTE_DEFAULT_TIMEOUT_S) ")\n"
+    "    -o connections=N       URL sources: range requests in flight at most,\n"
+    "                           1 to " STR(GGFS_MAX_CONNECTIONS) " (default " STR(GGFS_DEFAULT_CONNECTIONS) ")\n"
+    "    -o prefetch            URL sources: fetch the whole model into the\n"
+    "                           caches in the background from mount on\n"
     "    -o edit                make metadata/ writable: edits change model.gguf\n"
     "                           and the views, never the source (kept in memory)\n"
     "    -o edits=PATH          as edit, and keep the edits in PATH: read at\n"
@@ -97,6 +101,8 @@ enum {
     KEY_CACHE_MB,
     KEY_CACHE_DIR,
     KEY_TIMEOUT_S,
+    KEY_CONNECTIONS,
+    KEY_PREFETCH,
     KEY_EDIT,
     KEY_EDITS,
 };
@@ -112,6 +118,8 @@ static const struct fuse_opt option_spec[] = {
     FUSE_OPT_KEY("cache_mb=", KEY_CACHE_MB),
     FUSE_OPT_KEY("cache_dir=", KEY_CACHE_DIR),
     FUSE_OPT_KEY("timeout_s=", KEY_TIMEOUT_S),
+    FUSE_OPT_KEY("connections=", KEY_CONNECTIONS),
+    FUSE_OPT_KEY("prefetch", KEY_PREFETCH),
     FUSE_OPT_KEY("edit", KEY_EDIT),
     FUSE_OPT_KEY("edits=", KEY_EDITS),
     FUSE_OPT_END,
@@ -206,6 +214,17 @@ static int take_arg(void *data, const char *arg, int key, struct fuse_args *outa
         return number_of(arg, &cli->cache_mb) ? 0 : -1;
     case KEY_TIMEOUT_S:
         return number_of(arg, &cli->timeout_s) ? 0 : -1;
+    case KEY_CONNECTIONS:
+        if (!number_of(arg, &cli->connections))
+            return -1;
+        if (cli->connections == 0 || cli->connections > GGFS_MAX_CONNECTIONS) {
+            fprintf(stderr, "gguf-fs: -o %s: between 1 and %d\n", arg, GGFS_MAX_CONNECTIONS);
+            return -1;
+        }
+        return 0;
+    case KEY_PREFETCH:
+        cli->prefetch = 1;
+        return 0;
     case KEY_EDIT:
         cli->edit = 1;
         return 0;
@@ -333,6 +352,7 @@ int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli
         .max_open = GGFS_DEFAULT_MAX_OPEN,
         .cache_mb = GGFS_REMOTE_DEFAULT_CACHE_MB,
         .timeout_s = GGFS_REMOTE_DEFAULT_TIMEOUT_S,
+        .connections = GGFS_DEFAULT_CONNECTIONS,
     };
     *args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
     parse_state st = {.cli = cli};

@@ -38,6 +38,8 @@ typedef struct ggfs_cli {
     unsigned cache_mb;            // remote sources: memory cache in MiB
     char *cache_dir;              // remote sources: disk cache, or NULL
     unsigned timeout_s;           // remote sources: retry a failing request this long
+    unsigned connections;         // remote sources: requests in flight at most
+    int prefetch;                 // remote sources: fetch everything in the background
     int edit;                     // metadata/ is writable (-o edit or -o edits=PATH)
     char *edits_path;             // -o edits=PATH, made absolute; NULL for none
 } ggfs_cli;

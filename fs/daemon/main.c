@@ -37,6 +37,7 @@
 #include "model/edits.h"
 #include "tree/invalidate.h"
 #include "tree/ops.h"
+#include "tree/remote_files.h"
 #include "tree/tree.h"
 #include "util/log.h"
 #include "util/workers.h"
@@ -315,6 +316,8 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
             .cache_mb = cli->cache_mb,
             .cache_dir = cli->cache_dir,
             .timeout_s = cli->timeout_s ? cli->timeout_s : 1,
+            .connections = cli->connections,
+            .prefetch = cli->prefetch,
         };
         char why[640];
         remote = ggfs_remote_engine_start(&ro, why, sizeof why);
@@ -339,6 +342,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
         ggfs_tree_destroy(&tree);
         goto out_model;
     }
+    tree.remote = remote;
     ggfs_model_mount mount = {.tree = &tree, .readahead_kb = cli->readahead_kb};
     pthread_mutex_init(&mount.invalidator_lock, NULL);
     ggfs_edits *edits = NULL;
@@ -353,6 +357,8 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     const serve_hooks hooks = {.session = &mount.session, .stop = stop_edits};
     status = serve(&ggfs_ops, &mount, edits ? &hooks : NULL, mount.readahead_kb, cli->source, args, &cli->cmd);
     ggfs_invalidate_stop(&mount);
+    // Normally stopped with the session (ggfs_op_destroy).
+    ggfs_tree_prefetch_stop(&tree);
     // Normally gone with the session (ggfs_op_destroy).
     ggfs_workers_free(tree.remote_reads);
     ggfs_tree_destroy(&tree);

@@ -223,11 +223,14 @@ bool ggfs_block_known(ggfs_block_cache *c, uint64_t source, uint64_t index)
     return known;
 }
 
-static void release_locked(ggfs_block_cache *c, ggfs_block *b)
+static void release_locked(ggfs_block_cache *c, ggfs_block *b, bool cold)
 {
     if (--b->refs > 0)
         return;
-    ggfs_dlist_push_back(&c->lru, &b->lru);
+    if (cold)
+        ggfs_dlist_push_front(&c->lru, &b->lru);
+    else
+        ggfs_dlist_push_back(&c->lru, &b->lru);
     shrink_to(c, c->capacity);
 }
 
@@ -263,8 +266,27 @@ void ggfs_block_abandon(ggfs_block_cache *c, ggfs_block *b)
 void ggfs_block_release(ggfs_block_cache *c, ggfs_block *b)
 {
     pthread_mutex_lock(&c->lock);
-    release_locked(c, b);
+    release_locked(c, b, false);
     pthread_mutex_unlock(&c->lock);
+}
+
+void ggfs_block_release_cold(ggfs_block_cache *c, ggfs_block *b)
+{
+    pthread_mutex_lock(&c->lock);
+    release_locked(c, b, true);
+    pthread_mutex_unlock(&c->lock);
+}
+
+uint64_t ggfs_block_cache_source_bytes(ggfs_block_cache *c, uint64_t source)
+{
+    uint64_t bytes = 0;
+    pthread_mutex_lock(&c->lock);
+    for (uint64_t i = 0; i <= c->mask; i++)
+        for (const ggfs_block *b = c->buckets[i]; b; b = b->hash_next)
+            if (b->source == source && b->ready)
+                bytes += b->len;
+    pthread_mutex_unlock(&c->lock);
+    return bytes;
 }
 
 void ggfs_block_cache_drop_source(ggfs_block_cache *c, uint64_t source)

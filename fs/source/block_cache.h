@@ -78,6 +78,13 @@ void ggfs_block_abandon(ggfs_block_cache *cache, ggfs_block *block);
 
 void ggfs_block_release(ggfs_block_cache *cache, ggfs_block *block);
 
+/* The same, for a block nobody asked for yet that is kept elsewhere too (a
+ * prefetched block, on disk): first to go when room is needed. */
+void ggfs_block_release_cold(ggfs_block_cache *cache, ggfs_block *block);
+
+/* Bytes of a file's blocks in memory now. */
+uint64_t ggfs_block_cache_source_bytes(ggfs_block_cache *cache, uint64_t source);
+
 /* Drops the unused blocks of a file (it is being closed). */
 void ggfs_block_cache_drop_source(ggfs_block_cache *cache, uint64_t source);
 

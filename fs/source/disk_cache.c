@@ -6,6 +6,7 @@
  * ignored.
  */
 #define _GNU_SOURCE // O_DIRECTORY, O_CLOEXEC with openat, gettid-free naming
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -27,6 +28,10 @@ struct ggfs_disk_cache {
     uint64_t size;         // the file's size
     size_t block_size;
     atomic_uint_fast64_t tmp_counter;
+    // The blocks known to be there (found at open, written, or seen since),
+    // so that asking costs no system call, and their bytes.
+    _Atomic uint64_t *present;
+    _Atomic uint64_t bytes;
 };
 
 /* mkdir that accepts a directory someone else made first. */
@@ -68,6 +73,40 @@ static bool write_file(ggfs_disk_cache *c, const char *name, const void *data, s
     return true;
 }
 
+static size_t block_len(const ggfs_disk_cache *c, uint64_t index);
+
+/* Notes block index as there. */
+static void mark_present(ggfs_disk_cache *c, uint64_t index)
+{
+    const uint64_t bit = UINT64_C(1) << (index % 64);
+    if (!(atomic_fetch_or(&c->present[index / 64], bit) & bit))
+        atomic_fetch_add(&c->bytes, block_len(c, index));
+}
+
+/* The blocks already there, by their names and sizes. */
+static void scan_present(ggfs_disk_cache *c)
+{
+    const int fd = dup(c->dir);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    const uint64_t n_blocks = (c->size + c->block_size - 1) / c->block_size;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char *end;
+        errno = 0;
+        const unsigned long long index = strtoull(e->d_name, &end, 16);
+        struct stat st;
+        if (e->d_name[0] == '.' || *end != '\0' || end - e->d_name < 8 || errno != 0 || index >= n_blocks ||
+            fstatat(c->dir, e->d_name, &st, 0) != 0 || (uint64_t)st.st_size != block_len(c, index))
+            continue;
+        mark_present(c, index);
+    }
+    closedir(d);
+}
+
 ggfs_disk_cache *ggfs_disk_cache_open(const char *root, const char *url, const char *validator,
                                       uint64_t size, size_t block_size, char *why, size_t why_size)
 {
@@ -98,9 +137,12 @@ ggfs_disk_cache *ggfs_disk_cache_open(const char *root, const char *url, const c
     c->size = size;
     c->block_size = block_size;
     atomic_init(&c->tmp_counter, 0);
-    c->dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    atomic_init(&c->bytes, 0);
+    c->present = calloc((size + block_size - 1) / block_size / 64 + 1, sizeof *c->present);
+    c->dir = c->present ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     if (c->dir < 0) {
-        snprintf(why, why_size, "cannot open %s: %s", path, strerror(errno));
+        snprintf(why, why_size, "cannot open %s: %s", path, c->present ? strerror(errno) : "out of memory");
+        free(c->present);
         free(c);
         return NULL;
     }
@@ -122,6 +164,7 @@ ggfs_disk_cache *ggfs_disk_cache_open(const char *root, const char *url, const c
         ggfs_disk_cache_close(c);
         return NULL;
     }
+    scan_present(c);
     return c;
 }
 
@@ -130,6 +173,7 @@ void ggfs_disk_cache_close(ggfs_disk_cache *c)
     if (!c)
         return;
     close(c->dir);
+    free(c->present);
     free(c);
 }
 
@@ -160,11 +204,22 @@ static int open_block(ggfs_disk_cache *c, uint64_t index)
 
 bool ggfs_disk_cache_has(ggfs_disk_cache *c, uint64_t index)
 {
+    if (index * c->block_size >= c->size)
+        return false;
+    if (atomic_load(&c->present[index / 64]) & (UINT64_C(1) << (index % 64)))
+        return true;
+    // Another daemon sharing the directory may have written it since.
     const int fd = open_block(c, index);
     if (fd < 0)
         return false;
     close(fd);
+    mark_present(c, index);
     return true;
+}
+
+uint64_t ggfs_disk_cache_bytes(ggfs_disk_cache *c)
+{
+    return atomic_load(&c->bytes);
 }
 
 bool ggfs_disk_cache_read(ggfs_disk_cache *c, uint64_t index, void *dst, size_t off, size_t len)
@@ -186,5 +241,6 @@ void ggfs_disk_cache_write(ggfs_disk_cache *c, uint64_t index, const void *data,
         return;
     char name[32];
     snprintf(name, sizeof name, "%08" PRIx64, index);
-    write_file(c, name, data, len);
+    if (write_file(c, name, data, len))
+        mark_present(c, index);
 }

@@ -34,6 +34,10 @@ bool ggfs_disk_cache_read(ggfs_disk_cache *cache, uint64_t index, void *dst, siz
 /* Whether block `index` is there. */
 bool ggfs_disk_cache_has(ggfs_disk_cache *cache, uint64_t index);
 
+/* Bytes of the file known to be there: found at open, or written or seen
+ * since. */
+uint64_t ggfs_disk_cache_bytes(ggfs_disk_cache *cache);
+
 /* Stores block `index` (len bytes: the block size, or what remains of the
  * file); failures are silent, the block is fetched again next time. */
 void ggfs_disk_cache_write(ggfs_disk_cache *cache, uint64_t index, const void *data, size_t len);

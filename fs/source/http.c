@@ -269,6 +269,8 @@ static size_t on_body(char *bytes, size_t size, size_t n, void *user)
         memcpy(r->parts[part] + at, bytes + done, n);
         done += n;
         r->got += n;
+        if (r->received)
+            atomic_fetch_add_explicit(r->received, n, memory_order_relaxed);
         if (r->part_done && (at + n == r->part_size || r->got == t->expect))
             r->part_done(r->part_ctx, r->parts_before + (size_t)part);
     }
@@ -346,6 +348,8 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                      (long)(left_ms < CONNECT_TIMEOUT_MS ? left_ms : CONNECT_TIMEOUT_MS));
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)GGFS_HTTP_STALL_S);
     // Bodies are blocks of a megabyte: receive them in larger pieces than
     // libcurl's default 16 KiB.
     curl_easy_setopt(c, CURLOPT_BUFFERSIZE, (long)RECEIVE_BUFFER);
@@ -367,7 +371,7 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     }
 }
 
-ggfs_http_outcome ggfs_http_get(ggfs_http *h, ggfs_http_range *r)
+static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
 {
     r->status = 0;
     r->got = 0;
@@ -421,6 +425,13 @@ ggfs_http_outcome ggfs_http_get(ggfs_http *h, ggfs_http_range *r)
     return by_curl_code(r, code, errbuf);
 }
 
+ggfs_http_outcome ggfs_http_get(ggfs_http *h, ggfs_http_range *r)
+{
+    const ggfs_http_outcome o = attempt(h, r);
+    r->failures = o != GGFS_HTTP_OK;
+    return o;
+}
+
 /* After an attempt that failed having filled whole parts: the range
  * shrinks to the parts still missing. At open the size is not known yet,
  * and the range is asked for again whole. */
@@ -442,8 +453,10 @@ ggfs_http_outcome ggfs_http_fetch(ggfs_http *h, ggfs_http_range *r)
     int64_t backoff = FIRST_BACKOFF_NS;
     const int64_t start = ggfs_now_ns();
     ggfs_http_outcome o;
+    unsigned failures = 0;
     for (int attempt = 1;; attempt++) {
         o = ggfs_http_get(h, r);
+        failures += r->failures;
         if (o != GGFS_HTTP_RETRY)
             break;
         const int64_t now = ggfs_now_ns();
@@ -460,6 +473,7 @@ ggfs_http_outcome ggfs_http_fetch(ggfs_http *h, ggfs_http_range *r)
         backoff = backoff * 2 < MAX_BACKOFF_NS ? backoff * 2 : MAX_BACKOFF_NS;
     }
     // The caller's range again; got counts the last attempt's bytes.
+    r->failures = failures;
     r->off = off;
     r->len = len;
     r->parts = parts;

@@ -11,11 +11,15 @@
 #ifndef GGFS_SOURCE_HTTP_H
 #define GGFS_SOURCE_HTTP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define GGFS_HTTP_MAX_REDIRECTS 10
+// A response that brings no byte for this long is given up and made again:
+// one stalled connection costs its own retry, not the read's whole timeout.
+#define GGFS_HTTP_STALL_S 5
 #define GGFS_HTTP_VALIDATOR_MAX 256
 
 typedef struct ggfs_http ggfs_http;
@@ -58,6 +62,8 @@ typedef struct ggfs_http_range {
     const char *last_modified; // expected when there is no ETag, or NULL
     uint64_t size;           // expected total size (ignored when open)
     int64_t deadline_ns;     // CLOCK_MONOTONIC: the attempt gives up then
+    _Atomic uint64_t *received; // optional: body bytes are added as they
+                             // arrive (a rate while the request runs)
 
     /* The answer. */
     long status;             // last HTTP status, 0 when none came
@@ -67,6 +73,8 @@ typedef struct ggfs_http_range {
     char last_modified_got[GGFS_HTTP_VALIDATOR_MAX]; // "" when none
     char effective_url[2048]; // where redirects led ("" if too long)
     char why[256];           // what went wrong, for messages
+    unsigned failures;       // attempts that failed (each made again, or
+                             // the last one)
 
     /* The engine's own. */
     size_t parts_before;     // parts done by earlier attempts (fetch resumes

@@ -10,9 +10,6 @@
 
 #include "source/remote.h"
 
-#define READAHEAD_THREADS 4
-#define READAHEAD_QUEUE 64
-
 ggfs_remote *ggfs_remote_new(const ggfs_remote_options *opts, char *why, size_t why_size)
 {
     ggfs_remote *r = calloc(1, sizeof *r);
@@ -38,8 +35,9 @@ ggfs_remote *ggfs_remote_new(const ggfs_remote_options *opts, char *why, size_t 
     }
     r->http = ggfs_http_new();
     r->cache = ggfs_block_cache_new(GGFS_REMOTE_BLOCK_SIZE, (uint64_t)opts->cache_mb << 20);
-    r->readahead = ggfs_workers_new(READAHEAD_THREADS, READAHEAD_QUEUE);
-    if (!r->http || !r->cache || !r->readahead) {
+    r->opts.connections = opts->connections ? opts->connections : GGFS_DEFAULT_CONNECTIONS;
+    r->fetcher = ggfs_fetcher_new(r->opts.connections);
+    if (!r->http || !r->cache || !r->fetcher) {
         snprintf(why, why_size, "cannot set up HTTP (libcurl) or the cache");
         ggfs_remote_free(r);
         return NULL;
@@ -53,7 +51,7 @@ void ggfs_remote_free(ggfs_remote *r)
         return;
     // Read-ahead jobs hold their sources: they finish or are cancelled
     // before the cache and the engine go.
-    ggfs_workers_free(r->readahead);
+    ggfs_fetcher_free(r->fetcher);
     ggfs_block_cache_free(r->cache);
     ggfs_http_free(r->http);
     free(r->cache_dir);

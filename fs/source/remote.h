@@ -1,6 +1,6 @@
 /*
  * What the remote sources of one mount share: the options, the HTTP
- * engine, the memory cache of blocks and the read-ahead threads. Made by
+ * engine, the memory cache of blocks and the connections (fetcher.h). Made by
  * main from the -o options and handed to every remote source it opens.
  */
 #ifndef GGFS_SOURCE_REMOTE_H
@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 #include "source/block_cache.h"
+#include "source/fetcher.h"
 #include "source/http.h"
-#include "util/workers.h"
 
 #define GGFS_REMOTE_BLOCK_SIZE (1u << 20)
 #define GGFS_REMOTE_DEFAULT_CACHE_MB 256
@@ -21,6 +21,8 @@ typedef struct ggfs_remote_options {
     unsigned cache_mb;      // the memory cache's bound, MiB
     const char *cache_dir;  // the disk cache's directory, or NULL
     unsigned timeout_s;     // how long a read may take, retries included
+    unsigned connections;   // requests in flight at most (0: the default)
+    bool prefetch;          // fetch every shard whole in the background
 } ggfs_remote_options;
 
 typedef struct ggfs_remote {
@@ -28,7 +30,7 @@ typedef struct ggfs_remote {
     char *cache_dir;        // absolute (the daemon leaves its directory), or NULL
     ggfs_http *http;
     ggfs_block_cache *cache;
-    ggfs_workers *readahead;
+    ggfs_fetcher *fetcher;  // the connections: read-ahead, prefetch, readers
 } ggfs_remote;
 
 /* NULL, with why filled, when it cannot be set up. */

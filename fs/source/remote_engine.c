@@ -40,6 +40,22 @@ ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *e, gg
     return e->module->source_open(name, e->remote, err);
 }
 
+bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *e)
+{
+    return e->remote->opts.prefetch;
+}
+
+struct ggfs_prefetch *ggfs_remote_engine_prefetch_start(ggfs_remote_engine *e, ggfs_source *const *sources, size_t n)
+{
+    return e->module->prefetch_start(e->remote, sources, n);
+}
+
+void ggfs_remote_engine_prefetch_stop(ggfs_remote_engine *e, struct ggfs_prefetch *p)
+{
+    if (p)
+        e->module->prefetch_stop(p);
+}
+
 void ggfs_remote_engine_stop(ggfs_remote_engine *e)
 {
     if (!e)

@@ -8,6 +8,7 @@
 #ifndef GGFS_SOURCE_REMOTE_ENGINE_H
 #define GGFS_SOURCE_REMOTE_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ggp.h"
@@ -22,6 +23,17 @@ ggfs_remote_engine *ggfs_remote_engine_start(const ggfs_remote_options *opts, ch
 
 /* Opens an http://, https:// or hf:// name (source/source_http.h). */
 ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *engine, ggp_error *err);
+
+/* Whether the mount asked for -o prefetch. */
+bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *engine);
+
+/* Starts the prefetch of the model's sources (n, in file order;
+ * source/prefetch.h); NULL when it cannot. */
+struct ggfs_prefetch *ggfs_remote_engine_prefetch_start(ggfs_remote_engine *engine,
+                                                        ggfs_source *const *sources, size_t n);
+
+/* Stops it (NULL: nothing). */
+void ggfs_remote_engine_prefetch_stop(ggfs_remote_engine *engine, struct ggfs_prefetch *p);
 
 /* After every source it opened is closed. The module stays loaded. */
 void ggfs_remote_engine_stop(ggfs_remote_engine *engine);

@@ -1,6 +1,7 @@
 /*
  * The one symbol gguf-fs-remote.so exports (remote_module.h).
  */
+#include "source/prefetch.h"
 #include "source/remote_module.h"
 #include "source/source_http.h"
 
@@ -9,4 +10,6 @@ const ggfs_remote_module ggfs_remote_module_entry = {
     .remote_new = ggfs_remote_new,
     .remote_free = ggfs_remote_free,
     .source_open = ggfs_source_http_open,
+    .prefetch_start = ggfs_prefetch_start,
+    .prefetch_stop = ggfs_prefetch_stop,
 };

@@ -1,6 +1,7 @@
 /*
  * The remote engine as a module (util/module.h): gguf-fs-remote.so holds
- * remote.c, source_http.c, http.c, the block and disk caches and libcurl,
+ * remote.c, source_http.c, http.c, the block and disk caches, the fetcher,
+ * the prefetch and libcurl,
  * and exports this table alone. The program loads it when it mounts a URL
  * (source/remote_engine.h); a mount of local files never does.
  */
@@ -10,6 +11,7 @@
 #include <stddef.h>
 
 #include "ggp.h"
+#include "source/prefetch.h"
 #include "source/remote.h"
 #include "source/source.h"
 #include "util/log.h"
@@ -26,6 +28,9 @@ typedef struct ggfs_remote_module {
     void (*remote_free)(ggfs_remote *remote);
     /* source_http.h */
     ggfs_source *(*source_open)(const char *name, ggfs_remote *remote, ggp_error *err);
+    /* prefetch.h */
+    ggfs_prefetch *(*prefetch_start)(ggfs_remote *remote, ggfs_source *const *sources, size_t n);
+    void (*prefetch_stop)(ggfs_prefetch *p);
 } ggfs_remote_module;
 
 #endif

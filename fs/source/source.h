@@ -19,6 +19,7 @@
 #include "ggp.h"
 
 typedef struct ggfs_source ggfs_source;
+struct ggfs_source_status;
 
 /* What the remote sources of a mount share (source/remote.h). */
 typedef struct ggfs_remote ggfs_remote;
@@ -59,6 +60,15 @@ typedef struct ggfs_source_ops {
      * (a remote source starts following sequential readers only then, so
      * that the header's fetch brings nothing more). */
     void (*opened)(ggfs_source *src);
+    /* Optional, for sources with caches (remote ones): brings [off, off +
+     * len) into them in one try, skipping what they hold, on the calling
+     * thread, which holds a connection of the mount's (fetcher.h).
+     * Returns 0, or an errno (EIO: the server failed; the source logs
+     * nothing). */
+    int (*prefetch)(ggfs_source *src, uint64_t off, uint64_t len);
+    /* Optional, with prefetch: what the source has done, for the `remote`
+     * file (remote_status.h). */
+    void (*status)(ggfs_source *src, struct ggfs_source_status *out);
 } ggfs_source_ops;
 
 struct ggfs_source {

@@ -10,10 +10,14 @@
  * stalled request delays only the readers of its blocks.
  *
  * Sequential readers (a stream of reads each starting where the last
- * ended) get read-ahead: up to READAHEAD_MAX blocks past the read, fetched
- * by the mount's read-ahead threads in runs of up to READAHEAD_RUN blocks
- * a request. A request's blocks are published one by one as their bytes
- * arrive, so a reader waits for its own block only.
+ * ended) get read-ahead: a window past the read that grows toward three
+ * quarters of the memory cache (shared between the readers being read
+ * ahead for), fetched by the mount's fetcher (fetcher.h) over up to
+ * connections requests at once, each of a few blocks. A request's blocks
+ * are published one by one as their bytes arrive, so a reader waits for
+ * its own block only; a request that stalls is given up after
+ * GGFS_HTTP_STALL_S and its blocks fetched again by their readers, while
+ * the other requests go on.
  *
  * Reads whose blocks are all in memory are replied by the thread that took
  * them (lend_ready); the others go to the remote-read threads.
@@ -37,17 +41,19 @@
 #include <unistd.h>
 
 #include "source/disk_cache.h"
+#include "source/fetcher.h"
 #include "source/hf_name.h"
 #include "source/remote.h"
+#include "source/remote_status.h"
 #include "source/source_http.h"
+#include "source/transfer_stats.h"
 #include "util/clock.h"
 #include "util/log.h"
 
 #define BLOCK GGFS_REMOTE_BLOCK_SIZE
 #define RUN_MAX 8          // blocks one reader fetches in one request
 #define READAHEAD_FIRST 4  // blocks ahead once a stream is seen
-#define READAHEAD_MAX 64   // blocks ahead at most (and half the cache)
-#define READAHEAD_RUN 16   // blocks per read-ahead request at most
+#define READAHEAD_RUN 8    // blocks per read-ahead request at most
 #define STREAMS 8          // sequential readers followed at once
 #define URL_MAX 2048
 // How long after a block's request started, or last brought a block of
@@ -67,6 +73,7 @@ typedef struct stream {
     uint64_t ahead_to;     // blocks before this are read or being read ahead
     unsigned window;       // blocks to keep ahead
     uint64_t used;         // for replacing the least recently used
+    ggfs_fetch_share share; // its read-ahead's part of the connections
 } stream;
 
 typedef struct http_source {
@@ -79,6 +86,7 @@ typedef struct http_source {
     uint64_t id;           // key of its blocks in the memory cache
     uint64_t n_blocks;
     ggfs_disk_cache *disk; // or NULL
+    ggfs_transfer_stats stats;
     atomic_bool changed;
     atomic_bool following; // read-ahead on (once the model is open)
     atomic_uint refs;      // the opener's, and one per read-ahead job
@@ -101,6 +109,7 @@ static void source_free(http_source *s)
     if (s->remote)
         ggfs_block_cache_drop_source(s->remote->cache, s->id);
     ggfs_disk_cache_close(s->disk);
+    ggfs_transfer_stats_destroy(&s->stats);
     pthread_mutex_destroy(&s->lock);
     free(s->url);
     free(s->bearer);
@@ -207,12 +216,14 @@ static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *par
             .off = off + skip, .len = len - skip, .parts = parts + rl.before, .part_size = part_size,
             .part_done = progress.done ? relay_part : NULL, .part_ctx = &rl,
             .etag = s->etag, .last_modified = s->last_modified, .size = s->base.size,
-            .deadline_ns = deadline,
+            .deadline_ns = deadline, .received = &s->stats.received,
         };
         target(s, url, &r.bearer);
         r.url = url;
+        ggfs_transfer_begin(&s->stats);
         const ggfs_http_outcome o = retry ? ggfs_http_fetch(s->remote->http, &r)
                                           : ggfs_http_get(s->remote->http, &r);
+        ggfs_transfer_end(&s->stats, r.failures, o == GGFS_HTTP_OK ? NULL : r.why);
         if (o == GGFS_HTTP_OK) {
             learn_redirect(s, url, r.effective_url);
             return 0;
@@ -292,6 +303,19 @@ static int load_run(http_source *s, ggfs_block **blocks, unsigned n, uint64_t fi
     return e;
 }
 
+/* Fills claimed block `index` from the disk cache and publishes it; false
+ * (the block still claimed) when the disk does not have it. Through
+ * memory, a block on disk serves its reads from the loop's threads like
+ * any other, with no copy and no system call per read. */
+static bool load_from_disk(http_source *s, ggfs_block *b, uint64_t index)
+{
+    const size_t len = block_len(s, index);
+    if (!s->disk || !ggfs_disk_cache_has(s->disk, index) || !ggfs_disk_cache_read(s->disk, index, b->data, 0, len))
+        return false;
+    ggfs_block_publish(s->remote->cache, b, len);
+    return true;
+}
+
 /* Claims the blocks after `first` (already claimed) up to `last` that are
  * neither cached, loading nor on disk, stopping at the first that is. */
 static unsigned extend_claim(http_source *s, ggfs_block **blocks, uint64_t first, uint64_t last,
@@ -329,8 +353,12 @@ static void run_readahead(void *arg, bool cancelled)
         uint64_t b = j->first;
         const uint64_t end = j->first + j->n;
         while (b < end) {
-            if ((s->disk && ggfs_disk_cache_has(s->disk, b)) ||
-                !(blocks[0] = ggfs_block_claim(s->remote->cache, s->id, b))) {
+            if (!(blocks[0] = ggfs_block_claim(s->remote->cache, s->id, b))) {
+                b++;
+                continue;
+            }
+            if (load_from_disk(s, blocks[0], b)) {
+                ggfs_block_release(s->remote->cache, blocks[0]);
                 b++;
                 continue;
             }
@@ -345,29 +373,40 @@ static void run_readahead(void *arg, bool cancelled)
             b += n;
         }
     }
-    source_unref(s);
+}
+
+/* After the fetcher let go of the stream's share: the source may go. */
+static void readahead_done(void *arg)
+{
+    readahead_job *j = arg;
+    source_unref(j->s);
     free(j);
 }
 
-/* The most blocks a stream keeps ahead of its reader: READAHEAD_MAX, or
- * half the memory cache when that is less, so that what is read ahead is
- * not pushed out before it is read; 0 (no read-ahead) when that is too few. */
+/* The most blocks a stream keeps ahead of its reader: its part of three
+ * quarters of the memory cache, shared with the other readers being read
+ * ahead for (and the prefetch), so that what is read ahead is not pushed
+ * out before it is read; 0 (no read-ahead) when that is too few. */
 static unsigned window_max(const http_source *s)
 {
-    const uint64_t half = ((uint64_t)s->remote->opts.cache_mb << 20) / BLOCK / 2;
-    const unsigned max = half < READAHEAD_MAX ? (unsigned)half : READAHEAD_MAX;
-    return max >= READAHEAD_FIRST ? max : 0;
+    const uint64_t blocks = ((uint64_t)s->remote->opts.cache_mb << 20) / BLOCK * 3 / 4;
+    const unsigned shares = ggfs_fetcher_active_shares(s->remote->fetcher);
+    const uint64_t max = blocks / (shares > 1 ? shares : 1);
+    if (max < READAHEAD_FIRST)
+        return 0;
+    return max < UINT32_MAX ? (unsigned)max : UINT32_MAX;
 }
 
 /* Notes a read of blocks [first, last] of a file that ends before block
  * end_block, and queues read-ahead (up to that end) when it continues a
  * stream. A stream's window doubles with each read, from
- * READAHEAD_FIRST to window_max; blocks are asked for in runs of a quarter
- * of the window (one request each, its blocks published as they arrive),
- * so that a stream that has just begun, or a short file, makes requests of
- * a block or two (a stalled one holds up little), and a long sequential
- * read makes few requests (each costs a round trip and a ramp-up of the
- * connection's speed). */
+ * READAHEAD_FIRST to window_max; blocks are asked for in runs of the
+ * window over the connections, up to READAHEAD_RUN (one request each, its
+ * blocks published as they arrive), so that a stream that has just begun,
+ * or a short file, makes requests of a block or two (a stalled one holds
+ * up little) over as many connections as it can use, and a long
+ * sequential read keeps every connection busy with requests of a few MiB
+ * (each costs a round trip and a ramp-up of the connection's speed). */
 static void follow_stream(http_source *s, uint64_t first, uint64_t last, uint64_t end_block)
 {
     if (!atomic_load(&s->following))
@@ -375,6 +414,7 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last, uint64_
     const unsigned max = window_max(s);
     if (max == 0)
         return;
+    const unsigned connections = ggfs_fetcher_connections(s->remote->fetcher);
     uint64_t from = 0, to = 0;
     unsigned run = 1;
     pthread_mutex_lock(&s->lock);
@@ -393,9 +433,8 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last, uint64_
     if (st) {
         st->window = st->window ? (st->window * 2 < max ? st->window * 2 : max) : READAHEAD_FIRST;
         st->last = last > st->last ? last : st->last;
-        run = st->window / 4 > READAHEAD_RUN ? READAHEAD_RUN : st->window / 4;
-        if (run == 0)
-            run = 1;
+        run = st->window / connections;
+        run = run > READAHEAD_RUN ? READAHEAD_RUN : run > 0 ? run : 1;
         from = st->ahead_to > st->last + 1 ? st->ahead_to : st->last + 1;
         to = st->last + 1 + st->window;
         if (to > end_block)
@@ -406,10 +445,14 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last, uint64_
         else
             to = from;
     } else {
+        // Jobs of the stream it was may still run: they keep its share.
         st = oldest;
-        *st = (stream){.last = last, .ahead_to = last + 1};
+        st->last = last;
+        st->ahead_to = last + 1;
+        st->window = 0;
     }
     st->used = ++s->clock;
+    ggfs_fetch_share *share = &st->share;
     pthread_mutex_unlock(&s->lock);
 
     for (uint64_t b = from; b < to; b += run) {
@@ -418,7 +461,7 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last, uint64_
             return;
         *j = (readahead_job){s, b, (unsigned)(to - b < run ? to - b : run)};
         atomic_fetch_add(&s->refs, 1);
-        if (!ggfs_workers_submit(s->remote->readahead, run_readahead, j)) {
+        if (!ggfs_fetcher_submit(s->remote->fetcher, GGFS_FETCH_AHEAD, share, run_readahead, readahead_done, j)) {
             atomic_fetch_sub(&s->refs, 1);
             free(j);
             return;
@@ -477,7 +520,7 @@ static int acquire_block(http_source *s, uint64_t index, uint64_t last, int64_t 
             snprintf(why, why_size, "timed out after %u s", s->remote->opts.timeout_s);
             return EIO;
         }
-        if (claimed) {
+        if (claimed && !load_from_disk(s, b, index)) {
             ggfs_block *blocks[RUN_MAX];
             blocks[0] = b;
             // Without room to keep them, blocks fetched ahead of their use
@@ -485,7 +528,9 @@ static int acquire_block(http_source *s, uint64_t index, uint64_t last, int64_t 
             const unsigned max = s->remote->opts.cache_mb >= RUN_MAX * (BLOCK >> 20) ? RUN_MAX : 1;
             const unsigned count = extend_claim(s, blocks, index, last, max);
             unsigned arrived;
+            ggfs_fetcher_enter(s->remote->fetcher);
             const int e = load_run(s, blocks, count, index, deadline, true, &arrived, why, why_size);
+            ggfs_fetcher_leave(s->remote->fetcher);
             // The blocks after this one are for the same read: leave them
             // in the cache for it.
             for (unsigned i = 1; i < arrived; i++)
@@ -502,23 +547,31 @@ static int acquire_block(http_source *s, uint64_t index, uint64_t last, int64_t 
     return 0;
 }
 
+/* Gives back a block a reader read from. One read to its end is most
+ * likely behind a sequential reader, which will not come back: it goes
+ * first when room is needed, before the blocks read ahead of it. */
+static void release_read(http_source *s, ggfs_block *b, bool to_end)
+{
+    if (to_end)
+        ggfs_block_release_cold(s->remote->cache, b);
+    else
+        ggfs_block_release(s->remote->cache, b);
+}
+
 /* Copies [within, within + n) of block `index` into dst. */
 static int read_block(http_source *s, uint64_t index, uint64_t last, size_t within, size_t n,
                       uint8_t *dst, int64_t deadline, char *why, size_t why_size)
 {
-    ggfs_block *b = ggfs_block_find(s->remote->cache, s->id, index);
-    if (b) {
-        ggfs_block_release(s->remote->cache, b);
-    } else if (s->disk && ggfs_disk_cache_read(s->disk, index, dst, within, n)) {
-        return 0;
-    }
+    ggfs_block *b;
     const int e = acquire_block(s, index, last, deadline, &b, why, why_size);
     if (e == NOT_CACHED) {
         // Another request has been bringing this block for a while: fetch
         // just the bytes wanted, straight into the reader's buffer.
         uint8_t *part = dst;
+        ggfs_fetcher_enter(s->remote->fetcher);
         const int f = fetch(s, index * BLOCK + within, n, &part, n, (on_part){0}, deadline, true, why,
                             why_size);
+        ggfs_fetcher_leave(s->remote->fetcher);
         if (f != 0)
             note_failure(s, index, 1);
         return f;
@@ -528,7 +581,7 @@ static int read_block(http_source *s, uint64_t index, uint64_t last, size_t with
     const int short_block = within + n > b->len;
     if (!short_block)
         memcpy(dst, b->data + within, n);
-    ggfs_block_release(s->remote->cache, b);
+    release_read(s, b, within + n == b->len);
     if (short_block) {
         snprintf(why, why_size, "block %" PRIu64 " is short", index);
         return EIO;
@@ -602,6 +655,7 @@ static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off, uint
 
 typedef struct lent {
     unsigned n;
+    bool last_read_to_end;  // the last block was read to its end
     ggfs_block *blocks[];
 } lent;
 
@@ -611,8 +665,9 @@ static void http_unlend(ggfs_source *src, void *token)
     lent *l = token;
     if (!l)
         return;
+    // Every block but the last was read past its end.
     for (unsigned i = 0; i < l->n; i++)
-        ggfs_block_release(s->remote->cache, l->blocks[i]);
+        release_read(s, l->blocks[i], i + 1 < l->n || l->last_read_to_end);
     free(l);
 }
 
@@ -630,6 +685,7 @@ static int lend_blocks(http_source *s, size_t len, uint64_t off, bool memory_onl
     if (!l)
         return EAGAIN;
     l->n = 0;
+    l->last_read_to_end = false;
     size_t left = len;
     for (uint64_t b = first; b <= last; b++) {
         const size_t within = b == first ? (size_t)(off % BLOCK) : 0;
@@ -637,8 +693,7 @@ static int lend_blocks(http_source *s, size_t len, uint64_t off, bool memory_onl
         char why[256] = "";
         ggfs_block *blk = NULL;
         int r;
-        if (memory_only || s->disk) {
-            // What is not in memory may be on disk: the read path looks.
+        if (memory_only) {
             blk = ggfs_block_find(s->remote->cache, s->id, b);
             r = blk ? 0 : NOT_CACHED;
         } else {
@@ -654,6 +709,7 @@ static int lend_blocks(http_source *s, size_t len, uint64_t off, bool memory_onl
             return r == NOT_CACHED ? EAGAIN : failed_read(s, r, len, off, why);
         }
         l->blocks[l->n++] = blk;
+        l->last_read_to_end = within + take == blk->len;
         iov[l->n - 1] = (struct iovec){blk->data + within, take};
         left -= take;
     }
@@ -707,7 +763,73 @@ static int http_lend_ready(ggfs_source *src, size_t len, uint64_t off, uint64_t 
     return r;
 }
 
+/* ==== Prefetch and status ==== */
+
+/* Claims and fetches the missing blocks of [off, off + len), runs of up to
+ * READAHEAD_RUN in one request each, one try, and waits for those being
+ * fetched already. With a disk cache every block goes there, and those
+ * fetched here are the first to leave memory. */
+static int http_prefetch(ggfs_source *src, uint64_t off, uint64_t len)
+{
+    http_source *s = (http_source *)src;
+    if (atomic_load(&s->changed))
+        return EIO;
+    if (len == 0 || off >= s->base.size)
+        return 0;
+    ggfs_block_cache *cache = s->remote->cache;
+    const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+    const uint64_t last = (off + (len < s->base.size - off ? len : s->base.size - off) - 1) / BLOCK;
+    int failed = 0;
+    for (uint64_t b = off / BLOCK; b <= last && !failed;) {
+        ggfs_block *blocks[READAHEAD_RUN];
+        if (s->disk && ggfs_disk_cache_has(s->disk, b)) {
+            b++;
+            continue;
+        }
+        // A block someone else is loading is waited for: should that load
+        // fail, this one fetches it.
+        bool claimed;
+        blocks[0] = ggfs_block_get(cache, s->id, b, deadline, deadline - ggfs_now_ns(), &claimed);
+        if (!blocks[0]) {
+            failed = EIO;
+            break;
+        }
+        if (!claimed) {
+            // In memory already: on disk too, so that all of it is.
+            if (s->disk)
+                ggfs_disk_cache_write(s->disk, b, blocks[0]->data, blocks[0]->len);
+            ggfs_block_release(cache, blocks[0]);
+            b++;
+            continue;
+        }
+        const unsigned n = extend_claim(s, blocks, b, last, READAHEAD_RUN);
+        char why[256];
+        unsigned arrived;
+        failed = load_run(s, blocks, n, b, deadline, false, &arrived, why, sizeof why);
+        for (unsigned i = 0; i < arrived; i++) {
+            if (s->disk)
+                ggfs_block_release_cold(cache, blocks[i]);
+            else
+                ggfs_block_release(cache, blocks[i]);
+        }
+        b += n;
+    }
+    return failed;
+}
+
+static void http_status(ggfs_source *src, ggfs_source_status *out)
+{
+    http_source *s = (http_source *)src;
+    out->url = s->base.name;
+    out->size = s->base.size;
+    out->in_memory = ggfs_block_cache_source_bytes(s->remote->cache, s->id);
+    out->on_disk = s->disk ? ggfs_disk_cache_bytes(s->disk) : 0;
+    ggfs_transfer_snapshot_of(&s->stats, &out->transfers);
+}
+
 static const ggfs_source_ops http_ops = {
+    .prefetch = http_prefetch,
+    .status = http_status,
     .read = http_read,
     .unchanged = http_unchanged,
     .mark_changed = http_mark_changed,
@@ -781,6 +903,7 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     atomic_init(&s->following, false);
     atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->lock, NULL);
+    ggfs_transfer_stats_init(&s->stats);
     s->base.name = strdup(name);
     if (!s->base.name)
         return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
@@ -806,8 +929,12 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
         .url = s->url, .bearer = s->bearer, .off = 0, .len = want, .parts = &first,
         .part_size = want, .open = true,
         .deadline_ns = ggfs_now_ns() + (int64_t)remote->opts.timeout_s * 1000000000,
+        .received = &s->stats.received,
     };
-    if (ggfs_http_fetch(remote->http, &r) != GGFS_HTTP_OK) {
+    ggfs_transfer_begin(&s->stats);
+    const ggfs_http_outcome o = ggfs_http_fetch(remote->http, &r);
+    ggfs_transfer_end(&s->stats, r.failures, o == GGFS_HTTP_OK ? NULL : r.why);
+    if (o != GGFS_HTTP_OK) {
         free(first);
         return refuse(s, err, GGP_ERR_IO, "cannot open: %s", r.why);
     }

@@ -4,6 +4,7 @@
  * links and times, which come from the model's file.
  */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tree/attr.h"
@@ -83,6 +84,10 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
         return ggfs_hash_file_size(ggfs_kind_hash(node.kind));
     case GGFS_HASHES:
         return ggfs_hashes_size(&tree->hashes);
+    case GGFS_REMOTE_STATUS:
+        // Made afresh at each open and read with direct I/O: of no fixed
+        // size, as the files of /proc.
+        return 0;
     case GGFS_HEADER:
     case GGFS_TENSOR_INFO:
     case GGFS_SHARD:

@@ -23,6 +23,7 @@
 #include "tree/names.h"
 #include "tree/open_text.h"
 #include "tree/ops.h"
+#include "tree/remote_files.h"
 #include "tree/read_data.h"
 #include "tree/text.h"
 #include "tree/tree.h"
@@ -45,7 +46,7 @@ static bool is_text(ggfs_kind k)
 {
     return k == GGFS_HEADER || k == GGFS_KV || k == GGFS_TENSOR_INFO || k == GGFS_SHARD ||
            k == GGFS_WARNINGS || k == GGFS_METADATA_JSON || k == GGFS_TENSORS_TSV ||
-           k == GGFS_TENSOR_STATS || ggfs_kind_is_hash(k) || k == GGFS_HASHES;
+           k == GGFS_TENSOR_STATS || ggfs_kind_is_hash(k) || k == GGFS_HASHES || k == GGFS_REMOTE_STATUS;
 }
 
 /* Text files whose first open reads tensor data (a pass over a tensor, or
@@ -90,10 +91,12 @@ void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
 static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uint64_t i, char *name, ggfs_node *node)
 {
     static const char *const root_names[] = {"header", "warnings", "model.gguf", "metadata.json",
-                                             "tensors.tsv", "hashes", "metadata", "tensors", "shards"};
+                                             "tensors.tsv", "hashes", "remote", "metadata", "tensors",
+                                             "shards"};
     static const ggfs_kind root_kinds[] = {GGFS_HEADER, GGFS_WARNINGS, GGFS_MODEL_GGUF,
                                            GGFS_METADATA_JSON, GGFS_TENSORS_TSV, GGFS_HASHES,
-                                           GGFS_METADATA_DIR, GGFS_TENSORS_DIR, GGFS_SHARDS_DIR};
+                                           GGFS_REMOTE_STATUS, GGFS_METADATA_DIR, GGFS_TENSORS_DIR,
+                                           GGFS_SHARDS_DIR};
     static const char *const tensor_files[] = {"info", "raw", "f32", "f32.npy", "stats",
                                                "xxh64", "sha1", "sha256"};
     static const ggfs_kind tensor_kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
@@ -227,6 +230,13 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
         if (err)
             return err;
         b->sink.write(&b->sink, text, (size_t)ggfs_hashes_size(&tree->hashes));
+    } else if (node.kind == GGFS_REMOTE_STATUS) {
+        size_t len;
+        char *text = ggfs_tree_remote_text(tree, &len);
+        if (!text)
+            return ENOMEM;
+        b->sink.write(&b->sink, text, len);
+        free(text);
     } else if (node.kind == GGFS_TENSOR_STATS) {
         uint32_t shard;
         const ggp_tensor *t = ggfs_model_tensor(tree->model, node.index, &shard);
@@ -322,6 +332,11 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
         return;
     }
     fi->keep_cache = !ggfs_tree_editable(tree) || !follows_keys(node.kind);
+    if (node.kind == GGFS_REMOTE_STATUS) {
+        // Made afresh at each open, and longer or shorter than at stat.
+        fi->keep_cache = 0;
+        fi->direct_io = 1;
+    }
     if (node.kind == GGFS_MODEL_GGUF && ggfs_tree_editable(tree)) {
         // The pages of model.gguf stay from one open to the next while
         // no edit came between (0 means never opened).
@@ -528,6 +543,8 @@ static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
     // An edited metadata/ takes O_TRUNC with the open that asks for it.
     if (ggfs_tree_editable(mount->tree) && (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC))
         conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+    // In the daemon's process, now that it has forked.
+    ggfs_tree_prefetch_start(mount->tree);
 }
 
 /* The session ends: remote reads still running finish (their replies go
@@ -536,6 +553,7 @@ static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
 static void ggfs_op_destroy(void *userdata)
 {
     ggfs_tree *tree = ((ggfs_model_mount *)userdata)->tree;
+    ggfs_tree_prefetch_stop(tree);
     ggfs_workers_free(tree->remote_reads);
     tree->remote_reads = NULL;
 }

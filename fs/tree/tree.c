@@ -205,6 +205,7 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     case GGFS_INO_METADATA_JSON: return (ggfs_node){GGFS_METADATA_JSON, 0};
     case GGFS_INO_TENSORS_TSV: return (ggfs_node){GGFS_TENSORS_TSV, 0};
     case GGFS_INO_HASHES: return (ggfs_node){GGFS_HASHES, 0};
+    case GGFS_INO_REMOTE: return (ggfs_node){GGFS_REMOTE_STATUS, 0};
     }
     const uint64_t first_shard = first_shard_ino(tree);
     const uint64_t first_tensor = first_tensor_ino(tree);
@@ -243,6 +244,7 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
     case GGFS_METADATA_JSON: return GGFS_INO_METADATA_JSON;
     case GGFS_TENSORS_TSV: return GGFS_INO_TENSORS_TSV;
     case GGFS_HASHES: return GGFS_INO_HASHES;
+    case GGFS_REMOTE_STATUS: return GGFS_INO_REMOTE;
     case GGFS_KV:
         return node.index < first_new_id(tree) ? GGFS_INO_FIRST_KV + node.index
                                                : first_new_kv_ino(tree) + (node.index - first_new_id(tree));
@@ -385,6 +387,7 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
         if (strcmp(name, "metadata.json") == 0) return (ggfs_node){GGFS_METADATA_JSON, 0};
         if (strcmp(name, "tensors.tsv") == 0) return (ggfs_node){GGFS_TENSORS_TSV, 0};
         if (strcmp(name, "hashes") == 0) return (ggfs_node){GGFS_HASHES, 0};
+        if (strcmp(name, "remote") == 0) return (ggfs_node){GGFS_REMOTE_STATUS, 0};
         return none;
     case GGFS_METADATA_DIR:
         i = find_metadata(tree, name);
@@ -424,6 +427,8 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
         return ggfs_tensor_has_raw(tree, node.index);
     case GGFS_HASHES:
         return ggfs_hashes_available(&tree->hashes);
+    case GGFS_REMOTE_STATUS:
+        return tree->remote != NULL;
     case GGFS_TENSOR_F32:
     case GGFS_TENSOR_NPY:
     case GGFS_TENSOR_STATS:

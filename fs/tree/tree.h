@@ -49,6 +49,7 @@ typedef enum ggfs_kind {
     GGFS_METADATA_JSON,
     GGFS_TENSORS_TSV,
     GGFS_HASHES,
+    GGFS_REMOTE_STATUS,
 } ggfs_kind;
 
 /* The root's files whose text covers the whole model; their sizes are
@@ -67,7 +68,8 @@ enum {
     GGFS_INO_METADATA_JSON = 8,
     GGFS_INO_TENSORS_TSV = 9,
     GGFS_INO_HASHES = 10,
-    // 11..15 are kept for further files at the root
+    GGFS_INO_REMOTE = 11,
+    // 12..15 are kept for further files at the root
     GGFS_INO_FIRST_KV = 16,
 };
 
@@ -97,6 +99,9 @@ typedef struct ggfs_tree {
     struct ggfs_workers *remote_reads; // data reads of a remote model run here,
                                // so that a slow one holds no loop thread;
                                // NULL for a local model
+    struct ggfs_remote_engine *remote; // a remote model's engine: connections, caches
+                               // (the `remote` file, prefetch); NULL if local
+    struct ggfs_prefetch *prefetch; // -o prefetch, from the session's start
 } ggfs_tree;
 
 /* A loop thread's reusable buffer, so reads allocate nothing once warm. */

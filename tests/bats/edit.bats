@@ -10,6 +10,7 @@
 # writer makes with the same edits, byte for byte, tensors and all.
 
 load test_helper
+load llama_client
 
 # The URL test's nginx stops with the test, however it ends.
 eval "$(declare -f teardown | sed '1s/^teardown/helper_teardown/')"
@@ -546,18 +547,16 @@ PY
 }
 
 @test "node-llama-cpp loads the edited model.gguf: the edited name and template, the same 4 greedy tokens" {
-    local client
-    client=$("$GGUF_FS_SCRIPTS/fixtures/llama-client-setup" 2>/dev/null) ||
-        skip "node-llama-cpp is not installed (scripts/setup installs it)"
+    require_llama_client
     "$GGUF_FS_SCRIPTS/fixtures/make-sample" "$GGML_REF" "$MODEL" >/dev/null
-    run --separate-stderr env NODE_PATH="$client/node_modules" node "$HELPERS/llama_client.mjs" "$MODEL"
+    run --separate-stderr llama_client "$MODEL"
     [ "$status" -eq 0 ]
     local before=$output
     mount_model "$MODEL" "$MNT" -o edit
     printf 'Renamed by gguf-fs\n' >"$MNT/metadata/general.name"
     printf '%s\n' '{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}' \
         >"$MNT/metadata/tokenizer.chat_template"
-    run --separate-stderr env NODE_PATH="$client/node_modules" node "$HELPERS/llama_client.mjs" "$MNT/model.gguf"
+    run --separate-stderr llama_client "$MNT/model.gguf"
     [ "$status" -eq 0 ]
     run "$PYTHON" -c 'import json, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])

@@ -22,8 +22,9 @@ them when no count is given); other requests pass. Modes:
     etag     forward, with a different ETag
     short    forward the headers, half the body, then close cleanly
 
-Each request is logged to LOG as "METHOD PATH RANGE MODE AUTH" (RANGE and
-AUTH "-" when absent; AUTH is "auth" when an Authorization header came).
+Each request is logged to LOG as "METHOD PATH RANGE MODE AUTH inflight=N"
+(RANGE and AUTH "-" when absent; AUTH is "auth" when an Authorization
+header came; N the requests being served as it came, itself included).
 
 usage: fault_proxy.py PORT UPSTREAM_PORT CONTROL LOG
 """
@@ -40,6 +41,7 @@ MAX_STALL_S = 120
 log_lock = threading.Lock()
 count_lock = threading.Lock()
 used = {}  # control line -> requests it has applied to
+in_flight = [0]  # requests being served, under count_lock
 
 
 def read_control():
@@ -91,10 +93,10 @@ def mode_for(headers):
     return mode
 
 
-def log(method, path, headers, mode):
+def log(method, path, headers, mode, serving):
     with log_lock, open(LOG, "a") as f:
-        f.write("%s %s %s %s %s\n" % (method, path, headers.get("range", "-").replace(" ", ""),
-                                      mode, "auth" if "authorization" in headers else "-"))
+        f.write("%s %s %s %s %s inflight=%d\n" % (method, path, headers.get("range", "-").replace(" ", ""),
+                                                 mode, "auth" if "authorization" in headers else "-", serving))
 
 
 def reset(sock):
@@ -142,70 +144,84 @@ def serve(client):
             return
         method, target, headers, raw = req
         mode = mode_for(headers)
-        log(method, target, headers, mode)
-        if mode == "refuse":
-            reset(client)
-            return
-        if mode == "stall":
-            end = time.time() + MAX_STALL_S
-            while time.time() < end and read_control()[0] == "stall":
-                time.sleep(0.05)
-            reset(client)
-            return
-        if mode == "503":
-            body = b"overloaded\n"
-            client.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: %d\r\n"
-                           b"Content-Type: text/plain\r\n\r\n%s" % (len(body), body))
-            continue
-        host, port, path = upstream_of(target)
-        up = http.client.HTTPConnection(host, port, timeout=30)
-        send = {k: v for k, v in raw if k.lower() not in ("connection", "proxy-connection")}
-        if mode == "norange":
-            send = {k: v for k, v in send.items() if k.lower() != "range"}
-        # Redirects are the client's to follow: keep Location as it is.
-        up.request(method, path, headers=send)
-        resp = up.getresponse()
-        length = resp.getheader("Content-Length")
-        out = ["HTTP/1.1 %d %s" % (resp.status, resp.reason)]
-        for k, v in resp.getheaders():
-            if k.lower() in ("connection", "keep-alive", "transfer-encoding"):
-                continue
-            if k.lower() == "etag" and mode == "etag":
-                v = v[:-1] + '-changed"' if v.endswith('"') else v + "-changed"
-            out.append("%s: %s" % (k, v))
-        body = resp.read() if length is None else None
-        if body is not None:
-            out.append("Content-Length: %d" % len(body))
+        with count_lock:
+            in_flight[0] += 1
+            serving = in_flight[0]
         try:
-            client.sendall(("\r\n".join(out) + "\r\n\r\n").encode("latin-1"))
-            if body is not None:
-                client.sendall(body)
-            else:
-                left = int(length)
-                cut = left // 2 if mode in ("reset", "short") else -1
-                sent = 0
-                while left > 0:
-                    chunk = resp.read(min(65536, left, cut - sent if cut >= 0 and cut > sent else 65536))
-                    if not chunk:
-                        break
-                    client.sendall(chunk)
-                    sent += len(chunk)
-                    left -= len(chunk)
-                    if cut >= 0 and sent >= cut:
-                        break
-                if cut >= 0:
-                    up.close()
-                    if mode == "reset":
-                        reset(client)
-                    else:
-                        client.shutdown(socket.SHUT_RDWR)
-                        client.close()
-                    return
-        except OSError:
-            up.close()
-            client.close()
-            return
+            log(method, target, headers, mode, serving)
+            if not answer(client, method, target, headers, raw, mode):
+                return
+        finally:
+            with count_lock:
+                in_flight[0] -= 1
+
+
+def answer(client, method, target, headers, raw, mode):
+    """Answers one request; False when the connection is closed."""
+    if mode == "refuse":
+        reset(client)
+        return False
+    if mode == "stall":
+        end = time.time() + MAX_STALL_S
+        while time.time() < end and read_control()[0] == "stall":
+            time.sleep(0.05)
+        reset(client)
+        return False
+    if mode == "503":
+        body = b"overloaded\n"
+        client.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: %d\r\n"
+                       b"Content-Type: text/plain\r\n\r\n%s" % (len(body), body))
+        return True
+    host, port, path = upstream_of(target)
+    up = http.client.HTTPConnection(host, port, timeout=30)
+    send = {k: v for k, v in raw if k.lower() not in ("connection", "proxy-connection")}
+    if mode == "norange":
+        send = {k: v for k, v in send.items() if k.lower() != "range"}
+    # Redirects are the client's to follow: keep Location as it is.
+    up.request(method, path, headers=send)
+    resp = up.getresponse()
+    length = resp.getheader("Content-Length")
+    out = ["HTTP/1.1 %d %s" % (resp.status, resp.reason)]
+    for k, v in resp.getheaders():
+        if k.lower() in ("connection", "keep-alive", "transfer-encoding"):
+            continue
+        if k.lower() == "etag" and mode == "etag":
+            v = v[:-1] + '-changed"' if v.endswith('"') else v + "-changed"
+        out.append("%s: %s" % (k, v))
+    body = resp.read() if length is None else None
+    if body is not None:
+        out.append("Content-Length: %d" % len(body))
+    try:
+        client.sendall(("\r\n".join(out) + "\r\n\r\n").encode("latin-1"))
+        if body is not None:
+            client.sendall(body)
+        else:
+            left = int(length)
+            cut = left // 2 if mode in ("reset", "short") else -1
+            sent = 0
+            while left > 0:
+                chunk = resp.read(min(65536, left, cut - sent if cut >= 0 and cut > sent else 65536))
+                if not chunk:
+                    break
+                client.sendall(chunk)
+                sent += len(chunk)
+                left -= len(chunk)
+                if cut >= 0 and sent >= cut:
+                    break
+            if cut >= 0:
+                up.close()
+                if mode == "reset":
+                    reset(client)
+                else:
+                    client.shutdown(socket.SHUT_RDWR)
+                    client.close()
+                return False
+    except OSError:
         up.close()
+        client.close()
+        return False
+    up.close()
+    return True
 
 
 def listen():

@@ -4,7 +4,7 @@ equals the tree of the same model mounted from its local file: the same
 names everywhere, the same sizes and modes in stat, the same extended
 attributes, the same bytes in every file (header, metadata, info, raw,
 f32, model.gguf, ...). Only the `path` lines of shards/* differ (a URL
-against a path). Prints the first difference and exits 1; prints what it
+against a path), and the URL mount has `remote` at its root besides. Prints the first difference and exits 1; prints what it
 compared and exits 0 when equal."""
 
 import os
@@ -29,7 +29,12 @@ def compare(remote, local):
     for dirpath, dirs, names in os.walk(local):
         rel = os.path.relpath(dirpath, local)
         rdir = os.path.join(remote, rel)
-        if sorted(os.listdir(rdir)) != sorted(dirs + names):
+        remote_names = sorted(os.listdir(rdir))
+        if rel == ".":
+            if "remote" not in remote_names:
+                return "remote: missing at the root", files
+            remote_names.remove("remote")
+        if remote_names != sorted(dirs + names):
             return f"{rel}: entries differ", files
         for name in sorted(dirs + names):
             a, b = os.path.join(rdir, name), os.path.join(dirpath, name)

@@ -6,8 +6,9 @@
  * Every range reports "OFF LEN errno SECONDS" on stderr; `size N` and
  * `etag_pinned` come first when -i is given.
  *
- *   usage: source_cat [-i] [-j] [-c CHUNK] [-m CACHE_MB] [-d CACHE_DIR]
- *                     [-t TIMEOUT_S] [-r REPEAT] [-w MS] NAME [OFF:LEN[:OUT]]...
+ *   usage: source_cat [-i] [-j] [-c CHUNK] [-m CACHE_MB] [-n CONNECTIONS]
+ *                     [-d CACHE_DIR] [-t TIMEOUT_S] [-r REPEAT] [-w MS]
+ *                     NAME [OFF:LEN[:OUT]]...
  *
  * -r reads each range REPEAT times (writing it once); -w waits MS
  * milliseconds between opening and reading (so that a test can change the
@@ -70,16 +71,17 @@ static void *read_range(void *arg)
 
 int main(int argc, char **argv)
 {
-    ggfs_remote_options opts = {GGFS_REMOTE_DEFAULT_CACHE_MB, NULL, GGFS_REMOTE_DEFAULT_TIMEOUT_S};
+    ggfs_remote_options opts = {.cache_mb = GGFS_REMOTE_DEFAULT_CACHE_MB, .timeout_s = GGFS_REMOTE_DEFAULT_TIMEOUT_S};
     bool info = false, parallel = false;
     size_t chunk = 1 << 20;
     int repeat = 1, wait_ms = 0, c;
-    while ((c = getopt(argc, argv, "ijc:m:d:t:r:w:")) != -1) {
+    while ((c = getopt(argc, argv, "ijc:m:n:d:t:r:w:")) != -1) {
         switch (c) {
         case 'i': info = true; break;
         case 'j': parallel = true; break;
         case 'c': chunk = strtoull(optarg, NULL, 10); break;
         case 'm': opts.cache_mb = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'n': opts.connections = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'd': opts.cache_dir = optarg; break;
         case 't': opts.timeout_s = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'r': repeat = atoi(optarg); break;

@@ -1,0 +1,34 @@
+/*
+ * -o prefetch: the whole model fetched in the background, shard after
+ * shard in file order, into the caches: with a disk cache every byte (a
+ * later mount finds it all on disk), without one the first cache_mb of
+ * the model (more would push out what came first).
+ *
+ * A thread walks the model in runs of a few MiB and hands each to the
+ * mount's fetcher as a prefetch job (fetcher.h): readers' requests and
+ * read-ahead go first, and the prefetch keeps a connection in eight for
+ * them free. A failed run (the server gone, say) ends the pass; the next
+ * starts after a pause, 1 s doubling to 8 s, until a pass fetches with no
+ * failure. Readers meanwhile fail as without prefetch (EIO after
+ * timeout_s).
+ */
+#ifndef GGFS_SOURCE_PREFETCH_H
+#define GGFS_SOURCE_PREFETCH_H
+
+#include <stddef.h>
+
+#include "source/remote.h"
+#include "source/source.h"
+
+typedef struct ggfs_prefetch ggfs_prefetch;
+
+/* Starts the prefetch of sources (n, in file order; their prefetch op does
+ * the fetching) on a thread of its own; NULL when it cannot. The sources
+ * must stay open until ggfs_prefetch_stop returns. */
+ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sources, size_t n);
+
+/* Stops it: runs under way finish (or are cancelled), the thread ends.
+ * NULL: nothing. */
+void ggfs_prefetch_stop(ggfs_prefetch *p);
+
+#endif

@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# How a URL mount fetches: many range requests at once for a reader going
+# through a file, bounded by -o connections; a stalled or reset request
+# among them costs its own retry and nothing else; -o prefetch fetches the
+# whole model, waits out a server that went away and finishes when it is
+# back; the `remote` file tells all of it, one block per shard.
+
+load ../bats/test_helper
+load server
+
+BLOCK=1048576
+
+setup_file() {
+    export FILES="$BATS_FILE_TMPDIR/files"
+    mkdir -p "$FILES/split"
+    # 48 MiB of tensors after a small header: enough for every connection.
+    python3 "$BATS_TEST_DIRNAME/make_model.py" "$FILES/model.gguf" 1000 16 16 16 >/dev/null
+    python3 "$GGUF_FS_SCRIPTS/tools/gguf-split-set" --tensors-per-shard 1 "$FILES/model.gguf" "$FILES/split/model"
+    start_servers "$BATS_FILE_TMPDIR/srv" "$FILES"
+}
+
+teardown_file() {
+    stop_servers
+}
+
+setup() {
+    require_fuse
+    fault pass
+    clear_log
+    PROXIED="http://127.0.0.1:$PROXY_PORT/files"
+    REMOTE="$BATS_TEST_TMPDIR/remote"
+}
+
+# field NAME [SHARD]: a field of the `remote` file (of shard 1 by default).
+field() {
+    awk -v want="${2:-1}" -v key="$1" '
+        /^shard: / { shard = $2 }
+        shard == want && index($0, key ": ") == 1 { print substr($0, length(key) + 3); exit }' "$REMOTE/remote"
+}
+
+# times_asked: for each byte range the proxy saw, how many requests asked
+# for each of its bytes at most, and the ranges asked more than once.
+# Prints "MAX_TIMES FIRST-LAST..." (the overlapping ranges, if any).
+overlaps() {
+    awk '{split($3, r, /[=-]/); if (r[1] == "bytes") print r[2], r[3]}' "$SERVER_DIR/proxy.log" |
+        sort -n | awk '
+            { if ($1 <= end) { print prev_first "-" prev_end, $1 "-" $2 } if ($2 > end) end = $2
+              prev_first = $1; prev_end = $2 }
+            BEGIN { end = -1 }'
+}
+
+# max_in_flight: the most requests the proxy served at once.
+max_in_flight() {
+    sed -n 's/.* inflight=//p' "$SERVER_DIR/proxy.log" | sort -n | tail -1
+}
+
+@test "cat of model.gguf goes over many connections, every byte asked for once" {
+    mount_model "$PROXIED/model.gguf" "$REMOTE"
+    cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
+    [ -z "$(overlaps)" ]
+    # A sequential reader is read ahead over several requests at once.
+    [ "$(max_in_flight)" -ge 4 ]
+    [ "$(max_in_flight)" -le 16 ]
+}
+
+@test "-o connections=N bounds the requests in flight; 0 and past 256 are usage errors" {
+    mount_model "$PROXIED/model.gguf" "$REMOTE" -o connections=2
+    # Two readers at once, and a third on a file of its own.
+    # (The daemon runs in the background too: wait for the readers only.)
+    local a b
+    cat "$REMOTE/model.gguf" >"$BATS_TEST_TMPDIR/a" &
+    a=$!
+    cat "$REMOTE/tensors/t2/raw" >/dev/null &
+    b=$!
+    cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
+    wait "$a" "$b"
+    cmp "$BATS_TEST_TMPDIR/a" "$FILES/model.gguf"
+    [ "$(max_in_flight)" -le 2 ]
+    fusermount3 -u "$REMOTE"
+    local n
+    for n in 0 257 x; do
+        run -2 --separate-stderr "$GGUF_FS" -o connections=$n "$PROXIED/model.gguf" "$REMOTE"
+        [[ "$stderr" == *connections* ]]
+    done
+}
+
+@test "a stalled range among those in flight costs its own retry; the others go on and every byte is right" {
+    # The first request for bytes in the middle of t1 stalls (the server
+    # sends nothing and holds the connection).
+    local at=$((24 * BLOCK + 12345))
+    fault stall "$at-$at" x1
+    mount_model "$PROXIED/model.gguf" "$REMOTE" -o timeout_s=120
+    local start
+    start=$(date +%s)
+    cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
+    # Far from the timeout: the stall was given up after seconds.
+    [ $(($(date +%s) - start)) -lt 60 ]
+    grep -q " stall " "$SERVER_DIR/proxy.log"
+    # Only bytes of the stalled request were asked for again.
+    local o stalled
+    stalled=$(awk '$4 == "stall" {split($3, r, /[=-]/); print r[2], r[3]}' "$SERVER_DIR/proxy.log")
+    while read -r o; do
+        [ -n "$o" ] || continue
+        local a=${o%% *} b=${o#* }
+        local lo=${b%-*} hi=${b#*-}
+        [ "$lo" -le "${stalled#* }" ] && [ "$hi" -ge "${stalled% *}" ] ||
+            { echo "asked twice outside the stalled range: $o (stalled: $stalled)"; return 1; }
+    done < <(overlaps)
+    # The stalled request is given up after seconds, and counted.
+    local i
+    for i in $(seq 200); do
+        [ "$(field retries)" -ge 1 ] && break
+        sleep 0.1
+    done
+    [ "$(field retries)" -ge 1 ]
+    [ "$(field last_error)" != none ]
+}
+
+@test "a range reset mid-body is fetched again; nothing else is" {
+    local at=$((30 * BLOCK + 777))
+    fault reset "$at-$at" x1
+    mount_model "$PROXIED/model.gguf" "$REMOTE"
+    cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
+    grep -q " reset " "$SERVER_DIR/proxy.log"
+    local reset_range
+    reset_range=$(awk '$4 == "reset" {split($3, r, /[=-]/); print r[2], r[3]}' "$SERVER_DIR/proxy.log")
+    local o
+    while read -r o; do
+        [ -n "$o" ] || continue
+        local b=${o#* }
+        local lo=${b%-*} hi=${b#*-}
+        [ "$lo" -le "${reset_range#* }" ] && [ "$hi" -ge "${reset_range% *}" ] ||
+            { echo "asked twice outside the reset range: $o"; return 1; }
+    done < <(overlaps)
+    [ "$(field retries)" -ge 1 ]
+}
+
+@test "the remote file: one block per shard, every field, numbers that move" {
+    local cache="$BATS_TEST_TMPDIR/cache"
+    mount_model "$PROXIED/split/model-00001-of-00003.gguf" "$REMOTE" -o cache_dir="$cache"
+    # Fixed format: eleven fields in order per shard, blocks apart.
+    run "$PYTHON" - "$REMOTE/remote" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+keys = ["shard", "url", "size", "in_memory", "on_disk", "fetched", "in_flight",
+        "mb_per_s_now", "mb_per_s_average", "retries", "last_error"]
+blocks = text.rstrip("\n").split("\n\n")
+assert len(blocks) == 3, blocks
+for i, b in enumerate(blocks, 1):
+    lines = [l.split(": ", 1) for l in b.split("\n")]
+    assert [k for k, _ in lines] == keys, lines
+    v = dict(lines)
+    assert v["shard"] == "%d of 3" % i, v
+    assert v["url"].endswith("model-%05d-of-00003.gguf" % i), v
+    for k in ("size", "in_memory", "on_disk", "fetched", "in_flight", "retries"):
+        int(v[k])
+    for k in ("mb_per_s_now", "mb_per_s_average"):
+        float(v[k])
+    assert v["last_error"] == "none", v
+print("ok")
+PY
+    [ "$output" = ok ]
+    local size
+    size=$(stat -c %s "$FILES/split/model-00002-of-00003.gguf")
+    [ "$(field size 2)" -eq "$size" ]
+    local before
+    before=$(field fetched 2)
+    [ "$(field in_flight 2)" -eq 0 ]
+    cat "$REMOTE/tensors/t1/raw" >/dev/null
+    # (The first block came with the header.)
+    [ "$(field fetched 2)" -ge $((before + 15 * BLOCK)) ]
+    [ "$(field in_memory 2)" -gt 0 ]
+    [ "$(field on_disk 2)" -ge $((16 * BLOCK)) ]
+    awk '$1 == "mb_per_s_average:" && $2 > 0 {found = 1} END {exit !found}' "$REMOTE/remote"
+    # A local mount has none.
+    local local_mnt="$BATS_TEST_TMPDIR/local"
+    mount_model "$FILES/model.gguf" "$local_mnt"
+    [ ! -e "$local_mnt/remote" ]
+    ! ls "$local_mnt" | grep -qx remote
+}
+
+@test "-o prefetch fetches every shard onto disk; a later mount fetches nothing" {
+    local cache="$BATS_TEST_TMPDIR/cache" i
+    mount_model "$PROXIED/split/model-00001-of-00003.gguf" "$REMOTE" -o prefetch,cache_dir="$cache"
+    for i in $(seq 300); do
+        [ "$(field on_disk 1)" = "$(field size 1)" ] && [ "$(field on_disk 2)" = "$(field size 2)" ] &&
+            [ "$(field on_disk 3)" = "$(field size 3)" ] && break
+        sleep 0.1
+    done
+    [ "$(field on_disk 3)" = "$(field size 3)" ]
+    fusermount3 -u "$REMOTE"
+    clear_log
+    mount_model "$PROXIED/split/model-00001-of-00003.gguf" "$REMOTE" -o cache_dir="$cache"
+    cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
+    # Only the opening requests, one byte each.
+    [ "$(grep -c 'bytes=' "$SERVER_DIR/proxy.log")" -eq 3 ]
+    [ "$(grep -c 'bytes=0-0 ' "$SERVER_DIR/proxy.log")" -eq 3 ]
+}
+
+@test "a prefetch waits out a server that went away: readers get EIO meanwhile, it finishes once the server is back" {
+    local cache="$BATS_TEST_TMPDIR/cache" i
+    # Every request for one byte of t1 is reset: the server is gone for it.
+    local at=$((20 * BLOCK))
+    fault refuse "$at-$at"
+    mount_model "$PROXIED/model.gguf" "$REMOTE" -o prefetch,cache_dir="$cache",timeout_s=2
+    # The prefetch gets all but that block; a reader of it fails.
+    run cat "$REMOTE/tensors/t1/raw"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Input/output error"* ]]
+    [ "$(field on_disk)" -lt "$(field size)" ]
+    [ "$(field last_error)" != none ]
+    # The mount answers meanwhile.
+    cmp "$REMOTE/tensors/t0/raw" <(tail -c +$(($(sed -n 's/^offset: //p' "$REMOTE/tensors/t0/info") + 1)) \
+        "$FILES/model.gguf" | head -c $((16 * BLOCK)))
+    fault pass
+    for i in $(seq 300); do
+        [ "$(field on_disk)" = "$(field size)" ] && break
+        sleep 0.1
+    done
+    [ "$(field on_disk)" = "$(field size)" ]
+    cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
+}
