@@ -38,15 +38,31 @@ field() {
         shard == want && index($0, key ": ") == 1 { print substr($0, length(key) + 3); exit }' "$REMOTE/remote"
 }
 
-# times_asked: for each byte range the proxy saw, how many requests asked
-# for each of its bytes at most, and the ranges asked more than once.
-# Prints "MAX_TIMES FIRST-LAST..." (the overlapping ranges, if any).
+# overlaps: the byte ranges the proxy saw asked for more than once, one
+# line "FIRST-LAST FIRST-LAST" per range that overlaps one asked for before
+# it (in order of first byte); nothing when every byte was asked for once.
 overlaps() {
     awk '{split($3, r, /[=-]/); if (r[1] == "bytes") print r[2], r[3]}' "$SERVER_DIR/proxy.log" |
         sort -n | awk '
             { if ($1 <= end) { print prev_first "-" prev_end, $1 "-" $2 } if ($2 > end) end = $2
               prev_first = $1; prev_end = $2 }
             BEGIN { end = -1 }'
+}
+
+# only_faulted_asked_twice MODE: every byte range asked for more than once
+# overlaps the one request the proxy faulted with MODE (stall, reset).
+only_faulted_asked_twice() {
+    local faulted
+    faulted=$(awk -v mode="$1" '$4 == mode {split($3, r, /[=-]/); print r[2], r[3]}' "$SERVER_DIR/proxy.log")
+    [ -n "$faulted" ] || { echo "no request was faulted with $1"; return 1; }
+    local o
+    while read -r o; do
+        [ -n "$o" ] || continue
+        local later=${o#* }
+        local lo=${later%-*} hi=${later#*-}
+        [ "$lo" -le "${faulted#* }" ] && [ "$hi" -ge "${faulted% *}" ] ||
+            { echo "asked twice outside the range faulted with $1 ($faulted): $o"; return 1; }
+    done < <(overlaps)
 }
 
 # max_in_flight: the most requests the proxy served at once.
@@ -97,15 +113,7 @@ max_in_flight() {
     [ $(($(date +%s) - start)) -lt 60 ]
     grep -q " stall " "$SERVER_DIR/proxy.log"
     # Only bytes of the stalled request were asked for again.
-    local o stalled
-    stalled=$(awk '$4 == "stall" {split($3, r, /[=-]/); print r[2], r[3]}' "$SERVER_DIR/proxy.log")
-    while read -r o; do
-        [ -n "$o" ] || continue
-        local a=${o%% *} b=${o#* }
-        local lo=${b%-*} hi=${b#*-}
-        [ "$lo" -le "${stalled#* }" ] && [ "$hi" -ge "${stalled% *}" ] ||
-            { echo "asked twice outside the stalled range: $o (stalled: $stalled)"; return 1; }
-    done < <(overlaps)
+    only_faulted_asked_twice stall
     # The stalled request is given up after seconds, and counted.
     local i
     for i in $(seq 200); do
@@ -122,16 +130,7 @@ max_in_flight() {
     mount_model "$PROXIED/model.gguf" "$REMOTE"
     cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
     grep -q " reset " "$SERVER_DIR/proxy.log"
-    local reset_range
-    reset_range=$(awk '$4 == "reset" {split($3, r, /[=-]/); print r[2], r[3]}' "$SERVER_DIR/proxy.log")
-    local o
-    while read -r o; do
-        [ -n "$o" ] || continue
-        local b=${o#* }
-        local lo=${b%-*} hi=${b#*-}
-        [ "$lo" -le "${reset_range#* }" ] && [ "$hi" -ge "${reset_range% *}" ] ||
-            { echo "asked twice outside the reset range: $o"; return 1; }
-    done < <(overlaps)
+    only_faulted_asked_twice reset
     [ "$(field retries)" -ge 1 ]
 }
 
