@@ -105,7 +105,7 @@ static const int exit_signals[] = {SIGHUP, SIGINT, SIGTERM};
  * its background work, which must stop before the loop does. */
 typedef struct serve_hooks {
     struct fuse_session **session; // set before any request is served
-    void (*stop)(void *userdata);  // stops the work; called once, from any thread
+    void (*stop)(void *userdata);  // stops the work, from any thread; or NULL
 } serve_hooks;
 
 typedef struct stopper {
@@ -210,7 +210,7 @@ static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, const serv
     fuse_daemonize(cmd->foreground);
     // In the daemon's process: the thread must be this process's.
     stopper st = {.hooks = hooks, .userdata = userdata, .se = se};
-    const bool stopping = hooks && stopper_start(&st);
+    const bool stopping = hooks && hooks->stop && stopper_start(&st);
     // Requests wait in the kernel until the loop takes them: the mount
     // answers from here on.
     notify("READY=1");
@@ -228,7 +228,7 @@ static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, const serv
     }
     if (stopping)
         stopper_end(&st);
-    if (hooks)
+    if (hooks && hooks->stop)
         hooks->stop(userdata); // if no signal did (unmounted: nothing waits)
     notify("STOPPING=1");
     // The loop returns the number of the signal that ended it (SIGTERM from
@@ -344,6 +344,10 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     }
     tree.remote = remote;
     ggfs_model_mount mount = {.tree = &tree, .readahead_kb = cli->readahead_kb};
+    char gguf_path[PATH_MAX];
+    // The mount point is absolute (cli.c).
+    if (snprintf(gguf_path, sizeof gguf_path, "%s/model.gguf", cli->cmd.mountpoint) < (int)sizeof gguf_path)
+        mount.gguf_path = gguf_path;
     pthread_mutex_init(&mount.invalidator_lock, NULL);
     ggfs_edits *edits = NULL;
     if (cli->edit && !(edits = open_edits(cli, model, &mount))) {
@@ -354,8 +358,9 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     tree.edits = edits;
     // An edited mount tells the kernel of changes through its session,
     // and stops the thread that drops pages before the loop ends.
-    const serve_hooks hooks = {.session = &mount.session, .stop = stop_edits};
-    status = serve(&ggfs_ops, &mount, edits ? &hooks : NULL, mount.readahead_kb, cli->source, args, &cli->cmd);
+    // A prefetch hands its bytes to the kernel through the session too.
+    const serve_hooks hooks = {.session = &mount.session, .stop = edits ? stop_edits : NULL};
+    status = serve(&ggfs_ops, &mount, edits || remote ? &hooks : NULL, mount.readahead_kb, cli->source, args, &cli->cmd);
     ggfs_invalidate_stop(&mount);
     // Normally stopped with the session (ggfs_op_destroy).
     ggfs_tree_prefetch_stop(&tree);

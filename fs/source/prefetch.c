@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "source/prefetch.h"
 #include "util/clock.h"
@@ -13,23 +14,34 @@
 #define RUN_BYTES (UINT64_C(8) << 20)
 #define FIRST_PAUSE_NS INT64_C(1000000000)
 #define MAX_PAUSE_NS INT64_C(8000000000)
+#define LANDED_MAX 256 // runs out at once at most (connections <= 256)
+
+typedef struct landed_run {
+    size_t source; // as given to ggfs_prefetch_start
+    uint64_t off, len;
+} landed_run;
 
 struct ggfs_prefetch {
     ggfs_remote *remote;
     ggfs_source **sources;
+    size_t *given;           // each source's index as given
     size_t n;
+    ggfs_prefetch_sink *sink; // or NULL
+    void *sink_arg;
     pthread_t thread;
     ggfs_fetch_share share;  // the fetcher's to count
     pthread_mutex_t lock;    // guards what follows
     pthread_cond_t changed;  // a run ended, or stopping
     unsigned outstanding;    // runs handed to the fetcher, not ended
+    landed_run landed[LANDED_MAX]; // runs fetched, for the sink, oldest first
+    unsigned n_landed;
     bool failed;             // a run of this pass failed
     bool stopping;
 };
 
 typedef struct run {
     ggfs_prefetch *p;
-    ggfs_source *src;
+    size_t source;
     uint64_t off;
     bool failed;
 } run;
@@ -41,7 +53,8 @@ static void run_one(void *arg, bool cancelled)
     pthread_mutex_lock(&p->lock);
     const bool skip = cancelled || p->stopping || p->failed;
     pthread_mutex_unlock(&p->lock);
-    r->failed = cancelled || (!skip && r->src->ops->prefetch(r->src, r->off, RUN_BYTES) != 0);
+    ggfs_source *src = p->sources[r->source];
+    r->failed = cancelled || (!skip && src->ops->prefetch(src, r->off, RUN_BYTES) != 0);
 }
 
 /* After the fetcher let go of the prefetch's share: the prefetch may end. */
@@ -51,20 +64,45 @@ static void run_done(void *arg)
     ggfs_prefetch *p = r->p;
     pthread_mutex_lock(&p->lock);
     p->outstanding--;
-    if (r->failed)
+    if (r->failed) {
         p->failed = true;
+    } else if (p->sink && p->n_landed < LANDED_MAX) {
+        const uint64_t size = p->sources[r->source]->size;
+        p->landed[p->n_landed++] = (landed_run){p->given[r->source], r->off,
+                                                size - r->off < RUN_BYTES ? size - r->off : RUN_BYTES};
+    }
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
     free(r);
 }
 
-/* Hands the run at off of src to the fetcher once fewer than `room` are
- * out; false when the pass is to end (stopping, a failure). */
-static bool hand_out(ggfs_prefetch *p, ggfs_source *src, uint64_t off, unsigned room)
+/* Hands the runs that landed to the sink, oldest first, with the lock
+ * held (and let go of while the sink runs); true when there were any. */
+static bool drain_landed(ggfs_prefetch *p)
+{
+    if (p->n_landed == 0)
+        return false;
+    while (p->n_landed > 0 && !p->stopping) {
+        const landed_run l = p->landed[0];
+        p->n_landed--;
+        memmove(p->landed, p->landed + 1, p->n_landed * sizeof p->landed[0]);
+        pthread_mutex_unlock(&p->lock);
+        p->sink(p->sink_arg, l.source, l.off, l.len);
+        pthread_mutex_lock(&p->lock);
+    }
+    p->n_landed = 0;
+    return true;
+}
+
+/* Hands the run at off of the source `source` to the fetcher once fewer
+ * than `room` are out or waiting for the sink; false when the pass is to
+ * end (stopping, a failure). */
+static bool hand_out(ggfs_prefetch *p, size_t source, uint64_t off, unsigned room)
 {
     pthread_mutex_lock(&p->lock);
-    while (!p->stopping && !p->failed && p->outstanding >= room)
-        pthread_cond_wait(&p->changed, &p->lock);
+    while (!p->stopping && !p->failed && p->outstanding + p->n_landed >= room)
+        if (!drain_landed(p))
+            pthread_cond_wait(&p->changed, &p->lock);
     const bool go = !p->stopping && !p->failed;
     if (go)
         p->outstanding++;
@@ -73,7 +111,7 @@ static bool hand_out(ggfs_prefetch *p, ggfs_source *src, uint64_t off, unsigned 
         return false;
     run *r = malloc(sizeof *r);
     if (r)
-        *r = (run){p, src, off, false};
+        *r = (run){p, source, off, false};
     if (!r || !ggfs_fetcher_submit(p->remote->fetcher, GGFS_FETCH_PREFETCH, &p->share, run_one, run_done, r)) {
         free(r);
         pthread_mutex_lock(&p->lock);
@@ -89,10 +127,16 @@ static bool hand_out(ggfs_prefetch *p, ggfs_source *src, uint64_t off, unsigned 
 static bool pass(ggfs_prefetch *p)
 {
     const unsigned connections = ggfs_fetcher_connections(p->remote->fetcher);
-    const unsigned room = connections > 1 ? connections - (connections + 7) / 8 : 1;
-    // Without a disk cache, what passes the memory cache would push out
-    // what came first.
-    const uint64_t budget = p->remote->opts.cache_dir ? UINT64_MAX : (uint64_t)p->remote->opts.cache_mb << 20;
+    unsigned room = connections > 1 ? connections - (connections + 7) / 8 : 1;
+    // What the sink is to take must still be in memory when it comes to
+    // it: half the memory cache at most is out or waiting.
+    const uint64_t half_cache_runs = ((uint64_t)p->remote->opts.cache_mb << 20) / 2 / RUN_BYTES;
+    if (p->sink && half_cache_runs < room)
+        room = half_cache_runs > 0 ? (unsigned)half_cache_runs : 1;
+    // Without a disk cache or a sink to take the bytes, what passes the
+    // memory cache would push out what came first.
+    const uint64_t budget =
+        p->remote->opts.cache_dir || p->sink ? UINT64_MAX : (uint64_t)p->remote->opts.cache_mb << 20;
     uint64_t covered = 0;
     for (size_t i = 0; i < p->n && covered < budget; i++) {
         ggfs_source *src = p->sources[i];
@@ -100,15 +144,16 @@ static bool pass(ggfs_prefetch *p)
             continue; // its reads fail for good: nothing to keep
         for (uint64_t off = 0; off < src->size && covered < budget; off += RUN_BYTES) {
             const uint64_t left = budget - covered;
-            if (!hand_out(p, src, off, room))
+            if (!hand_out(p, i, off, room))
                 goto wait;
             covered += left < RUN_BYTES ? left : RUN_BYTES;
         }
     }
 wait:
     pthread_mutex_lock(&p->lock);
-    while (p->outstanding > 0)
-        pthread_cond_wait(&p->changed, &p->lock);
+    while (p->outstanding > 0 || p->n_landed > 0)
+        if (!drain_landed(p))
+            pthread_cond_wait(&p->changed, &p->lock);
     const bool ok = !p->failed && !p->stopping;
     p->failed = false;
     pthread_mutex_unlock(&p->lock);
@@ -133,22 +178,29 @@ static void *prefetch_thread(void *arg)
     return NULL;
 }
 
-ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sources, size_t n)
+ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sources, size_t n,
+                                   ggfs_prefetch_sink *sink, void *sink_arg)
 {
     ggfs_prefetch *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->remote = remote;
-    p->n = n;
+    p->sink = sink;
+    p->sink_arg = sink_arg;
     p->sources = malloc(n * sizeof *p->sources);
-    if (!p->sources) {
+    p->given = malloc(n * sizeof *p->given);
+    if (!p->sources || !p->given) {
+        free(p->sources);
+        free(p->given);
         free(p);
         return NULL;
     }
     size_t kept = 0;
     for (size_t i = 0; i < n; i++)
-        if (sources[i]->ops->prefetch)
+        if (sources[i]->ops->prefetch) {
+            p->given[kept] = i;
             p->sources[kept++] = sources[i];
+        }
     p->n = kept;
     pthread_mutex_init(&p->lock, NULL);
     ggfs_cond_init_monotonic(&p->changed);
@@ -156,6 +208,7 @@ ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sour
         pthread_mutex_destroy(&p->lock);
         pthread_cond_destroy(&p->changed);
         free(p->sources);
+        free(p->given);
         free(p);
         return NULL;
     }
@@ -174,5 +227,6 @@ void ggfs_prefetch_stop(ggfs_prefetch *p)
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->changed);
     free(p->sources);
+    free(p->given);
     free(p);
 }

@@ -1,8 +1,9 @@
 /*
  * -o prefetch: the whole model fetched in the background, shard after
- * shard in file order, into the caches: with a disk cache every byte (a
- * later mount finds it all on disk), without one the first cache_mb of
- * the model (more would push out what came first).
+ * shard in file order, into the caches: with a disk cache or a sink every
+ * byte (a later mount finds it all on disk; the sink hands it on, to the
+ * kernel's page cache, say), with neither the first cache_mb of the model
+ * (more would push out what came first).
  *
  * A thread walks the model in runs of a few MiB and hands each to the
  * mount's fetcher as a prefetch job (fetcher.h): readers' requests and
@@ -22,10 +23,17 @@
 
 typedef struct ggfs_prefetch ggfs_prefetch;
 
+/* Where each run fetched goes besides the caches: called on the prefetch's
+ * thread, in file order, with [off, off + len) of sources[source] in the
+ * caches (its copy_held op gives them). It may wait: the prefetch hands
+ * out no run meanwhile. */
+typedef void ggfs_prefetch_sink(void *arg, size_t source, uint64_t off, uint64_t len);
+
 /* Starts the prefetch of sources (n, in file order; their prefetch op does
- * the fetching) on a thread of its own; NULL when it cannot. The sources
- * must stay open until ggfs_prefetch_stop returns. */
-ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sources, size_t n);
+ * the fetching) on a thread of its own; NULL when it cannot. sink may be
+ * NULL. The sources must stay open until ggfs_prefetch_stop returns. */
+ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sources, size_t n,
+                                   ggfs_prefetch_sink *sink, void *sink_arg);
 
 /* Stops it: runs under way finish (or are cancelled), the thread ends.
  * NULL: nothing. */

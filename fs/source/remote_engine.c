@@ -45,9 +45,10 @@ bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *e)
     return e->remote->opts.prefetch;
 }
 
-struct ggfs_prefetch *ggfs_remote_engine_prefetch_start(ggfs_remote_engine *e, ggfs_source *const *sources, size_t n)
+struct ggfs_prefetch *ggfs_remote_engine_prefetch_start(ggfs_remote_engine *e, ggfs_source *const *sources, size_t n,
+                                                        ggfs_prefetch_sink *sink, void *sink_arg)
 {
-    return e->module->prefetch_start(e->remote, sources, n);
+    return e->module->prefetch_start(e->remote, sources, n, sink, sink_arg);
 }
 
 void ggfs_remote_engine_prefetch_stop(ggfs_remote_engine *e, struct ggfs_prefetch *p)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "ggp.h"
+#include "source/prefetch.h"
 #include "source/remote.h"
 #include "source/source.h"
 
@@ -27,10 +28,11 @@ ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *engin
 /* Whether the mount asked for -o prefetch. */
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *engine);
 
-/* Starts the prefetch of the model's sources (n, in file order;
- * source/prefetch.h); NULL when it cannot. */
+/* Starts the prefetch of the model's sources (n, in file order), with an
+ * optional sink (source/prefetch.h); NULL when it cannot. */
 struct ggfs_prefetch *ggfs_remote_engine_prefetch_start(ggfs_remote_engine *engine,
-                                                        ggfs_source *const *sources, size_t n);
+                                                        ggfs_source *const *sources, size_t n,
+                                                        ggfs_prefetch_sink *sink, void *sink_arg);
 
 /* Stops it (NULL: nothing). */
 void ggfs_remote_engine_prefetch_stop(ggfs_remote_engine *engine, struct ggfs_prefetch *p);

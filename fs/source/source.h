@@ -66,6 +66,11 @@ typedef struct ggfs_source_ops {
      * Returns 0, or an errno (EIO: the server failed; the source logs
      * nothing). */
     int (*prefetch)(ggfs_source *src, uint64_t off, uint64_t len);
+    /* Optional, with prefetch: copies [off, off + len) from what the
+     * caches hold (memory, then disk), fetching nothing and leaving
+     * read-ahead as it was; blocks copied from memory are the first to
+     * leave it. Returns 0, or EAGAIN when some of it is held by neither. */
+    int (*copy_held)(ggfs_source *src, void *buf, size_t len, uint64_t off);
     /* Optional, with prefetch: what the source has done, for the `remote`
      * file (remote_status.h). */
     void (*status)(ggfs_source *src, struct ggfs_source_status *out);

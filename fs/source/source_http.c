@@ -817,6 +817,33 @@ static int http_prefetch(ggfs_source *src, uint64_t off, uint64_t len)
     return failed;
 }
 
+static int http_copy_held(ggfs_source *src, void *buf, size_t len, uint64_t off)
+{
+    http_source *s = (http_source *)src;
+    if (check_range(s, len, off) != 0)
+        return EAGAIN;
+    uint8_t *dst = buf;
+    while (len > 0) {
+        const uint64_t b = off / BLOCK;
+        const size_t within = (size_t)(off % BLOCK);
+        const size_t take = len < BLOCK - within ? len : BLOCK - within;
+        ggfs_block *blk = ggfs_block_find(s->remote->cache, s->id, b);
+        if (blk && within + take <= blk->len) {
+            memcpy(dst, blk->data + within, take);
+            ggfs_block_release_cold(s->remote->cache, blk);
+        } else {
+            if (blk)
+                ggfs_block_release(s->remote->cache, blk);
+            if (!s->disk || !ggfs_disk_cache_has(s->disk, b) || !ggfs_disk_cache_read(s->disk, b, dst, within, take))
+                return EAGAIN;
+        }
+        dst += take;
+        off += take;
+        len -= take;
+    }
+    return 0;
+}
+
 static void http_status(ggfs_source *src, ggfs_source_status *out)
 {
     http_source *s = (http_source *)src;
@@ -829,6 +856,7 @@ static void http_status(ggfs_source *src, ggfs_source_status *out)
 
 static const ggfs_source_ops http_ops = {
     .prefetch = http_prefetch,
+    .copy_held = http_copy_held,
     .status = http_status,
     .read = http_read,
     .unchanged = http_unchanged,

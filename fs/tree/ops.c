@@ -23,6 +23,7 @@
 #include "tree/names.h"
 #include "tree/open_text.h"
 #include "tree/ops.h"
+#include "tree/page_push.h"
 #include "tree/remote_files.h"
 #include "tree/read_data.h"
 #include "tree/text.h"
@@ -71,7 +72,10 @@ unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent,
     e.attr_timeout = CACHE_SECONDS;
     e.entry_timeout = CACHE_SECONDS;
     // A reply to a request the kernel gave up on (-ENOENT) is no reference.
-    return fuse_reply_entry(req, &e) == -ENOENT ? 0 : 1;
+    const unsigned refs = fuse_reply_entry(req, &e) == -ENOENT ? 0 : 1;
+    if (refs && node.kind == GGFS_MODEL_GGUF && tree->page_push)
+        ggfs_page_push_known(tree->page_push);
+    return refs;
 }
 
 void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
@@ -345,6 +349,8 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
     }
     if (!is_text(node.kind)) {
         fuse_reply_open(req, fi);
+        if (node.kind == GGFS_MODEL_GGUF && tree->page_push)
+            ggfs_page_push_known(tree->page_push);
         return;
     }
     if (reads_data(node.kind) && tree->remote_reads) {
@@ -544,7 +550,7 @@ static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
     if (ggfs_tree_editable(mount->tree) && (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC))
         conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
     // In the daemon's process, now that it has forked.
-    ggfs_tree_prefetch_start(mount->tree);
+    ggfs_tree_prefetch_start(mount->tree, mount->session, mount->gguf_path);
 }
 
 /* The session ends: remote reads still running finish (their replies go

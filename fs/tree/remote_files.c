@@ -5,6 +5,7 @@
 
 #include "source/remote_engine.h"
 #include "source/remote_status.h"
+#include "tree/page_push.h"
 #include "tree/remote_files.h"
 #include "util/log.h"
 
@@ -26,13 +27,21 @@ char *ggfs_tree_remote_text(ggfs_tree *tree, size_t *len)
     return text;
 }
 
-void ggfs_tree_prefetch_start(ggfs_tree *tree)
+void ggfs_tree_prefetch_start(ggfs_tree *tree, struct fuse_session *se, const char *gguf_path)
 {
     if (!tree->remote || !ggfs_remote_engine_prefetches(tree->remote) || tree->prefetch)
         return;
+    // model.gguf is the source's bytes as they are: they can go to its
+    // pages. (A split set's model.gguf lays them out anew; an edited one
+    // changes.)
+    ggfs_source *only = tree->model->shards[0].source;
+    if (se && gguf_path && tree->model->n_shards == 1 && !ggfs_tree_editable(tree) && only->ops->copy_held)
+        tree->page_push = ggfs_page_push_new(se, GGFS_INO_MODEL_GGUF + tree->ino_base, gguf_path, only);
     ggfs_source **sources = sources_of(tree->model);
     if (sources)
-        tree->prefetch = ggfs_remote_engine_prefetch_start(tree->remote, sources, tree->model->n_shards);
+        tree->prefetch = ggfs_remote_engine_prefetch_start(tree->remote, sources, tree->model->n_shards,
+                                                           tree->page_push ? ggfs_page_push_sink : NULL,
+                                                           tree->page_push);
     free(sources);
     if (!tree->prefetch)
         ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s: cannot start the prefetch (out of memory); reads fetch as without it\n",
@@ -41,7 +50,10 @@ void ggfs_tree_prefetch_start(ggfs_tree *tree)
 
 void ggfs_tree_prefetch_stop(ggfs_tree *tree)
 {
+    ggfs_page_push_stop(tree->page_push);
     if (tree->remote)
         ggfs_remote_engine_prefetch_stop(tree->remote, tree->prefetch);
     tree->prefetch = NULL;
+    // Kept (stopped) while loop threads may still tell it of lookups: the
+    // tree frees it (ggfs_tree_destroy).
 }

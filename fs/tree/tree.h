@@ -102,6 +102,8 @@ typedef struct ggfs_tree {
     struct ggfs_remote_engine *remote; // a remote model's engine: connections, caches
                                // (the `remote` file, prefetch); NULL if local
     struct ggfs_prefetch *prefetch; // -o prefetch, from the session's start
+    struct ggfs_page_push *page_push; // where the prefetch's bytes go (page_push.h),
+                               // or NULL
 } ggfs_tree;
 
 /* A loop thread's reusable buffer, so reads allocate nothing once warm. */

@@ -196,6 +196,25 @@ PY
     [ "$(grep -c 'bytes=0-0 ' "$SERVER_DIR/proxy.log")" -eq 3 ]
 }
 
+@test "-o prefetch with no disk cache hands the whole model to the page cache; reading it then fetches nothing" {
+    # A memory cache of 16 MiB for a model of 48: the kernel's pages hold
+    # what the daemon's memory does not.
+    mount_model "$PROXIED/model.gguf" "$REMOTE" -o prefetch,cache_mb=16
+    local size i
+    size=$(stat -c %s "$FILES/model.gguf")
+    # fincore counts whole pages, the last one too once it is in.
+    for i in $(seq 300); do
+        [ "$(fincore -nb -o RES "$REMOTE/model.gguf")" -ge "$size" ] && break
+        sleep 0.1
+    done
+    [ "$(fincore -nb -o RES "$REMOTE/model.gguf")" -ge "$size" ]
+    [ "$(field in_memory)" -le $((16 * BLOCK)) ]
+    clear_log
+    cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
+    run grep -c 'bytes=' "$SERVER_DIR/proxy.log"
+    [ "$output" -eq 0 ]
+}
+
 @test "a prefetch waits out a server that went away: readers get EIO meanwhile, it finishes once the server is back" {
     local cache="$BATS_TEST_TMPDIR/cache" i
     # Every request for one byte of t1 is reset: the server is gone for it.
