@@ -273,9 +273,14 @@ static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
     return status;
 }
 
-static void stop_edits(void *mount)
+/* What a single model's mount stops before its loop ends: the thread
+ * that drops pages of an edited one, the pushes of a prefetch. */
+static void stop_model_work(void *userdata)
 {
-    ggfs_invalidate_stop(mount);
+    ggfs_model_mount *mount = userdata;
+    if (mount->tree->edits)
+        ggfs_invalidate_stop(mount);
+    ggfs_tree_prefetch_quiet(mount->tree);
 }
 
 /* The edits of a mount given -o edit or -o edits=PATH, read from PATH
@@ -344,10 +349,6 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     }
     tree.remote = remote;
     ggfs_model_mount mount = {.tree = &tree, .readahead_kb = cli->readahead_kb};
-    char gguf_path[PATH_MAX];
-    // The mount point is absolute (cli.c).
-    if (snprintf(gguf_path, sizeof gguf_path, "%s/model.gguf", cli->cmd.mountpoint) < (int)sizeof gguf_path)
-        mount.gguf_path = gguf_path;
     pthread_mutex_init(&mount.invalidator_lock, NULL);
     ggfs_edits *edits = NULL;
     if (cli->edit && !(edits = open_edits(cli, model, &mount))) {
@@ -356,10 +357,14 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
         goto out_model;
     }
     tree.edits = edits;
-    // An edited mount tells the kernel of changes through its session,
-    // and stops the thread that drops pages before the loop ends.
-    // A prefetch hands its bytes to the kernel through the session too.
-    const serve_hooks hooks = {.session = &mount.session, .stop = edits ? stop_edits : NULL};
+    char gguf_path[PATH_MAX];
+    // The mount point is absolute (cli.c).
+    if (snprintf(gguf_path, sizeof gguf_path, "%s/model.gguf", cli->cmd.mountpoint) < (int)sizeof gguf_path)
+        ggfs_tree_prefetch_prepare(&tree, gguf_path);
+    // An edited mount tells the kernel of changes through its session, and
+    // so does a prefetch handing its bytes on: both stop before the loop
+    // ends.
+    const serve_hooks hooks = {.session = &mount.session, .stop = stop_model_work};
     status = serve(&ggfs_ops, &mount, edits || remote ? &hooks : NULL, mount.readahead_kb, cli->source, args, &cli->cmd);
     ggfs_invalidate_stop(&mount);
     // Normally stopped with the session (ggfs_op_destroy).

@@ -185,8 +185,12 @@ ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sour
     if (!p)
         return NULL;
     p->remote = remote;
-    p->sink = sink;
-    p->sink_arg = sink_arg;
+    // With a disk cache every byte waits there already; with no cache at
+    // all, the sink would find nothing to take.
+    if (remote->opts.cache_mb > 0 && !remote->opts.cache_dir) {
+        p->sink = sink;
+        p->sink_arg = sink_arg;
+    }
     p->sources = malloc(n * sizeof *p->sources);
     p->given = malloc(n * sizeof *p->given);
     if (!p->sources || !p->given) {

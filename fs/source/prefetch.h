@@ -31,7 +31,8 @@ typedef void ggfs_prefetch_sink(void *arg, size_t source, uint64_t off, uint64_t
 
 /* Starts the prefetch of sources (n, in file order; their prefetch op does
  * the fetching) on a thread of its own; NULL when it cannot. sink may be
- * NULL. The sources must stay open until ggfs_prefetch_stop returns. */
+ * NULL; it goes unused with a disk cache, and with no memory cache. The
+ * sources must stay open until ggfs_prefetch_stop returns. */
 ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sources, size_t n,
                                    ggfs_prefetch_sink *sink, void *sink_arg);
 

@@ -17,7 +17,6 @@ typedef struct ggfs_model_mount {
     unsigned readahead_kb;          // asked of the kernel at init; 0 keeps its own
     struct fuse_session *session;   // set before any request: edits and the prefetch
                                     // notify the kernel through it
-    const char *gguf_path;          // MOUNTPOINT/model.gguf, or NULL
     struct ggfs_workers *invalidator; // edited mounts: one thread dropping the kernel's
                                     // pages of files an edit changed (invalidate.h)
     pthread_mutex_t invalidator_lock; // held to hand it a job, and to take it away

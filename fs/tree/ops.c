@@ -550,7 +550,7 @@ static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
     if (ggfs_tree_editable(mount->tree) && (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC))
         conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
     // In the daemon's process, now that it has forked.
-    ggfs_tree_prefetch_start(mount->tree, mount->session, mount->gguf_path);
+    ggfs_tree_prefetch_start(mount->tree, mount->session);
 }
 
 /* The session ends: remote reads still running finish (their replies go

@@ -21,7 +21,7 @@
 #define RETRY_NS INT64_C(1000000000)
 
 struct ggfs_page_push {
-    struct fuse_session *se;
+    struct fuse_session *se; // set before the prefetch starts, read by it
     fuse_ino_t ino;
     char *path;              // model.gguf through the mount
     ggfs_source *src;
@@ -30,10 +30,11 @@ struct ggfs_page_push {
     pthread_cond_t changed;  // known, or stopping
     unsigned known;          // lookups and opens so far
     bool stopping;
+    bool in_call;            // a store or a lookup through the mount is under way
     bool failed_logged;
 };
 
-ggfs_page_push *ggfs_page_push_new(struct fuse_session *se, fuse_ino_t ino, const char *path, ggfs_source *src)
+ggfs_page_push *ggfs_page_push_new(fuse_ino_t ino, const char *path, ggfs_source *src)
 {
     ggfs_page_push *p = calloc(1, sizeof *p);
     if (!p || !(p->buf = malloc(PUSH_BYTES)) || !(p->path = strdup(path))) {
@@ -42,7 +43,6 @@ ggfs_page_push *ggfs_page_push_new(struct fuse_session *se, fuse_ino_t ino, cons
         free(p);
         return NULL;
     }
-    p->se = se;
     p->ino = ino;
     p->src = src;
     pthread_mutex_init(&p->lock, NULL);
@@ -64,6 +64,26 @@ static bool wait_known(ggfs_page_push *p, unsigned seen)
     return go;
 }
 
+/* Marks a call into the mount as under way; false when stopping (and
+ * none may start). */
+static bool call_begin(ggfs_page_push *p, unsigned *seen)
+{
+    pthread_mutex_lock(&p->lock);
+    const bool go = !p->stopping;
+    p->in_call = go;
+    *seen = p->known;
+    pthread_mutex_unlock(&p->lock);
+    return go;
+}
+
+static void call_end(ggfs_page_push *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->in_call = false;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+}
+
 /* Pushes [off, off + len) (at most PUSH_BYTES), held by the source's
  * caches; false when stopping. */
 static bool push(ggfs_page_push *p, uint64_t off, size_t len)
@@ -72,15 +92,18 @@ static bool push(ggfs_page_push *p, uint64_t off, size_t len)
         return true; // gone from the caches already: read when asked for
     bool tried_lookup = false;
     for (;;) {
-        pthread_mutex_lock(&p->lock);
-        const unsigned seen = p->known;
-        const bool stopping = p->stopping;
-        pthread_mutex_unlock(&p->lock);
-        if (stopping)
+        unsigned seen;
+        if (!call_begin(p, &seen))
             return false;
         struct fuse_bufvec bufv = FUSE_BUFVEC_INIT(len);
         bufv.buf[0].mem = p->buf;
         const int r = fuse_lowlevel_notify_store(p->se, p->ino, off, &bufv, 0);
+        // The first time the kernel does not know model.gguf, it is looked
+        // up; a kernel that forgets it again is waited for.
+        const bool first_unknown = r == -ENOENT && !tried_lookup;
+        struct stat st;
+        const bool looked_up = first_unknown && stat(p->path, &st) == 0;
+        call_end(p);
         if (r != -ENOENT) {
             if (r != 0 && !p->failed_logged) {
                 p->failed_logged = true;
@@ -89,13 +112,9 @@ static bool push(ggfs_page_push *p, uint64_t off, size_t len)
             }
             return true;
         }
-        // Once: a kernel that forgets the inode again is waited for.
-        struct stat st;
-        if (!tried_lookup) {
-            tried_lookup = true;
-            if (stat(p->path, &st) == 0)
-                continue;
-        }
+        tried_lookup = true;
+        if (looked_up)
+            continue;
         if (!wait_known(p, seen))
             return false;
     }
@@ -120,6 +139,11 @@ void ggfs_page_push_known(ggfs_page_push *p)
     pthread_mutex_unlock(&p->lock);
 }
 
+void ggfs_page_push_start(ggfs_page_push *p, struct fuse_session *se)
+{
+    p->se = se;
+}
+
 void ggfs_page_push_stop(ggfs_page_push *p)
 {
     if (!p)
@@ -127,6 +151,8 @@ void ggfs_page_push_stop(ggfs_page_push *p)
     pthread_mutex_lock(&p->lock);
     p->stopping = true;
     pthread_cond_broadcast(&p->changed);
+    while (p->in_call)
+        pthread_cond_wait(&p->changed, &p->lock);
     pthread_mutex_unlock(&p->lock);
 }
 

@@ -25,9 +25,12 @@
 
 typedef struct ggfs_page_push ggfs_page_push;
 
-/* For model.gguf at inode ino of session se, at path (through the
- * mount), whose bytes are src's. NULL when out of memory. */
-ggfs_page_push *ggfs_page_push_new(struct fuse_session *se, fuse_ino_t ino, const char *path, ggfs_source *src);
+/* For model.gguf at inode ino, at path (through the mount), whose bytes
+ * are src's. NULL when out of memory. */
+ggfs_page_push *ggfs_page_push_new(fuse_ino_t ino, const char *path, ggfs_source *src);
+
+/* The session the pushes go through: before the prefetch starts. */
+void ggfs_page_push_start(ggfs_page_push *p, struct fuse_session *se);
 
 /* The prefetch's sink (source/prefetch.h): arg is the ggfs_page_push. */
 void ggfs_page_push_sink(void *arg, size_t source, uint64_t off, uint64_t len);
@@ -36,8 +39,12 @@ void ggfs_page_push_sink(void *arg, size_t source, uint64_t off, uint64_t len);
  * waiting for it tries again. */
 void ggfs_page_push_known(ggfs_page_push *p);
 
-/* Ends the sink's waits, and its pushes from now on; before the prefetch
- * is stopped. */
+/* Ends the sink's waits and its calls into the mount: returns once none
+ * is under way, and none starts after. Call it while the loop still
+ * answers, or once the kernel ended the connection (unmounted): a call
+ * under way may wait for a reply of the loop's. Before the session's
+ * device is closed (fuse_session_unmount), which a push writes to. NULL:
+ * nothing. */
 void ggfs_page_push_stop(ggfs_page_push *p);
 
 /* After the prefetch stopped. NULL: nothing. */

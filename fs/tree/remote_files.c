@@ -27,16 +27,24 @@ char *ggfs_tree_remote_text(ggfs_tree *tree, size_t *len)
     return text;
 }
 
-void ggfs_tree_prefetch_start(ggfs_tree *tree, struct fuse_session *se, const char *gguf_path)
+void ggfs_tree_prefetch_prepare(ggfs_tree *tree, const char *gguf_path)
 {
-    if (!tree->remote || !ggfs_remote_engine_prefetches(tree->remote) || tree->prefetch)
+    if (!tree->remote || !ggfs_remote_engine_prefetches(tree->remote) || tree->page_push)
         return;
     // model.gguf is the source's bytes as they are: they can go to its
     // pages. (A split set's model.gguf lays them out anew; an edited one
     // changes.)
     ggfs_source *only = tree->model->shards[0].source;
-    if (se && gguf_path && tree->model->n_shards == 1 && !ggfs_tree_editable(tree) && only->ops->copy_held)
-        tree->page_push = ggfs_page_push_new(se, GGFS_INO_MODEL_GGUF + tree->ino_base, gguf_path, only);
+    if (tree->model->n_shards == 1 && !ggfs_tree_editable(tree) && only->ops->copy_held)
+        tree->page_push = ggfs_page_push_new(GGFS_INO_MODEL_GGUF + tree->ino_base, gguf_path, only);
+}
+
+void ggfs_tree_prefetch_start(ggfs_tree *tree, struct fuse_session *se)
+{
+    if (!tree->remote || !ggfs_remote_engine_prefetches(tree->remote) || tree->prefetch)
+        return;
+    if (tree->page_push)
+        ggfs_page_push_start(tree->page_push, se);
     ggfs_source **sources = sources_of(tree->model);
     if (sources)
         tree->prefetch = ggfs_remote_engine_prefetch_start(tree->remote, sources, tree->model->n_shards,
@@ -46,6 +54,11 @@ void ggfs_tree_prefetch_start(ggfs_tree *tree, struct fuse_session *se, const ch
     if (!tree->prefetch)
         ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s: cannot start the prefetch (out of memory); reads fetch as without it\n",
                  tree->model->shards[0].source->name);
+}
+
+void ggfs_tree_prefetch_quiet(ggfs_tree *tree)
+{
+    ggfs_page_push_stop(tree->page_push);
 }
 
 void ggfs_tree_prefetch_stop(ggfs_tree *tree)

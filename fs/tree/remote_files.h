@@ -15,13 +15,24 @@
 /* The `remote` file's text now, malloc'd; NULL when out of memory. */
 char *ggfs_tree_remote_text(ggfs_tree *tree, size_t *len);
 
+/* Before serving: where the prefetch of a single unedited model is to
+ * go besides the caches, the kernel's pages of model.gguf, at gguf_path
+ * through the mount (page_push.h). Nothing when the mount asked for no
+ * prefetch. */
+void ggfs_tree_prefetch_prepare(ggfs_tree *tree, const char *gguf_path);
+
 /* Starts the prefetch when the mount asked for one (nothing otherwise, or
- * when started already), its bytes handed to the kernel's pages of
- * model.gguf (at gguf_path through the mount) through se (page_push.h)
- * where they can be (se and gguf_path may be NULL). */
-void ggfs_tree_prefetch_start(ggfs_tree *tree, struct fuse_session *se, const char *gguf_path);
-/* Stops it, from any thread once the loop ended (a push may wait for a
- * reply the loop would send). */
+ * when started already), handing its bytes to the kernel through se where
+ * they can go. */
+void ggfs_tree_prefetch_start(ggfs_tree *tree, struct fuse_session *se);
+
+/* Ends the prefetch's calls into the mount (ggfs_page_push_stop): while
+ * the loop still answers, or once it ended by an unmount; before the
+ * session's device is closed. From any thread. */
+void ggfs_tree_prefetch_quiet(ggfs_tree *tree);
+
+/* Stops the prefetch, from any thread once the loop ended and after
+ * ggfs_tree_prefetch_quiet. */
 void ggfs_tree_prefetch_stop(ggfs_tree *tree);
 
 #endif

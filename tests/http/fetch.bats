@@ -215,6 +215,31 @@ PY
     [ "$output" -eq 0 ]
 }
 
+@test "SIGTERM or an unmount while the prefetch hands bytes to the kernel ends the daemon cleanly" {
+    local how pid i
+    for how in TERM unmount TERM unmount; do
+        mount_model "$PROXIED/model.gguf" "$REMOTE" -o prefetch,cache_mb=16
+        pid=$(last_daemon)
+        # A reader of model.gguf meanwhile, whose pages the pushes fill too
+        # (an unmount waits for none: it would find the mount busy).
+        if [ "$how" = TERM ]; then
+            (cat "$REMOTE/model.gguf" >/dev/null 2>&1 || true) &
+        fi
+        for i in $(seq 100); do
+            [ "$(fincore -nb -o RES "$REMOTE/model.gguf")" -gt 0 ] && break
+            sleep 0.02
+        done
+        if [ "$how" = TERM ]; then
+            kill -TERM "$pid"
+        else
+            fusermount3 -u "$REMOTE"
+        fi
+        wait_gone "$pid" || { echo "the daemon did not end after $how"; return 1; }
+        wait "$pid" || { echo "the daemon ended after $how with status $?"; return 1; }
+        run ! mountpoint -q "$REMOTE"
+    done
+}
+
 @test "a prefetch waits out a server that went away: readers get EIO meanwhile, it finishes once the server is back" {
     local cache="$BATS_TEST_TMPDIR/cache" i
     # Every request for one byte of t1 is reset: the server is gone for it.
