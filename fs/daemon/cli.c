@@ -61,6 +61,8 @@ static const char help_text[] =
     "                           1 to " STR(GGFS_MAX_CONNECTIONS) " (default " STR(GGFS_DEFAULT_CONNECTIONS) ")\n"
     "    -o prefetch            URL sources: fetch the whole model into the\n"
     "                           caches in the background from mount on\n"
+    "    -o prefetch_after_mb=N URL sources: the same once N MiB of model.gguf\n"
+    "                           were read, while it is open (default " STR(GGFS_REMOTE_DEFAULT_PREFETCH_AFTER_MB) "; 0: never)\n"
     "    -o edit                make metadata/ writable: edits change model.gguf\n"
     "                           and the views, never the source (kept in memory)\n"
     "    -o edits=PATH          as edit, and keep the edits in PATH: read at\n"
@@ -103,6 +105,7 @@ enum {
     KEY_TIMEOUT_S,
     KEY_CONNECTIONS,
     KEY_PREFETCH,
+    KEY_PREFETCH_AFTER_MB,
     KEY_EDIT,
     KEY_EDITS,
 };
@@ -120,6 +123,7 @@ static const struct fuse_opt option_spec[] = {
     FUSE_OPT_KEY("timeout_s=", KEY_TIMEOUT_S),
     FUSE_OPT_KEY("connections=", KEY_CONNECTIONS),
     FUSE_OPT_KEY("prefetch", KEY_PREFETCH),
+    FUSE_OPT_KEY("prefetch_after_mb=", KEY_PREFETCH_AFTER_MB),
     FUSE_OPT_KEY("edit", KEY_EDIT),
     FUSE_OPT_KEY("edits=", KEY_EDITS),
     FUSE_OPT_END,
@@ -225,6 +229,8 @@ static int take_arg(void *data, const char *arg, int key, struct fuse_args *outa
     case KEY_PREFETCH:
         cli->prefetch = 1;
         return 0;
+    case KEY_PREFETCH_AFTER_MB:
+        return number_of(arg, &cli->prefetch_after_mb) ? 0 : -1;
     case KEY_EDIT:
         cli->edit = 1;
         return 0;
@@ -353,6 +359,7 @@ int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli
         .cache_mb = GGFS_REMOTE_DEFAULT_CACHE_MB,
         .timeout_s = GGFS_REMOTE_DEFAULT_TIMEOUT_S,
         .connections = GGFS_DEFAULT_CONNECTIONS,
+        .prefetch_after_mb = GGFS_REMOTE_DEFAULT_PREFETCH_AFTER_MB,
     };
     *args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
     parse_state st = {.cli = cli};

@@ -40,6 +40,7 @@ typedef struct ggfs_cli {
     unsigned timeout_s;           // remote sources: retry a failing request this long
     unsigned connections;         // remote sources: requests in flight at most
     int prefetch;                 // remote sources: fetch everything in the background
+    unsigned prefetch_after_mb;   // remote sources: or once this much of model.gguf was read
     int edit;                     // metadata/ is writable (-o edit or -o edits=PATH)
     char *edits_path;             // -o edits=PATH, made absolute; NULL for none
 } ggfs_cli;

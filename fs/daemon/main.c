@@ -323,6 +323,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
             .timeout_s = cli->timeout_s ? cli->timeout_s : 1,
             .connections = cli->connections,
             .prefetch = cli->prefetch,
+            .prefetch_after_mb = cli->prefetch_after_mb,
         };
         char why[640];
         remote = ggfs_remote_engine_start(&ro, why, sizeof why);

@@ -36,7 +36,10 @@ struct ggfs_prefetch {
     landed_run landed[LANDED_MAX]; // runs fetched, for the sink, oldest first
     unsigned n_landed;
     bool failed;             // a run of this pass failed
+    bool held;               // no run is handed out (ggfs_prefetch_hold)
+    bool keeps_all;          // every byte fetched is kept (ggfs_prefetch_keeps_all)
     bool stopping;
+    bool ended;              // the thread is done: every byte fetched, or stopping
 };
 
 typedef struct run {
@@ -100,7 +103,7 @@ static bool drain_landed(ggfs_prefetch *p)
 static bool hand_out(ggfs_prefetch *p, size_t source, uint64_t off, unsigned room)
 {
     pthread_mutex_lock(&p->lock);
-    while (!p->stopping && !p->failed && p->outstanding + p->n_landed >= room)
+    while (!p->stopping && !p->failed && (p->held || p->outstanding + p->n_landed >= room))
         if (!drain_landed(p))
             pthread_cond_wait(&p->changed, &p->lock);
     const bool go = !p->stopping && !p->failed;
@@ -160,6 +163,15 @@ wait:
     return ok;
 }
 
+/* Tells the sources' read-ahead whether a prefetch that keeps every byte
+ * goes on: it then fetches their bytes in order, and read-ahead of its
+ * own would only compete with it for the connections. With p->lock held,
+ * or before the thread starts. */
+static void tell_going(ggfs_prefetch *p, bool going)
+{
+    atomic_store(&p->remote->prefetch_going, going && p->keeps_all);
+}
+
 static void *prefetch_thread(void *arg)
 {
     ggfs_prefetch *p = arg;
@@ -175,19 +187,26 @@ static void *prefetch_thread(void *arg)
             break;
         pause = pause * 2 < MAX_PAUSE_NS ? pause * 2 : MAX_PAUSE_NS;
     }
+    pthread_mutex_lock(&p->lock);
+    tell_going(p, false);
+    p->ended = true;
+    pthread_mutex_unlock(&p->lock);
     return NULL;
 }
 
 ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sources, size_t n,
-                                   ggfs_prefetch_sink *sink, void *sink_arg)
+                                   ggfs_prefetch_sink *sink, void *sink_arg, bool held)
 {
     ggfs_prefetch *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->remote = remote;
+    p->held = held;
+    p->keeps_all = ggfs_prefetch_keeps_all(&remote->opts, sink != NULL);
+    tell_going(p, !held);
     // With a disk cache every byte waits there already; with no cache at
     // all, the sink would find nothing to take.
-    if (remote->opts.cache_mb > 0 && !remote->opts.cache_dir) {
+    if (!remote->opts.cache_dir && ggfs_prefetch_keeps_all(&remote->opts, true)) {
         p->sink = sink;
         p->sink_arg = sink_arg;
     }
@@ -217,6 +236,16 @@ ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sour
         return NULL;
     }
     return p;
+}
+
+void ggfs_prefetch_hold(ggfs_prefetch *p, bool held)
+{
+    pthread_mutex_lock(&p->lock);
+    p->held = held;
+    if (!p->ended)
+        tell_going(p, !held);
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
 }
 
 void ggfs_prefetch_stop(ggfs_prefetch *p)

@@ -12,10 +12,16 @@
  * starts after a pause, 1 s doubling to 8 s, until a pass fetches with no
  * failure. Readers meanwhile fail as without prefetch (EIO after
  * timeout_s).
+ *
+ * A prefetch may also start held, and be held and let go as the tree
+ * sees fit: -o prefetch_after_mb starts one held, lets it go once a model
+ * is being loaded whole and holds it again when model.gguf is closed
+ * (tree/prefetch_trigger.h).
  */
 #ifndef GGFS_SOURCE_PREFETCH_H
 #define GGFS_SOURCE_PREFETCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "source/remote.h"
@@ -30,11 +36,24 @@ typedef struct ggfs_prefetch ggfs_prefetch;
 typedef void ggfs_prefetch_sink(void *arg, size_t source, uint64_t off, uint64_t len);
 
 /* Starts the prefetch of sources (n, in file order; their prefetch op does
- * the fetching) on a thread of its own; NULL when it cannot. sink may be
- * NULL; it goes unused with a disk cache, and with no memory cache. The
- * sources must stay open until ggfs_prefetch_stop returns. */
+ * the fetching) on a thread of its own, held (handing out no run until
+ * ggfs_prefetch_hold lets it go) when held; NULL when it cannot. sink may
+ * be NULL; it goes unused with a disk cache, and with no memory cache.
+ * The sources must stay open until ggfs_prefetch_stop returns. */
 ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sources, size_t n,
-                                   ggfs_prefetch_sink *sink, void *sink_arg);
+                                   ggfs_prefetch_sink *sink, void *sink_arg, bool held);
+
+/* Holds the prefetch (the runs under way land; no other starts) or lets
+ * it go on from where it was. From any thread. */
+void ggfs_prefetch_hold(ggfs_prefetch *p, bool held);
+
+/* Whether a prefetch with these options keeps every byte it fetches
+ * (with a disk cache, or with a sink and a memory cache to hand it on
+ * from), rather than the first cache_mb of the model. */
+static inline bool ggfs_prefetch_keeps_all(const ggfs_remote_options *opts, bool has_sink)
+{
+    return opts->cache_dir || (has_sink && opts->cache_mb > 0);
+}
 
 /* Stops it: runs under way finish (or are cancelled), the thread ends.
  * NULL: nothing. */

@@ -6,6 +6,7 @@
 #ifndef GGFS_SOURCE_REMOTE_H
 #define GGFS_SOURCE_REMOTE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -16,6 +17,7 @@
 #define GGFS_REMOTE_BLOCK_SIZE (1u << 20)
 #define GGFS_REMOTE_DEFAULT_CACHE_MB 256
 #define GGFS_REMOTE_DEFAULT_TIMEOUT_S 30
+#define GGFS_REMOTE_DEFAULT_PREFETCH_AFTER_MB 64
 
 typedef struct ggfs_remote_options {
     unsigned cache_mb;      // the memory cache's bound, MiB
@@ -23,6 +25,7 @@ typedef struct ggfs_remote_options {
     unsigned timeout_s;     // how long a read may take, retries included
     unsigned connections;   // requests in flight at most (0: the default)
     bool prefetch;          // fetch every shard whole in the background
+    unsigned prefetch_after_mb; // or once this much of model.gguf was read (0: never)
 } ggfs_remote_options;
 
 typedef struct ggfs_remote {
@@ -31,6 +34,7 @@ typedef struct ggfs_remote {
     ggfs_http *http;
     ggfs_block_cache *cache;
     ggfs_fetcher *fetcher;  // the connections: read-ahead, prefetch, readers
+    atomic_bool prefetch_going; // a prefetch that keeps every byte is under way
 } ggfs_remote;
 
 /* NULL, with why filled, when it cannot be set up. */

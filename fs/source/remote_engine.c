@@ -45,10 +45,21 @@ bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *e)
     return e->remote->opts.prefetch;
 }
 
-struct ggfs_prefetch *ggfs_remote_engine_prefetch_start(ggfs_remote_engine *e, ggfs_source *const *sources, size_t n,
-                                                        ggfs_prefetch_sink *sink, void *sink_arg)
+uint64_t ggfs_remote_engine_prefetch_after(const ggfs_remote_engine *e, bool has_sink)
 {
-    return e->module->prefetch_start(e->remote, sources, n, sink, sink_arg);
+    const ggfs_remote_options *opts = &e->remote->opts;
+    return ggfs_prefetch_keeps_all(opts, has_sink) ? (uint64_t)opts->prefetch_after_mb << 20 : 0;
+}
+
+struct ggfs_prefetch *ggfs_remote_engine_prefetch_start(ggfs_remote_engine *e, ggfs_source *const *sources, size_t n,
+                                                        ggfs_prefetch_sink *sink, void *sink_arg, bool held)
+{
+    return e->module->prefetch_start(e->remote, sources, n, sink, sink_arg, held);
+}
+
+void ggfs_remote_engine_prefetch_hold(ggfs_remote_engine *e, struct ggfs_prefetch *p, bool held)
+{
+    e->module->prefetch_hold(p, held);
 }
 
 void ggfs_remote_engine_prefetch_stop(ggfs_remote_engine *e, struct ggfs_prefetch *p)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ggp.h"
 #include "source/prefetch.h"
@@ -28,11 +29,20 @@ ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *engin
 /* Whether the mount asked for -o prefetch. */
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *engine);
 
+/* The bytes of model.gguf read after which its readers' load starts a
+ * held prefetch (-o prefetch_after_mb); 0 when none is to be started:
+ * asked for none, or the prefetch would keep only the first cache_mb of
+ * the model (no disk cache, and no sink when has_sink is false). */
+uint64_t ggfs_remote_engine_prefetch_after(const ggfs_remote_engine *engine, bool has_sink);
+
 /* Starts the prefetch of the model's sources (n, in file order), with an
- * optional sink (source/prefetch.h); NULL when it cannot. */
+ * optional sink, held when held (source/prefetch.h); NULL when it cannot. */
 struct ggfs_prefetch *ggfs_remote_engine_prefetch_start(ggfs_remote_engine *engine,
                                                         ggfs_source *const *sources, size_t n,
-                                                        ggfs_prefetch_sink *sink, void *sink_arg);
+                                                        ggfs_prefetch_sink *sink, void *sink_arg, bool held);
+
+/* Holds it, or lets it go (ggfs_prefetch_hold). */
+void ggfs_remote_engine_prefetch_hold(ggfs_remote_engine *engine, struct ggfs_prefetch *p, bool held);
 
 /* Stops it (NULL: nothing). */
 void ggfs_remote_engine_prefetch_stop(ggfs_remote_engine *engine, struct ggfs_prefetch *p);

@@ -11,5 +11,6 @@ const ggfs_remote_module ggfs_remote_module_entry = {
     .remote_free = ggfs_remote_free,
     .source_open = ggfs_source_http_open,
     .prefetch_start = ggfs_prefetch_start,
+    .prefetch_hold = ggfs_prefetch_hold,
     .prefetch_stop = ggfs_prefetch_stop,
 };

@@ -30,7 +30,8 @@ typedef struct ggfs_remote_module {
     ggfs_source *(*source_open)(const char *name, ggfs_remote *remote, ggp_error *err);
     /* prefetch.h */
     ggfs_prefetch *(*prefetch_start)(ggfs_remote *remote, ggfs_source *const *sources, size_t n,
-                                     ggfs_prefetch_sink *sink, void *sink_arg);
+                                     ggfs_prefetch_sink *sink, void *sink_arg, bool held);
+    void (*prefetch_hold)(ggfs_prefetch *p, bool held);
     void (*prefetch_stop)(ggfs_prefetch *p);
 } ggfs_remote_module;
 

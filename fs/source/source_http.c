@@ -386,14 +386,20 @@ static void readahead_done(void *arg)
 /* The most blocks a stream keeps ahead of its reader: its part of three
  * quarters of the memory cache, shared with the other readers being read
  * ahead for (and the prefetch), so that what is read ahead is not pushed
- * out before it is read; 0 (no read-ahead) when that is too few. */
+ * out before it is read; 0 (no read-ahead) when that is too few. While a
+ * prefetch that keeps every byte goes on, READAHEAD_FIRST at most: the
+ * prefetch fetches the file in order over the connections, and a reader's
+ * wider window would take them from it for blocks it fetches anyway (and,
+ * past the memory cache, push out before anyone reads them). */
 static unsigned window_max(const http_source *s)
 {
     const uint64_t blocks = ((uint64_t)s->remote->opts.cache_mb << 20) / BLOCK * 3 / 4;
     const unsigned shares = ggfs_fetcher_active_shares(s->remote->fetcher);
-    const uint64_t max = blocks / (shares > 1 ? shares : 1);
+    uint64_t max = blocks / (shares > 1 ? shares : 1);
     if (max < READAHEAD_FIRST)
         return 0;
+    if (atomic_load(&s->remote->prefetch_going))
+        max = READAHEAD_FIRST;
     return max < UINT32_MAX ? (unsigned)max : UINT32_MAX;
 }
 

@@ -24,6 +24,7 @@
 #include "tree/open_text.h"
 #include "tree/ops.h"
 #include "tree/page_push.h"
+#include "tree/prefetch_trigger.h"
 #include "tree/remote_files.h"
 #include "tree/read_data.h"
 #include "tree/text.h"
@@ -348,6 +349,8 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
         fi->keep_cache = atomic_exchange(&tree->gguf_opened, now) == now;
     }
     if (!is_text(node.kind)) {
+        if (node.kind == GGFS_MODEL_GGUF)
+            ggfs_prefetch_trigger_opened(tree->prefetch_trigger);
         fuse_reply_open(req, fi);
         if (node.kind == GGFS_MODEL_GGUF && tree->page_push)
             ggfs_page_push_known(tree->page_push);
@@ -684,6 +687,16 @@ static void ggfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
     ggfs_tree_op_listxattr(tree_of(req), req, ino, size);
 }
 
+/* A model mount's release: a load of model.gguf ends with its last
+ * opener (prefetch_trigger.h). */
+static void ggfs_op_release_model(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    ggfs_tree *tree = tree_of(req);
+    if (ggfs_node_of(tree, ino).kind == GGFS_MODEL_GGUF)
+        ggfs_prefetch_trigger_released(tree->prefetch_trigger);
+    ggfs_op_release(req, ino, fi);
+}
+
 const struct fuse_lowlevel_ops ggfs_ops = {
     .init = ggfs_op_init,
     .destroy = ggfs_op_destroy,
@@ -693,7 +706,7 @@ const struct fuse_lowlevel_ops ggfs_ops = {
     .readdirplus = ggfs_op_readdirplus,
     .open = ggfs_op_open,
     .read = ggfs_op_read,
-    .release = ggfs_op_release,
+    .release = ggfs_op_release_model,
     .getxattr = ggfs_op_getxattr,
     .listxattr = ggfs_op_listxattr,
     .statfs = ggfs_op_statfs,

@@ -6,6 +6,7 @@
 #include "source/remote_engine.h"
 #include "source/remote_status.h"
 #include "tree/page_push.h"
+#include "tree/prefetch_trigger.h"
 #include "tree/remote_files.h"
 #include "util/log.h"
 
@@ -27,9 +28,16 @@ char *ggfs_tree_remote_text(ggfs_tree *tree, size_t *len)
     return text;
 }
 
+/* Whether the mount asked for a prefetch: from mount on, or once a load
+ * of the model lets it go. */
+static bool prefetch_asked(const ggfs_tree *tree)
+{
+    return ggfs_remote_engine_prefetches(tree->remote) || ggfs_remote_engine_prefetch_after(tree->remote, true) > 0;
+}
+
 void ggfs_tree_prefetch_prepare(ggfs_tree *tree, const char *gguf_path)
 {
-    if (!tree->remote || !ggfs_remote_engine_prefetches(tree->remote) || tree->page_push)
+    if (!tree->remote || !prefetch_asked(tree) || tree->page_push)
         return;
     // model.gguf is the source's bytes as they are: they can go to its
     // pages. (A split set's model.gguf lays them out anew; an edited one
@@ -39,9 +47,21 @@ void ggfs_tree_prefetch_prepare(ggfs_tree *tree, const char *gguf_path)
         tree->page_push = ggfs_page_push_new(GGFS_INO_MODEL_GGUF + tree->ino_base, gguf_path, only);
 }
 
+static void hold_prefetch(void *arg, bool held)
+{
+    ggfs_tree *tree = arg;
+    ggfs_remote_engine_prefetch_hold(tree->remote, tree->prefetch, held);
+}
+
 void ggfs_tree_prefetch_start(ggfs_tree *tree, struct fuse_session *se)
 {
-    if (!tree->remote || !ggfs_remote_engine_prefetches(tree->remote) || tree->prefetch)
+    if (!tree->remote || tree->prefetch)
+        return;
+    // Without -o prefetch, a prefetch that would keep every byte waits,
+    // held, for a load of the model to let it go.
+    const bool at_mount = ggfs_remote_engine_prefetches(tree->remote);
+    const uint64_t after = ggfs_remote_engine_prefetch_after(tree->remote, tree->page_push != NULL);
+    if (!at_mount && after == 0)
         return;
     if (tree->page_push)
         ggfs_page_push_start(tree->page_push, se);
@@ -49,8 +69,15 @@ void ggfs_tree_prefetch_start(ggfs_tree *tree, struct fuse_session *se)
     if (sources)
         tree->prefetch = ggfs_remote_engine_prefetch_start(tree->remote, sources, tree->model->n_shards,
                                                            tree->page_push ? ggfs_page_push_sink : NULL,
-                                                           tree->page_push);
+                                                           tree->page_push, !at_mount);
     free(sources);
+    if (tree->prefetch && !at_mount) {
+        tree->prefetch_trigger = ggfs_prefetch_trigger_new(after, hold_prefetch, tree);
+        if (!tree->prefetch_trigger) {
+            ggfs_remote_engine_prefetch_stop(tree->remote, tree->prefetch);
+            tree->prefetch = NULL;
+        }
+    }
     if (!tree->prefetch)
         ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s: cannot start the prefetch (out of memory); reads fetch as without it\n",
                  tree->model->shards[0].source->name);
@@ -64,9 +91,10 @@ void ggfs_tree_prefetch_quiet(ggfs_tree *tree)
 void ggfs_tree_prefetch_stop(ggfs_tree *tree)
 {
     ggfs_page_push_stop(tree->page_push);
+    ggfs_prefetch_trigger_off(tree->prefetch_trigger);
     if (tree->remote)
         ggfs_remote_engine_prefetch_stop(tree->remote, tree->prefetch);
     tree->prefetch = NULL;
-    // Kept (stopped) while loop threads may still tell it of lookups: the
-    // tree frees it (ggfs_tree_destroy).
+    // Both kept (stopped, off) while loop threads may still tell them of
+    // lookups and reads: the tree frees them (ggfs_tree_destroy).
 }

@@ -1,8 +1,9 @@
 /*
  * What the tree of a remote model adds: the `remote` file's text
  * (source/remote_status.h) over the model's shards, and the prefetch
- * (-o prefetch, source/prefetch.h) started with the session and stopped
- * before it ends.
+ * (source/prefetch.h) started with the session, running (-o prefetch) or
+ * held for a load of the model to let go (-o prefetch_after_mb,
+ * prefetch_trigger.h), and stopped before the session ends.
  */
 #ifndef GGFS_TREE_REMOTE_FILES_H
 #define GGFS_TREE_REMOTE_FILES_H
@@ -23,7 +24,7 @@ void ggfs_tree_prefetch_prepare(ggfs_tree *tree, const char *gguf_path);
 
 /* Starts the prefetch when the mount asked for one (nothing otherwise, or
  * when started already), handing its bytes to the kernel through se where
- * they can go. */
+ * they can go; held, with its trigger, when it is to wait for a load. */
 void ggfs_tree_prefetch_start(ggfs_tree *tree, struct fuse_session *se);
 
 /* Ends the prefetch's calls into the mount (ggfs_page_push_stop): while

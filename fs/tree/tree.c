@@ -7,6 +7,7 @@
 
 #include "tree/names.h"
 #include "tree/page_push.h"
+#include "tree/prefetch_trigger.h"
 #include "tree/tree.h"
 
 #define TENSOR_INODES 9 // directory, info, raw, f32, f32.npy, stats, xxh64, sha1, sha256
@@ -187,6 +188,7 @@ void ggfs_tree_destroy(ggfs_tree *tree)
     ggfs_stats_cache_destroy(&tree->stats);
     ggfs_hash_cache_destroy(&tree->hashes);
     ggfs_page_push_free(tree->page_push);
+    ggfs_prefetch_trigger_free(tree->prefetch_trigger);
     free(tree->long_kvs);
     free(tree->long_tensors);
 }

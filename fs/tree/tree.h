@@ -101,7 +101,10 @@ typedef struct ggfs_tree {
                                // NULL for a local model
     struct ggfs_remote_engine *remote; // a remote model's engine: connections, caches
                                // (the `remote` file, prefetch); NULL if local
-    struct ggfs_prefetch *prefetch; // -o prefetch, from the session's start
+    struct ggfs_prefetch *prefetch; // -o prefetch or prefetch_after_mb, from the
+                               // session's start
+    struct ggfs_prefetch_trigger *prefetch_trigger; // lets a held prefetch go
+                               // (prefetch_trigger.h), or NULL
     struct ggfs_page_push *page_push; // where the prefetch's bytes go (page_push.h),
                                // or NULL
 } ggfs_tree;

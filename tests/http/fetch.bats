@@ -215,6 +215,95 @@ PY
     [ "$output" -eq 0 ]
 }
 
+@test "-o prefetch with a disk cache fills it, not the page cache" {
+    local cache="$BATS_TEST_TMPDIR/cache" i
+    mount_model "$PROXIED/model.gguf" "$REMOTE" -o prefetch,cache_dir="$cache",cache_mb=16
+    for i in $(seq 300); do
+        [ "$(field on_disk)" = "$(field size)" ] && break
+        sleep 0.1
+    done
+    [ "$(field on_disk)" = "$(field size)" ]
+    # Every byte is on disk: none is pushed into model.gguf's pages too.
+    sleep 1
+    [ "$(fincore -nb -o RES "$REMOTE/model.gguf")" -eq 0 ]
+    cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
+}
+
+@test "-o prefetch with no cache at all fetches nothing in the background" {
+    mount_model "$PROXIED/model.gguf" "$REMOTE" -o prefetch,cache_mb=0
+    local opened asked
+    opened=$(field fetched)
+    asked=$(grep -c 'bytes=' "$SERVER_DIR/proxy.log")
+    # What a prefetch fetched would go nowhere: it does not start.
+    sleep 1
+    [ "$(field fetched)" -eq "$opened" ]
+    [ "$(grep -c 'bytes=' "$SERVER_DIR/proxy.log")" -eq "$asked" ]
+    cmp "$REMOTE/tensors/t2/raw" <(tail -c $((16 * BLOCK)) "$FILES/model.gguf")
+}
+
+# asked_from OFF: whether a request the proxy saw asked for a byte at OFF
+# or past it.
+asked_from() {
+    awk -v off="$1" '{split($3, r, /[=-]/); if (r[1] == "bytes" && r[3] >= off) found = 1}
+                     END {exit !found}' "$SERVER_DIR/proxy.log"
+}
+
+# passed OFF: whether a request the proxy let pass asked for the byte at OFF.
+passed() {
+    awk -v off="$1" '$4 == "pass" {split($3, r, /[=-]/); if (r[2] <= off && r[3] >= off) found = 1}
+                     END {exit !found}' "$SERVER_DIR/proxy.log"
+}
+
+@test "a load of model.gguf lets the prefetch go (-o prefetch_after_mb); its last close holds it again" {
+    # (fd 7: bats keeps 3 for itself.)
+    local size i
+    size=$(stat -c %s "$FILES/model.gguf")
+    # One 8 MiB run of the prefetch out at a time, read-ahead within 12
+    # blocks of a reader (cache_mb=16, two connections).
+    mount_model "$PROXIED/model.gguf" "$REMOTE" -o prefetch_after_mb=4,cache_mb=16,connections=2
+    # Tensors read through tensors/ are no load of model.gguf.
+    cat "$REMOTE/tensors/t0/raw" >/dev/null
+    sleep 1
+    run ! asked_from $((20 * BLOCK))
+    # The prefetch's run at 24 MiB stalls until the fault is lifted.
+    fault stall $((24 * BLOCK))-$((24 * BLOCK))
+    exec 7<"$REMOTE/model.gguf"
+    dd bs=1M count=8 status=none <&7 >/dev/null
+    for i in $(seq 300); do
+        grep -q " stall " "$SERVER_DIR/proxy.log" && break
+        sleep 0.1
+    done
+    grep -q " stall " "$SERVER_DIR/proxy.log"
+    # Closed: the run under way lands, and no other starts.
+    exec 7<&-
+    fault pass
+    for i in $(seq 300); do
+        passed $((24 * BLOCK)) && break
+        sleep 0.1
+    done
+    passed $((24 * BLOCK))
+    sleep 1
+    run ! asked_from $((32 * BLOCK))
+    # A load again (read past the page cache) lets it go on to the end.
+    exec 7<"$REMOTE/model.gguf"
+    dd bs=1M count=8 iflag=direct status=none <&7 >/dev/null
+    for i in $(seq 300); do
+        passed $((size - 1)) && break
+        sleep 0.1
+    done
+    exec 7<&-
+    cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
+    # 0 turns it off: a whole read of model.gguf brings no prefetch.
+    fusermount3 -u "$REMOTE"
+    mount_model "$PROXIED/model.gguf" "$REMOTE" -o prefetch_after_mb=0,cache_mb=16,connections=2
+    clear_log
+    exec 7<"$REMOTE/model.gguf"
+    dd bs=1M count=8 status=none <&7 >/dev/null
+    sleep 1
+    run ! asked_from $((24 * BLOCK))
+    exec 7<&-
+}
+
 @test "SIGTERM or an unmount while the prefetch hands bytes to the kernel ends the daemon cleanly" {
     local how pid i
     for how in TERM unmount TERM unmount; do
