@@ -368,7 +368,7 @@ static void run_deferred(void *arg, bool cancelled)
 void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
 {
     if (node.kind == GGFS_MODEL_GGUF)
-        ggfs_prefetch_trigger_read(tree->prefetch_trigger, len);
+        ggfs_prefetch_trigger_read(tree->prefetch_trigger, start, len);
     // A remote read may wait on the network for up to timeout_s: it runs on
     // a thread of its own, and the loop thread goes back to other requests.
     if (tree->remote_reads) {
