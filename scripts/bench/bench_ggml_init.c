@@ -16,7 +16,6 @@
  * line: the best and median time in ms, and the tensor count.
  */
 #define _DEFAULT_SOURCE // waitpid's status macros with c11
-#include <dlfcn.h>
 #include <errno.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -28,54 +27,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_timing.h"
+#include "ggml_gguf.h"
+
 extern char **environ;
-
-struct gguf_context;
-struct ggml_context;
-
-struct gguf_init_params {
-    bool no_alloc;
-    struct ggml_context **ctx;
-};
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* The child: one read of the model, its tensor count on stdout. */
 static int once(const char *lib_path, const char *model)
 {
-    void *lib = dlopen(lib_path, RTLD_LAZY | RTLD_GLOBAL);
-    if (!lib) {
-        fprintf(stderr, "bench_ggml_init: dlopen %s: %s\n", lib_path, dlerror());
+    ggml_gguf api;
+    if (!ggml_gguf_load("bench_ggml_init", lib_path, RTLD_LAZY | RTLD_GLOBAL, &api))
         return 1;
-    }
-    struct gguf_context *(*init_from_file)(const char *, struct gguf_init_params);
-    int64_t (*get_n_tensors)(const struct gguf_context *);
-    void *sym = dlsym(lib, "gguf_init_from_file");
-    memcpy(&init_from_file, &sym, sizeof sym);
-    void *sym2 = dlsym(lib, "gguf_get_n_tensors");
-    memcpy(&get_n_tensors, &sym2, sizeof sym2);
-    if (!sym || !sym2) {
-        fprintf(stderr, "bench_ggml_init: %s lacks gguf_init_from_file or gguf_get_n_tensors\n", lib_path);
-        return 1;
-    }
     const struct gguf_init_params params = {.no_alloc = true, .ctx = NULL};
-    struct gguf_context *ctx = init_from_file(model, params);
+    struct gguf_context *ctx = api.init_from_file(model, params);
     if (!ctx) {
         fprintf(stderr, "bench_ggml_init: ggml cannot read %s\n", model);
         return 1;
     }
-    printf("%lld\n", (long long)get_n_tensors(ctx));
+    printf("%lld\n", (long long)api.get_n_tensors(ctx));
     return 0;
 }
 
@@ -130,15 +99,15 @@ int main(int argc, char **argv)
         return 1;
     long long n_tensors = 0;
     for (int r = 0; r < runs; r++) {
-        const double t0 = now();
+        const double t0 = bench_now();
         n_tensors = spawn_once(self, argv[2], argv[3]);
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
         if (n_tensors < 0) {
             fprintf(stderr, "bench_ggml_init: the run on %s failed\n", argv[3]);
             return 1;
         }
     }
-    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    bench_sort_times(t, runs);
     printf("%.3f %.3f %lld\n", t[0] * 1e3, t[runs / 2] * 1e3, n_tensors);
     free(t);
     return 0;

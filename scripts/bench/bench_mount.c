@@ -23,20 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_timing.h"
+
 extern char **environ;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Runs argv[0] from PATH; returns its exit status, or -1. */
 static int run(char *const argv[])
@@ -73,12 +62,12 @@ int main(int argc, char **argv)
     if (!total)
         return 1;
     for (int r = 0; r < runs; r++) {
-        const double t0 = now();
+        const double t0 = bench_now();
         if (run(argv + 3) != 0) {
             fprintf(stderr, "bench_mount: %s failed\n", argv[3]);
             return 1;
         }
-        const double t_mounted = now();
+        const double t_mounted = bench_now();
         DIR *d = opendir(tensors);
         if (!d) {
             perror(tensors);
@@ -102,7 +91,7 @@ int main(int argc, char **argv)
         }
         if (fd >= 0)
             close(fd);
-        const double t1 = now();
+        const double t1 = bench_now();
         total[r] = t1 - t0;
         if (t_mounted - t0 < best_mounted)
             best_mounted = t_mounted - t0;
@@ -113,7 +102,7 @@ int main(int argc, char **argv)
         // Let the daemon see the unmount and exit before the next run.
         nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
     }
-    qsort(total, (size_t)runs, sizeof *total, cmp_double);
+    bench_sort_times(total, runs);
     printf("%.3f %.3f %.3f %ld\n", total[0] * 1e3, total[runs / 2] * 1e3, best_mounted * 1e3,
            entries - 2);
     free(total);

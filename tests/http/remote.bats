@@ -29,10 +29,7 @@ teardown_file() {
 
 setup() {
     require_fuse
-    fault pass
-    clear_log
-    DIRECT="http://127.0.0.1:$NGINX_PORT/files"
-    PROXIED="http://127.0.0.1:$PROXY_PORT/files"
+    server_reset
     REMOTE="$BATS_TEST_TMPDIR/remote"
     LOCAL="$BATS_TEST_TMPDIR/local"
 }

@@ -165,6 +165,16 @@ stop_servers() {
     return 0
 }
 
+# server_reset: the proxy passing everything, the logs empty, and the
+# servers' URLs as DIRECT (nginx) and PROXIED (through the proxy): each
+# test's start.
+server_reset() {
+    fault pass
+    clear_log
+    DIRECT="http://127.0.0.1:$NGINX_PORT/files"
+    PROXIED="http://127.0.0.1:$PROXY_PORT/files"
+}
+
 # The proxy's log of Range headers since the last clear_log.
 clear_log() {
     : >"$SERVER_DIR/proxy.log"

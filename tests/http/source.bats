@@ -26,10 +26,7 @@ teardown_file() {
 }
 
 setup() {
-    fault pass
-    clear_log
-    DIRECT="http://127.0.0.1:$NGINX_PORT/files"
-    PROXIED="http://127.0.0.1:$PROXY_PORT/files"
+    server_reset
     OUT="$BATS_TEST_TMPDIR"
 }
 
