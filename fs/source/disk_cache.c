@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -233,6 +234,31 @@ bool ggfs_disk_cache_read(ggfs_disk_cache *c, uint64_t index, void *dst, size_t 
     const int err = ggfs_pread_full(fd, dst, len, off, &got);
     close(fd);
     return err == 0 && got == len;
+}
+
+const uint8_t *ggfs_disk_cache_map(ggfs_disk_cache *c, uint64_t index, size_t *len)
+{
+    const int fd = open_block(c, index);
+    if (fd < 0)
+        return NULL;
+    *len = block_len(c, index);
+    void *map = mmap(NULL, *len, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    return map == MAP_FAILED ? NULL : map;
+}
+
+void ggfs_disk_cache_unmap(const uint8_t *map_from_map, size_t len)
+{
+    munmap((void *)map_from_map, len);
+}
+
+void ggfs_disk_cache_advise(ggfs_disk_cache *c, uint64_t index)
+{
+    const int fd = open_block(c, index);
+    if (fd < 0)
+        return;
+    posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
+    close(fd);
 }
 
 void ggfs_disk_cache_write(ggfs_disk_cache *c, uint64_t index, const void *data, size_t len)

@@ -31,6 +31,21 @@ void ggfs_disk_cache_close(ggfs_disk_cache *cache);
  * is not there (or is not whole). */
 bool ggfs_disk_cache_read(ggfs_disk_cache *cache, uint64_t index, void *dst, size_t off, size_t len);
 
+/* Maps block `index` read-only, whole (its length in *len), for a reply
+ * to gather its bytes straight from the kernel's page cache: no copy into
+ * memory of the daemon's, and none of that memory to clear first. NULL
+ * when the block is not there (or not whole). The files are never
+ * rewritten in place; one cut short under the daemon makes the reply
+ * that reads it fail (the kernel's copy faults), not the daemon. */
+const uint8_t *ggfs_disk_cache_map(ggfs_disk_cache *cache, uint64_t index, size_t *len);
+
+/* Unmaps what ggfs_disk_cache_map gave. */
+void ggfs_disk_cache_unmap(const uint8_t *map_from_map, size_t len);
+
+/* Asks the kernel to read block `index` into its page cache in the
+ * background (read-ahead of blocks on disk). Nothing when it is not there. */
+void ggfs_disk_cache_advise(ggfs_disk_cache *cache, uint64_t index);
+
 /* Whether block `index` is there. */
 bool ggfs_disk_cache_has(ggfs_disk_cache *cache, uint64_t index);
 

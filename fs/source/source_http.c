@@ -353,6 +353,13 @@ static void run_readahead(void *arg, bool cancelled)
         uint64_t b = j->first;
         const uint64_t end = j->first + j->n;
         while (b < end) {
+            // Blocks on disk are read from there (lend_blocks): the kernel
+            // brings them into its page cache meanwhile.
+            if (s->disk && ggfs_disk_cache_has(s->disk, b)) {
+                ggfs_disk_cache_advise(s->disk, b);
+                b++;
+                continue;
+            }
             if (!(blocks[0] = ggfs_block_claim(s->remote->cache, s->id, b))) {
                 b++;
                 continue;
@@ -659,10 +666,17 @@ static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off, uint
 
 /* ==== Lending ==== */
 
+/* A block lent from the memory cache, or mapped from the disk cache. */
+typedef struct lent_piece {
+    ggfs_block *block;     // or NULL
+    const uint8_t *map;    // the block file's mapping when block is NULL
+    size_t map_len;
+} lent_piece;
+
 typedef struct lent {
     unsigned n;
     bool last_read_to_end;  // the last block was read to its end
-    ggfs_block *blocks[];
+    lent_piece pieces[];
 } lent;
 
 static void http_unlend(ggfs_source *src, void *token)
@@ -672,22 +686,27 @@ static void http_unlend(ggfs_source *src, void *token)
     if (!l)
         return;
     // Every block but the last was read past its end.
-    for (unsigned i = 0; i < l->n; i++)
-        release_read(s, l->blocks[i], i + 1 < l->n || l->last_read_to_end);
+    for (unsigned i = 0; i < l->n; i++) {
+        if (l->pieces[i].block)
+            release_read(s, l->pieces[i].block, i + 1 < l->n || l->last_read_to_end);
+        else
+            ggfs_disk_cache_unmap(l->pieces[i].map, l->pieces[i].map_len);
+    }
     free(l);
 }
 
 /* Holds the blocks of [off, off + len) in the memory cache (fetching the
- * missing ones unless memory_only) and points iov at their bytes; EAGAIN
- * when one is not to be had there (perhaps on disk, or slow to come), or
- * when there are more than max. */
+ * missing ones unless memory_only; mapping those on disk and not in
+ * memory, unless memory_only) and points iov at their bytes; EAGAIN when
+ * one is not to be had there (perhaps on disk, or slow to come), or when
+ * there are more than max. */
 static int lend_blocks(http_source *s, size_t len, uint64_t off, bool memory_only, int64_t deadline,
                        struct iovec *iov, int max, int *n, lent **out)
 {
     const uint64_t first = off / BLOCK, last = (off + len - 1) / BLOCK;
     if (last - first + 1 > (uint64_t)max)
         return EAGAIN;
-    lent *l = malloc(sizeof *l + (size_t)(last - first + 1) * sizeof l->blocks[0]);
+    lent *l = malloc(sizeof *l + (size_t)(last - first + 1) * sizeof l->pieces[0]);
     if (!l)
         return EAGAIN;
     l->n = 0;
@@ -697,16 +716,19 @@ static int lend_blocks(http_source *s, size_t len, uint64_t off, bool memory_onl
         const size_t within = b == first ? (size_t)(off % BLOCK) : 0;
         const size_t take = left < BLOCK - within ? left : BLOCK - within;
         char why[256] = "";
-        ggfs_block *blk = NULL;
-        int r;
-        if (memory_only) {
-            blk = ggfs_block_find(s->remote->cache, s->id, b);
-            r = blk ? 0 : NOT_CACHED;
-        } else {
-            r = acquire_block(s, b, last, deadline, &blk, why, sizeof why);
-        }
-        if (r == 0 && within + take > blk->len) {
-            ggfs_block_release(s->remote->cache, blk);
+        lent_piece piece = {0};
+        int r = 0;
+        piece.block = ggfs_block_find(s->remote->cache, s->id, b);
+        // A block on disk is read from there: through memory it would cost
+        // clearing a fresh block and copying into it.
+        if (!piece.block && !memory_only && s->disk && ggfs_disk_cache_has(s->disk, b))
+            piece.map = ggfs_disk_cache_map(s->disk, b, &piece.map_len);
+        if (!piece.block && !piece.map)
+            r = memory_only ? NOT_CACHED : acquire_block(s, b, last, deadline, &piece.block, why, sizeof why);
+        const uint8_t *data = piece.block ? piece.block->data : piece.map;
+        const size_t have = piece.block ? piece.block->len : piece.map_len;
+        if (r == 0 && within + take > have) {
+            l->pieces[l->n++] = piece;
             snprintf(why, sizeof why, "block %" PRIu64 " is short", b);
             r = EIO;
         }
@@ -714,9 +736,9 @@ static int lend_blocks(http_source *s, size_t len, uint64_t off, bool memory_onl
             http_unlend(&s->base, l);
             return r == NOT_CACHED ? EAGAIN : failed_read(s, r, len, off, why);
         }
-        l->blocks[l->n++] = blk;
-        l->last_read_to_end = within + take == blk->len;
-        iov[l->n - 1] = (struct iovec){blk->data + within, take};
+        l->pieces[l->n++] = piece;
+        l->last_read_to_end = within + take == have;
+        iov[l->n - 1] = (struct iovec){(void *)(data + within), take};
         left -= take;
     }
     *n = (int)l->n;

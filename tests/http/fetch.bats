@@ -192,6 +192,10 @@ PY
     # Only the opening requests, one byte each.
     [ "$(grep -c 'bytes=' "$SERVER_DIR/proxy.log")" -eq 3 ]
     [ "$(grep -c 'bytes=0-0 ' "$SERVER_DIR/proxy.log")" -eq 3 ]
+    # Read from the block files as they are: of the tensor's 16 MiB, only
+    # the blocks of the header (at open) and of a read across two shards
+    # (copied) went through the memory cache.
+    [ "$(field in_memory 2)" -le $((3 * BLOCK)) ]
 }
 
 @test "-o prefetch with no disk cache hands the whole model to the page cache; reading it then fetches nothing" {
