@@ -106,6 +106,9 @@ static const int exit_signals[] = {SIGHUP, SIGINT, SIGTERM};
 typedef struct serve_hooks {
     struct fuse_session **session; // set before any request is served
     void (*stop)(void *userdata);  // stops the work, from any thread; or NULL
+    void (*loop_ended)(void *userdata); // once the loop's threads are gone,
+                                   // before the session's device closes:
+                                   // what still replies through it ends; or NULL
 } serve_hooks;
 
 typedef struct stopper {
@@ -230,6 +233,8 @@ static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, const serv
         stopper_end(&st);
     if (hooks && hooks->stop)
         hooks->stop(userdata); // if no signal did (unmounted: nothing waits)
+    if (hooks && hooks->loop_ended)
+        hooks->loop_ended(userdata);
     notify("STOPPING=1");
     // The loop returns the number of the signal that ended it (SIGTERM from
     // systemctl stop, say): a clean end as much as an unmount is.
@@ -281,6 +286,16 @@ static void stop_model_work(void *userdata)
     if (mount->tree->edits)
         ggfs_invalidate_stop(mount);
     ggfs_tree_prefetch_quiet(mount->tree);
+}
+
+/* A remote model's reads handed to threads of their own reply through
+ * the session: those running finish, those queued are answered EIO, before
+ * its device closes. */
+static void end_model_reads(void *userdata)
+{
+    ggfs_model_mount *mount = userdata;
+    ggfs_workers_free(mount->tree->remote_reads);
+    mount->tree->remote_reads = NULL;
 }
 
 /* The edits of a mount given -o edit or -o edits=PATH, read from PATH
@@ -365,12 +380,12 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     // An edited mount tells the kernel of changes through its session, and
     // so does a prefetch handing its bytes on: both stop before the loop
     // ends.
-    const serve_hooks hooks = {.session = &mount.session, .stop = stop_model_work};
+    const serve_hooks hooks = {.session = &mount.session, .stop = stop_model_work, .loop_ended = end_model_reads};
     status = serve(&ggfs_ops, &mount, edits || remote ? &hooks : NULL, mount.readahead_kb, cli->source, args, &cli->cmd);
     ggfs_invalidate_stop(&mount);
     // Normally stopped with the session (ggfs_op_destroy).
     ggfs_tree_prefetch_stop(&tree);
-    // Normally gone with the session (ggfs_op_destroy).
+    // Normally gone with the loop (end_model_reads).
     ggfs_workers_free(tree.remote_reads);
     ggfs_tree_destroy(&tree);
     ggfs_edits_close(edits);

@@ -556,9 +556,9 @@ static void ggfs_op_init(void *userdata, struct fuse_conn_info *conn)
     ggfs_tree_prefetch_start(mount->tree, mount->session);
 }
 
-/* The session ends: remote reads still running finish (their replies go
- * nowhere once unmounted), queued ones are answered EIO, before the
- * session they reply to is freed. */
+/* The session ends: remote reads still running finish, queued ones are
+ * answered EIO, before the session they reply to is freed (the daemon has
+ * ended them before its device closed: end_model_reads in main.c). */
 static void ggfs_op_destroy(void *userdata)
 {
     ggfs_tree *tree = ((ggfs_model_mount *)userdata)->tree;
