@@ -37,6 +37,8 @@ struct ggfs_prefetch {
     unsigned n_landed;
     bool failed;             // a run of this pass failed
     bool held;               // no run is handed out (ggfs_prefetch_hold)
+    size_t from;             // where a pass begins: this kept source,
+    uint64_t from_off;       // at this run (ggfs_prefetch_begin_at)
     bool keeps_all;          // every byte fetched is kept (ggfs_prefetch_keeps_all)
     bool stopping;
     bool ended;              // the thread is done: every byte fetched, or stopping
@@ -140,12 +142,22 @@ static bool pass(ggfs_prefetch *p)
     // memory cache would push out what came first.
     const uint64_t budget =
         p->remote->opts.cache_dir || p->sink ? UINT64_MAX : (uint64_t)p->remote->opts.cache_mb << 20;
+    pthread_mutex_lock(&p->lock);
+    const size_t from = p->from;
+    const uint64_t from_off = p->from_off;
+    pthread_mutex_unlock(&p->lock);
+    // From where the pass begins to the end, then from the start up to
+    // there: step n comes back to the first source, for its runs before
+    // from_off.
     uint64_t covered = 0;
-    for (size_t i = 0; i < p->n && covered < budget; i++) {
+    for (size_t step = 0; step <= p->n && covered < budget; step++) {
+        const size_t i = (from + step) % p->n;
         ggfs_source *src = p->sources[i];
+        const uint64_t first = step == 0 ? from_off : 0;
+        const uint64_t end = step == p->n ? from_off : src->size;
         if (!ggfs_source_unchanged(src))
             continue; // its reads fail for good: nothing to keep
-        for (uint64_t off = 0; off < src->size && covered < budget; off += RUN_BYTES) {
+        for (uint64_t off = first; off < end && covered < budget; off += RUN_BYTES) {
             const uint64_t left = budget - covered;
             if (!hand_out(p, i, off, room))
                 goto wait;
@@ -176,7 +188,12 @@ static void *prefetch_thread(void *arg)
 {
     ggfs_prefetch *p = arg;
     int64_t pause = FIRST_PAUSE_NS;
-    while (!pass(p)) {
+    // Where the first pass begins may be set until it is let go.
+    pthread_mutex_lock(&p->lock);
+    while (p->held && !p->stopping)
+        pthread_cond_wait(&p->changed, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    while (p->n > 0 && !pass(p)) {
         pthread_mutex_lock(&p->lock);
         const struct timespec until = ggfs_timespec_after(pause);
         while (!p->stopping && pthread_cond_timedwait(&p->changed, &p->lock, &until) != ETIMEDOUT)
@@ -245,6 +262,17 @@ void ggfs_prefetch_hold(ggfs_prefetch *p, bool held)
     if (!p->ended)
         tell_going(p, !held);
     pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void ggfs_prefetch_begin_at(ggfs_prefetch *p, size_t source, uint64_t off)
+{
+    pthread_mutex_lock(&p->lock);
+    for (size_t k = 0; k < p->n; k++)
+        if (p->given[k] == source && off < p->sources[k]->size) {
+            p->from = k;
+            p->from_off = off / RUN_BYTES * RUN_BYTES;
+        }
     pthread_mutex_unlock(&p->lock);
 }
 

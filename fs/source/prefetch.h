@@ -47,6 +47,12 @@ ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sour
  * it go on from where it was. From any thread. */
 void ggfs_prefetch_hold(ggfs_prefetch *p, bool held);
 
+/* Where its passes begin (off of sources[source]; by default the start of
+ * the first): from there to the end, then from the start up to there, so
+ * that a load already under way finds the runs ahead of it first. For a
+ * prefetch started held: the first pass begins once it is let go. */
+void ggfs_prefetch_begin_at(ggfs_prefetch *p, size_t source, uint64_t off);
+
 /* Whether a prefetch with these options keeps every byte it fetches
  * (with a disk cache, or with a sink and a memory cache to hand it on
  * from), rather than the first cache_mb of the model. */

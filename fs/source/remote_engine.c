@@ -62,6 +62,12 @@ void ggfs_remote_engine_prefetch_hold(ggfs_remote_engine *e, struct ggfs_prefetc
     e->module->prefetch_hold(p, held);
 }
 
+void ggfs_remote_engine_prefetch_begin_at(ggfs_remote_engine *e, struct ggfs_prefetch *p, size_t source,
+                                          uint64_t off)
+{
+    e->module->prefetch_begin_at(p, source, off);
+}
+
 void ggfs_remote_engine_prefetch_stop(ggfs_remote_engine *e, struct ggfs_prefetch *p)
 {
     if (p)

@@ -41,8 +41,11 @@ struct ggfs_prefetch *ggfs_remote_engine_prefetch_start(ggfs_remote_engine *engi
                                                         ggfs_source *const *sources, size_t n,
                                                         ggfs_prefetch_sink *sink, void *sink_arg, bool held);
 
-/* Holds it, or lets it go (ggfs_prefetch_hold). */
+/* Holds it, or lets it go (ggfs_prefetch_hold), its first pass beginning
+ * at off of source `source` when it begins then (ggfs_prefetch_begin_at). */
 void ggfs_remote_engine_prefetch_hold(ggfs_remote_engine *engine, struct ggfs_prefetch *p, bool held);
+void ggfs_remote_engine_prefetch_begin_at(ggfs_remote_engine *engine, struct ggfs_prefetch *p, size_t source,
+                                          uint64_t off);
 
 /* Stops it (NULL: nothing). */
 void ggfs_remote_engine_prefetch_stop(ggfs_remote_engine *engine, struct ggfs_prefetch *p);

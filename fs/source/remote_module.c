@@ -12,5 +12,6 @@ const ggfs_remote_module ggfs_remote_module_entry = {
     .source_open = ggfs_source_http_open,
     .prefetch_start = ggfs_prefetch_start,
     .prefetch_hold = ggfs_prefetch_hold,
+    .prefetch_begin_at = ggfs_prefetch_begin_at,
     .prefetch_stop = ggfs_prefetch_stop,
 };

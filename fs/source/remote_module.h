@@ -32,6 +32,7 @@ typedef struct ggfs_remote_module {
     ggfs_prefetch *(*prefetch_start)(ggfs_remote *remote, ggfs_source *const *sources, size_t n,
                                      ggfs_prefetch_sink *sink, void *sink_arg, bool held);
     void (*prefetch_hold)(ggfs_prefetch *p, bool held);
+    void (*prefetch_begin_at)(ggfs_prefetch *p, size_t source, uint64_t off);
     void (*prefetch_stop)(ggfs_prefetch *p);
 } ggfs_remote_module;
 

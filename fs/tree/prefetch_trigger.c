@@ -14,7 +14,7 @@
 
 struct ggfs_prefetch_trigger {
     uint64_t after;
-    void (*hold)(void *arg, bool held);
+    void (*hold)(void *arg, bool held, uint64_t at);
     void *arg;
     pthread_mutex_t lock; // guards what follows, and the calls of hold
     unsigned openers;
@@ -25,7 +25,8 @@ struct ggfs_prefetch_trigger {
     bool off;
 };
 
-ggfs_prefetch_trigger *ggfs_prefetch_trigger_new(uint64_t after, void (*hold)(void *arg, bool held), void *arg)
+ggfs_prefetch_trigger *ggfs_prefetch_trigger_new(uint64_t after, void (*hold)(void *arg, bool held, uint64_t at),
+                                                 void *arg)
 {
     ggfs_prefetch_trigger *t = calloc(1, sizeof *t);
     if (!t)
@@ -59,7 +60,7 @@ void ggfs_prefetch_trigger_read(ggfs_prefetch_trigger *t, uint64_t off, uint64_t
     // so that a stray one never lets go a prefetch no release would hold.
     if (!t->going && !t->off && t->openers > 0 && t->read >= t->after && t->jumps >= JUMPS_MIN) {
         t->going = true;
-        t->hold(t->arg, false);
+        t->hold(t->arg, false, off);
     }
     pthread_mutex_unlock(&t->lock);
 }
@@ -73,7 +74,7 @@ void ggfs_prefetch_trigger_released(ggfs_prefetch_trigger *t)
         t->read = 0;
         t->jumps = 0;
         if (t->going && !t->off)
-            t->hold(t->arg, true);
+            t->hold(t->arg, true, 0);
         t->going = false;
     }
     pthread_mutex_unlock(&t->lock);

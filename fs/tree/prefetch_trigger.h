@@ -20,12 +20,13 @@
 
 typedef struct ggfs_prefetch_trigger ggfs_prefetch_trigger;
 
-/* Calls hold(arg, false) once `after` bytes of model.gguf were read while
- * open, with a few jumps among the reads, hold(arg, true) when its last
- * opener is gone after that; never
- * two at once, and never after ggfs_prefetch_trigger_off. NULL when out of
- * memory. */
-ggfs_prefetch_trigger *ggfs_prefetch_trigger_new(uint64_t after, void (*hold)(void *arg, bool held), void *arg);
+/* Calls hold(arg, false, at) once `after` bytes of model.gguf were read
+ * while open, with a few jumps among the reads (at: where in model.gguf
+ * the read that made it so began), hold(arg, true, 0) when its last opener
+ * is gone after that; never two at once, and never after
+ * ggfs_prefetch_trigger_off. NULL when out of memory. */
+ggfs_prefetch_trigger *ggfs_prefetch_trigger_new(uint64_t after, void (*hold)(void *arg, bool held, uint64_t at),
+                                                 void *arg);
 
 /* model.gguf was opened, read for len bytes at off, released. NULL:
  * nothing. */

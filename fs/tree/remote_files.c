@@ -47,9 +47,14 @@ void ggfs_tree_prefetch_prepare(ggfs_tree *tree, const char *gguf_path)
         tree->page_push = ggfs_page_push_new(GGFS_INO_MODEL_GGUF + tree->ino_base, gguf_path, only);
 }
 
-static void hold_prefetch(void *arg, bool held)
+static void hold_prefetch(void *arg, bool held, uint64_t at)
 {
     ggfs_tree *tree = arg;
+    // A single shard's bytes are model.gguf's, at the same offsets (a
+    // split set's model.gguf lays them out anew: its pass begins at the
+    // start).
+    if (!held && tree->model->n_shards == 1 && !ggfs_tree_editable(tree))
+        ggfs_remote_engine_prefetch_begin_at(tree->remote, tree->prefetch, 0, at);
     ggfs_remote_engine_prefetch_hold(tree->remote, tree->prefetch, held);
 }
 
