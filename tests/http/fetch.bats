@@ -256,13 +256,14 @@ passed() {
                      END {exit !found}' "$SERVER_DIR/proxy.log"
 }
 
-# load_like_llama: reads 1 MiB at each of nine places of the first 15
-# MiB of model.gguf, out of order, as a model load does (with direct I/O,
-# so that each read reaches the daemon as it is, whatever the kernel has
-# cached or reads ahead).
+# load_like_llama [MIB...]: reads 1 MiB at each of nine places of
+# model.gguf (by default in its first 15 MiB), out of order, as a model
+# load does (with direct I/O, so that each read reaches the daemon as it
+# is, whatever the kernel has cached or reads ahead).
 load_like_llama() {
-    local at
-    for at in 0 8 2 10 4 12 6 14 1; do
+    local at places=("$@")
+    [ $# -gt 0 ] || places=(0 8 2 10 4 12 6 14 1)
+    for at in "${places[@]}"; do
         dd if="$REMOTE/model.gguf" bs=1M skip=$at count=1 iflag=direct status=none of=/dev/null
     done
 }
@@ -323,6 +324,35 @@ load_like_llama() {
     sleep 1
     run ! asked_from $((24 * BLOCK))
     exec 7<&-
+}
+
+# first_asking OFF: the line of the proxy's log of the first request for
+# the byte at OFF; nothing when none asked for it.
+first_asking() {
+    awk -v off="$1" '{split($3, r, /[=-]/); if (r[1] == "bytes" && r[2] <= off && r[3] >= off) {print NR; exit}}' \
+        "$SERVER_DIR/proxy.log"
+}
+
+@test "a load's prefetch begins where the load is, then comes back for the runs before" {
+    local i at36 at8
+    # One run of the prefetch at a time, in order; read-ahead within 6
+    # blocks of a reader (cache_mb=8).
+    mount_model "$PROXIED/model.gguf" "$REMOTE" -o prefetch_after_mb=4,cache_mb=8,connections=2
+    clear_log
+    exec 7<"$REMOTE/model.gguf"
+    # The eighth jump, to 26 MiB, starts the prefetch: its first run is
+    # 24-32 MiB, then 32-40 MiB, which the load and its read-ahead left
+    # alone from 33 MiB on, as they did 1-19 MiB.
+    load_like_llama 40 20 44 24 42 22 46 26 38
+    for i in $(seq 300); do
+        [ -n "$(first_asking $((8 * BLOCK)))" ] && break
+        sleep 0.1
+    done
+    exec 7<&-
+    at36=$(first_asking $((36 * BLOCK)))
+    at8=$(first_asking $((8 * BLOCK)))
+    [ -n "$at36" ] && [ -n "$at8" ]
+    [ "$at36" -lt "$at8" ]
 }
 
 @test "SIGTERM or an unmount while the prefetch hands bytes to the kernel ends the daemon cleanly" {
