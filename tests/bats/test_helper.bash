@@ -22,12 +22,13 @@ require_fuse() {
 # foreground (fd 3 closed, or bats would wait for it; fds 5 to 9 too, which
 # tests open on mounts, or the daemon would keep them busy) and returns
 # once the mount answers. A background job of a script starts with SIGINT
-# ignored; the daemon gets it back, as it has in a terminal.
+# ignored, and a suite run under nohup with SIGHUP ignored: the daemon gets
+# the exit signals back, as it has them in a terminal.
 mount_model() {
     local model=$1 mnt=$2
     shift 2
     mkdir -p "$mnt"
-    env --default-signal=INT "$GGUF_FS" -f "$@" "$model" "$mnt" 3>&- 5<&- 6<&- 7<&- 8<&- 9<&- \
+    env --default-signal=HUP,INT,TERM "$GGUF_FS" -f "$@" "$model" "$mnt" 3>&- 5<&- 6<&- 7<&- 8<&- 9<&- \
         2>>"$BATS_TEST_TMPDIR/daemon.log" &
     echo "$! $mnt" >>"$BATS_TEST_TMPDIR/daemons"
     local i
