@@ -39,7 +39,6 @@ struct ggfs_prefetch {
     bool held;               // no run is handed out (ggfs_prefetch_hold)
     size_t from;             // where a pass begins: this kept source,
     uint64_t from_off;       // at this run (ggfs_prefetch_begin_at)
-    bool keeps_all;          // every byte fetched is kept (ggfs_prefetch_keeps_all)
     bool stopping;
     bool ended;              // the thread is done: every byte fetched, or stopping
 };
@@ -128,6 +127,13 @@ static bool hand_out(ggfs_prefetch *p, size_t source, uint64_t off, unsigned roo
     return true;
 }
 
+/* Whether every byte fetched is kept: on disk, or handed to the sink
+ * (rather than the first cache_mb of the model, in memory). */
+static bool keeps_every_byte(const ggfs_prefetch *p)
+{
+    return p->remote->opts.cache_dir || p->sink;
+}
+
 /* One pass; true when every run of it succeeded. */
 static bool pass(ggfs_prefetch *p)
 {
@@ -140,8 +146,7 @@ static bool pass(ggfs_prefetch *p)
         room = half_cache_runs > 0 ? (unsigned)half_cache_runs : 1;
     // Without a disk cache or a sink to take the bytes, what passes the
     // memory cache would push out what came first.
-    const uint64_t budget =
-        p->remote->opts.cache_dir || p->sink ? UINT64_MAX : (uint64_t)p->remote->opts.cache_mb << 20;
+    const uint64_t budget = keeps_every_byte(p) ? UINT64_MAX : (uint64_t)p->remote->opts.cache_mb << 20;
     pthread_mutex_lock(&p->lock);
     const size_t from = p->from;
     const uint64_t from_off = p->from_off;
@@ -181,7 +186,7 @@ wait:
  * or before the thread starts. */
 static void tell_going(ggfs_prefetch *p, bool going)
 {
-    atomic_store(&p->remote->prefetch_going, going && p->keeps_all);
+    atomic_store(&p->remote->prefetch_going, going && keeps_every_byte(p));
 }
 
 static void *prefetch_thread(void *arg)
@@ -219,14 +224,13 @@ ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sour
         return NULL;
     p->remote = remote;
     p->held = held;
-    p->keeps_all = ggfs_prefetch_keeps_all(&remote->opts, sink != NULL);
-    tell_going(p, !held);
     // With a disk cache every byte waits there already; with no cache at
     // all, the sink would find nothing to take.
-    if (!remote->opts.cache_dir && ggfs_prefetch_keeps_all(&remote->opts, true)) {
+    if (!remote->opts.cache_dir && remote->opts.cache_mb > 0) {
         p->sink = sink;
         p->sink_arg = sink_arg;
     }
+    tell_going(p, !held);
     p->sources = malloc(n * sizeof *p->sources);
     p->given = malloc(n * sizeof *p->given);
     if (!p->sources || !p->given) {
