@@ -35,25 +35,29 @@ static bool prefetch_asked(const ggfs_tree *tree)
     return ggfs_remote_engine_prefetches(tree->remote) || ggfs_remote_engine_prefetch_after(tree->remote, true) > 0;
 }
 
+/* Whether model.gguf is the source's bytes as they are, at the same
+ * offsets (a split set's model.gguf lays them out anew; an edited one
+ * changes). */
+static bool gguf_is_the_source(const ggfs_tree *tree)
+{
+    return tree->model->n_shards == 1 && !ggfs_tree_editable(tree);
+}
+
 void ggfs_tree_prefetch_prepare(ggfs_tree *tree, const char *gguf_path)
 {
     if (!tree->remote || !prefetch_asked(tree) || tree->page_push)
         return;
-    // model.gguf is the source's bytes as they are: they can go to its
-    // pages. (A split set's model.gguf lays them out anew; an edited one
-    // changes.)
+    // The source's bytes can go to model.gguf's pages.
     ggfs_source *only = tree->model->shards[0].source;
-    if (tree->model->n_shards == 1 && !ggfs_tree_editable(tree) && only->ops->copy_held)
+    if (gguf_is_the_source(tree) && only->ops->copy_held)
         tree->page_push = ggfs_page_push_new(GGFS_INO_MODEL_GGUF + tree->ino_base, gguf_path, only);
 }
 
 static void hold_prefetch(void *arg, bool held, uint64_t at)
 {
     ggfs_tree *tree = arg;
-    // A single shard's bytes are model.gguf's, at the same offsets (a
-    // split set's model.gguf lays them out anew: its pass begins at the
-    // start).
-    if (!held && tree->model->n_shards == 1 && !ggfs_tree_editable(tree))
+    // Otherwise the pass begins at the start.
+    if (!held && gguf_is_the_source(tree))
         ggfs_remote_engine_prefetch_begin_at(tree->remote, tree->prefetch, 0, at);
     ggfs_remote_engine_prefetch_hold(tree->remote, tree->prefetch, held);
 }
