@@ -3,10 +3,13 @@
  * requests in flight, threads that take the best job whenever a
  * connection is free and no reader waits for one.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "source/fetcher.h"
+#include "util/clock.h"
+#include "util/cond.h"
 
 #define MAX_QUEUED 4096
 
@@ -46,7 +49,7 @@ ggfs_fetcher *ggfs_fetcher_new(unsigned connections)
     }
     ggfs_dlist_init(&f->queue);
     pthread_mutex_init(&f->lock, NULL);
-    pthread_cond_init(&f->changed, NULL);
+    ggfs_cond_init_monotonic(&f->changed);
     return f;
 }
 
@@ -141,15 +144,22 @@ bool ggfs_fetcher_submit(ggfs_fetcher *f, ggfs_fetch_class c, ggfs_fetch_share *
     return ok;
 }
 
-void ggfs_fetcher_enter(ggfs_fetcher *f)
+bool ggfs_fetcher_enter(ggfs_fetcher *f, int64_t deadline_ns)
 {
+    const struct timespec until = ggfs_timespec_at(deadline_ns);
     pthread_mutex_lock(&f->lock);
     f->readers_waiting++;
-    while (f->in_flight >= f->connections)
-        pthread_cond_wait(&f->changed, &f->lock);
+    while (f->in_flight >= f->connections &&
+           pthread_cond_timedwait(&f->changed, &f->lock, &until) != ETIMEDOUT)
+        ;
     f->readers_waiting--;
-    f->in_flight++;
+    const bool entered = f->in_flight < f->connections;
+    if (entered)
+        f->in_flight++;
+    else // a job may take the connection this reader no longer waits for
+        pthread_cond_broadcast(&f->changed);
     pthread_mutex_unlock(&f->lock);
+    return entered;
 }
 
 void ggfs_fetcher_leave(ggfs_fetcher *f)

@@ -15,6 +15,7 @@
 #define GGFS_SOURCE_FETCHER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "util/dlist.h"
 #include "util/workers.h"
@@ -58,8 +59,10 @@ bool ggfs_fetcher_submit(ggfs_fetcher *f, ggfs_fetch_class c, ggfs_fetch_share *
                          ggfs_fetch_done_fn *done, void *arg);
 
 /* A reader's own request: waits for a connection, ahead of every queued
- * job. Pair with ggfs_fetcher_leave. */
-void ggfs_fetcher_enter(ggfs_fetcher *f);
+ * job, until deadline_ns (ggfs_now_ns's clock); false when none came by
+ * then (jobs of a stalled server holding them all). Pair a true one with
+ * ggfs_fetcher_leave. */
+bool ggfs_fetcher_enter(ggfs_fetcher *f, int64_t deadline_ns);
 void ggfs_fetcher_leave(ggfs_fetcher *f);
 
 /* Shares with jobs queued or running now: the readers being read ahead

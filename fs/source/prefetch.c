@@ -1,6 +1,7 @@
 /*
  * The prefetch thread: passes over the model until one succeeds, each pass
- * a run after another handed to the fetcher, a few at a time.
+ * a run after another handed to the fetcher, a few at a time; with a sink,
+ * a thread that hands it the runs as they land.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,12 +30,14 @@ struct ggfs_prefetch {
     ggfs_prefetch_sink *sink; // or NULL
     void *sink_arg;
     pthread_t thread;
+    pthread_t sink_thread;   // with a sink: hands the runs that landed to it
     ggfs_fetch_share share;  // the fetcher's to count
     pthread_mutex_t lock;    // guards what follows
     pthread_cond_t changed;  // a run ended, or stopping
     unsigned outstanding;    // runs handed to the fetcher, not ended
     landed_run landed[LANDED_MAX]; // runs fetched, for the sink, oldest first
     unsigned n_landed;
+    bool sinking;            // the sink thread has a run in hand
     bool failed;             // a run of this pass failed
     bool held;               // no run is handed out (ggfs_prefetch_hold)
     size_t from;             // where a pass begins: this kept source,
@@ -70,7 +73,7 @@ static void run_done(void *arg)
     p->outstanding--;
     if (r->failed) {
         p->failed = true;
-    } else if (p->sink && p->n_landed < LANDED_MAX) {
+    } else if (p->sink && !p->stopping && p->n_landed < LANDED_MAX) {
         const uint64_t size = p->sources[r->source]->size;
         p->landed[p->n_landed++] = (landed_run){p->given[r->source], r->off,
                                                 size - r->off < RUN_BYTES ? size - r->off : RUN_BYTES};
@@ -80,33 +83,49 @@ static void run_done(void *arg)
     free(r);
 }
 
-/* Hands the runs that landed to the sink, oldest first, with the lock
- * held (and let go of while the sink runs); true when there were any. */
-static bool drain_landed(ggfs_prefetch *p)
+/* The sink's thread: hands the runs that landed to the sink, oldest first,
+ * until the prefetch stops. Apart from the thread handing runs out, so
+ * that a connection freed while a run is stored goes on at once. */
+static void *sink_thread(void *arg)
 {
-    if (p->n_landed == 0)
-        return false;
-    while (p->n_landed > 0 && !p->stopping) {
+    ggfs_prefetch *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->stopping && p->n_landed == 0)
+            pthread_cond_wait(&p->changed, &p->lock);
+        if (p->stopping)
+            break;
         const landed_run l = p->landed[0];
         p->n_landed--;
         memmove(p->landed, p->landed + 1, p->n_landed * sizeof p->landed[0]);
+        p->sinking = true;
         pthread_mutex_unlock(&p->lock);
         p->sink(p->sink_arg, l.source, l.off, l.len);
         pthread_mutex_lock(&p->lock);
+        p->sinking = false;
+        pthread_cond_broadcast(&p->changed);
     }
+    // What landed and was not stored yet is read when asked for.
     p->n_landed = 0;
-    return true;
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
 }
 
-/* Hands the run at off of the source `source` to the fetcher once fewer
- * than `room` are out or waiting for the sink; false when the pass is to
- * end (stopping, a failure). */
-static bool hand_out(ggfs_prefetch *p, size_t source, uint64_t off, unsigned room)
+/* How many runs may be out at once (one a connection: readers' own
+ * requests still pass before the next), and out or in memory waiting for
+ * the sink. */
+typedef struct room {
+    unsigned out, waiting;
+} room;
+
+/* Hands the run at off of the source `source` to the fetcher once there is
+ * room for it; false when the pass is to end (stopping, a failure). */
+static bool hand_out(ggfs_prefetch *p, size_t source, uint64_t off, room room)
 {
     pthread_mutex_lock(&p->lock);
-    while (!p->stopping && !p->failed && (p->held || p->outstanding + p->n_landed >= room))
-        if (!drain_landed(p))
-            pthread_cond_wait(&p->changed, &p->lock);
+    while (!p->stopping && !p->failed &&
+           (p->held || p->outstanding >= room.out || p->outstanding + p->n_landed + p->sinking >= room.waiting))
+        pthread_cond_wait(&p->changed, &p->lock);
     const bool go = !p->stopping && !p->failed;
     if (go)
         p->outstanding++;
@@ -137,13 +156,16 @@ static bool keeps_every_byte(const ggfs_prefetch *p)
 /* One pass; true when every run of it succeeded. */
 static bool pass(ggfs_prefetch *p)
 {
-    const unsigned connections = ggfs_fetcher_connections(p->remote->fetcher);
-    unsigned room = connections > 1 ? connections - (connections + 7) / 8 : 1;
+    room room = {ggfs_fetcher_connections(p->remote->fetcher), LANDED_MAX};
     // What the sink is to take must still be in memory when it comes to
-    // it: half the memory cache at most is out or waiting.
-    const uint64_t half_cache_runs = ((uint64_t)p->remote->opts.cache_mb << 20) / 2 / RUN_BYTES;
-    if (p->sink && half_cache_runs < room)
-        room = half_cache_runs > 0 ? (unsigned)half_cache_runs : 1;
+    // it: three quarters of the memory cache at most are out or waiting,
+    // the rest is the readers'.
+    if (p->sink) {
+        const uint64_t runs = ((uint64_t)p->remote->opts.cache_mb << 20) / 4 * 3 / RUN_BYTES;
+        room.waiting = runs == 0 ? 1 : runs < LANDED_MAX ? (unsigned)runs : LANDED_MAX;
+        if (room.out > room.waiting)
+            room.out = room.waiting;
+    }
     // Without a disk cache or a sink to take the bytes, what passes the
     // memory cache would push out what came first.
     const uint64_t budget = keeps_every_byte(p) ? UINT64_MAX : (uint64_t)p->remote->opts.cache_mb << 20;
@@ -171,9 +193,8 @@ static bool pass(ggfs_prefetch *p)
     }
 wait:
     pthread_mutex_lock(&p->lock);
-    while (p->outstanding > 0 || p->n_landed > 0)
-        if (!drain_landed(p))
-            pthread_cond_wait(&p->changed, &p->lock);
+    while (p->outstanding > 0 || (!p->stopping && (p->n_landed > 0 || p->sinking)))
+        pthread_cond_wait(&p->changed, &p->lock);
     const bool ok = !p->failed && !p->stopping;
     p->failed = false;
     pthread_mutex_unlock(&p->lock);
@@ -216,6 +237,24 @@ static void *prefetch_thread(void *arg)
     return NULL;
 }
 
+/* The sink's thread (with a sink), then the prefetch's; false (and none)
+ * when one cannot start. */
+static bool start_threads(ggfs_prefetch *p)
+{
+    if (p->sink && pthread_create(&p->sink_thread, NULL, sink_thread, p) != 0)
+        return false;
+    if (pthread_create(&p->thread, NULL, prefetch_thread, p) == 0)
+        return true;
+    if (p->sink) {
+        pthread_mutex_lock(&p->lock);
+        p->stopping = true;
+        pthread_cond_broadcast(&p->changed);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->sink_thread, NULL);
+    }
+    return false;
+}
+
 ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sources, size_t n,
                                    ggfs_prefetch_sink *sink, void *sink_arg, bool held)
 {
@@ -248,7 +287,7 @@ ggfs_prefetch *ggfs_prefetch_start(ggfs_remote *remote, ggfs_source *const *sour
     p->n = kept;
     pthread_mutex_init(&p->lock, NULL);
     ggfs_cond_init_monotonic(&p->changed);
-    if (pthread_create(&p->thread, NULL, prefetch_thread, p) != 0) {
+    if (!start_threads(p)) {
         pthread_mutex_destroy(&p->lock);
         pthread_cond_destroy(&p->changed);
         free(p->sources);
@@ -289,6 +328,8 @@ void ggfs_prefetch_stop(ggfs_prefetch *p)
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
     pthread_join(p->thread, NULL);
+    if (p->sink)
+        pthread_join(p->sink_thread, NULL);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->changed);
     free(p->sources);

@@ -6,9 +6,9 @@
  * (more would push out what came first).
  *
  * A thread walks the model in runs of a few MiB and hands each to the
- * mount's fetcher as a prefetch job (fetcher.h): readers' requests and
- * read-ahead go first, and the prefetch keeps a connection in eight for
- * them free. A failed run (the server gone, say) ends the pass; the next
+ * mount's fetcher as a prefetch job (fetcher.h), one a connection at most:
+ * readers' requests and read-ahead go first, each taking the next
+ * connection that frees. A failed run (the server gone, say) ends the pass; the next
  * starts after a pause, 1 s doubling to 8 s, until a pass fetches with no
  * failure. Readers meanwhile fail as without prefetch (EIO after
  * timeout_s).
@@ -29,10 +29,11 @@
 
 typedef struct ggfs_prefetch ggfs_prefetch;
 
-/* Where each run fetched goes besides the caches: called on the prefetch's
- * thread, in file order, with [off, off + len) of sources[source] in the
- * caches (its copy_held op gives them). It may wait: the prefetch hands
- * out no run meanwhile. */
+/* Where each run fetched goes besides the caches: called on a thread of
+ * the prefetch's own, in the order the runs landed, with [off, off + len)
+ * of sources[source] in the caches (its copy_held op gives them). It may
+ * wait: runs go on being handed out meanwhile while the memory cache has
+ * room for them (three quarters of it at most out or waiting). */
 typedef void ggfs_prefetch_sink(void *arg, size_t source, uint64_t off, uint64_t len);
 
 /* Starts the prefetch of sources (n, in file order; their prefetch op does

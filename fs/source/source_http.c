@@ -517,6 +517,16 @@ enum {
 /* Block `index` ready in the cache and held for the caller: found there,
  * or claimed (with the missing blocks after it up to `last`) and fetched.
  * Returns 0, NOT_CACHED, FAILED_LATELY, or EIO with why filled. */
+/* A connection for a reader's own request, by its deadline; false, with
+ * why filled, when none came free (all held by requests that stall). */
+static bool enter_fetcher(http_source *s, int64_t deadline, char *why, size_t why_size)
+{
+    if (ggfs_fetcher_enter(s->remote->fetcher, deadline))
+        return true;
+    snprintf(why, why_size, "no connection free within %u s", s->remote->opts.timeout_s);
+    return false;
+}
+
 static int acquire_block(http_source *s, uint64_t index, uint64_t last, int64_t deadline,
                          ggfs_block **out, char *why, size_t why_size)
 {
@@ -541,7 +551,11 @@ static int acquire_block(http_source *s, uint64_t index, uint64_t last, int64_t 
             const unsigned max = s->remote->opts.cache_mb >= RUN_MAX * (BLOCK >> 20) ? RUN_MAX : 1;
             const unsigned count = extend_claim(s, blocks, index, last, max);
             unsigned arrived;
-            ggfs_fetcher_enter(s->remote->fetcher);
+            if (!enter_fetcher(s, deadline, why, why_size)) {
+                for (unsigned i = 0; i < count; i++)
+                    ggfs_block_abandon(cache, blocks[i]);
+                return EIO;
+            }
             const int e = load_run(s, blocks, count, index, deadline, true, &arrived, why, why_size);
             ggfs_fetcher_leave(s->remote->fetcher);
             // The blocks after this one are for the same read: leave them
@@ -581,7 +595,8 @@ static int read_block(http_source *s, uint64_t index, uint64_t last, size_t with
         // Another request has been bringing this block for a while: fetch
         // just the bytes wanted, straight into the reader's buffer.
         uint8_t *part = dst;
-        ggfs_fetcher_enter(s->remote->fetcher);
+        if (!enter_fetcher(s, deadline, why, why_size))
+            return EIO;
         const int f = fetch(s, index * BLOCK + within, n, &part, n, (on_part){0}, deadline, true, why,
                             why_size);
         ggfs_fetcher_leave(s->remote->fetcher);
