@@ -31,7 +31,7 @@ typedef struct ggfs_prefetch ggfs_prefetch;
 
 /* Where each run fetched goes besides the caches: called on a thread of
  * the prefetch's own, in the order the runs landed, with [off, off + len)
- * of sources[source] in the caches (its copy_held op gives them). It may
+ * of sources[source] in the memory cache (its lend_held op lends them). It may
  * wait: runs go on being handed out meanwhile while the memory cache has
  * room for them (three quarters of it at most out or waiting). */
 typedef void ggfs_prefetch_sink(void *arg, size_t source, uint64_t off, uint64_t len);

@@ -66,11 +66,13 @@ typedef struct ggfs_source_ops {
      * Returns 0, or an errno (EIO: the server failed; the source logs
      * nothing). */
     int (*prefetch)(ggfs_source *src, uint64_t off, uint64_t len);
-    /* Optional, with prefetch: copies [off, off + len) from what the
-     * caches hold (memory, then disk), fetching nothing and leaving
-     * read-ahead as it was; blocks copied from memory are the first to
-     * leave it. Returns 0, or EAGAIN when some of it is held by neither. */
-    int (*copy_held)(ggfs_source *src, void *buf, size_t len, uint64_t off);
+    /* Optional, with prefetch and lend: lends [off, off + len) as lend
+     * does when all of it is in memory, fetching nothing and leaving
+     * read-ahead as it was; the blocks lent are the first to leave memory
+     * once unlent. Returns 0, or EAGAIN when some of it is not in memory
+     * or it spans more than max blocks. */
+    int (*lend_held)(ggfs_source *src, size_t len, uint64_t off, struct iovec *iov, int max, int *n,
+                     void **token);
     /* Optional, with prefetch: what the source has done, for the `remote`
      * file (remote_status.h). */
     void (*status)(ggfs_source *src, struct ggfs_source_status *out);

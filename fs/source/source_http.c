@@ -860,30 +860,21 @@ static int http_prefetch(ggfs_source *src, uint64_t off, uint64_t len)
     return failed;
 }
 
-static int http_copy_held(ggfs_source *src, void *buf, size_t len, uint64_t off)
+static int http_lend_held(ggfs_source *src, size_t len, uint64_t off, struct iovec *iov, int max, int *n,
+                          void **token)
 {
     http_source *s = (http_source *)src;
-    if (check_range(s, len, off) != 0)
+    *n = 0;
+    *token = NULL;
+    if (check_range(s, len, off) != 0 || len == 0)
         return EAGAIN;
-    uint8_t *dst = buf;
-    while (len > 0) {
-        const uint64_t b = off / BLOCK;
-        const size_t within = (size_t)(off % BLOCK);
-        const size_t take = len < BLOCK - within ? len : BLOCK - within;
-        ggfs_block *blk = ggfs_block_find(s->remote->cache, s->id, b);
-        if (blk && within + take <= blk->len) {
-            memcpy(dst, blk->data + within, take);
-            ggfs_block_release_cold(s->remote->cache, blk);
-        } else {
-            if (blk)
-                ggfs_block_release(s->remote->cache, blk);
-            if (!s->disk || !ggfs_disk_cache_has(s->disk, b) || !ggfs_disk_cache_read(s->disk, b, dst, within, take))
-                return EAGAIN;
-        }
-        dst += take;
-        off += take;
-        len -= take;
-    }
+    lent *l = NULL;
+    const int r = lend_blocks(s, len, off, true, 0, iov, max, n, &l);
+    if (r != 0)
+        return EAGAIN;
+    // Handed on whole: each block is the first to leave memory once back.
+    l->last_read_to_end = true;
+    *token = l;
     return 0;
 }
 
@@ -899,7 +890,7 @@ static void http_status(ggfs_source *src, ggfs_source_status *out)
 
 static const ggfs_source_ops http_ops = {
     .prefetch = http_prefetch,
-    .copy_held = http_copy_held,
+    .lend_held = http_lend_held,
     .status = http_status,
     .read = http_read,
     .unchanged = http_unchanged,

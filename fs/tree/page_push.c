@@ -13,9 +13,11 @@
 #include "util/cond.h"
 #include "util/log.h"
 
-// The bytes go through one buffer of this size: the daemon's memory
-// grows by it, not by the model.
+// Bytes handed to the kernel at once: a block of the memory cache (lent
+// in place, no copy), so that a store holds the pages it fills briefly.
 #define PUSH_BYTES (1u << 20)
+// Blocks one push may span (a run that does not begin on a block's start).
+#define PUSH_PIECES 2
 // How long a push waits for model.gguf to be known before trying again
 // (an inode the kernel learned from a directory listing brings no call).
 #define RETRY_NS INT64_C(1000000000)
@@ -25,7 +27,7 @@ struct ggfs_page_push {
     fuse_ino_t ino;
     char *path;              // model.gguf through the mount
     ggfs_source *src;
-    uint8_t *buf;            // used by the prefetch's thread alone
+    struct fuse_bufvec *bufv; // PUSH_PIECES buffers, used by the sink's thread alone
     pthread_mutex_t lock;    // guards what follows
     pthread_cond_t changed;  // known, or stopping
     unsigned known;          // lookups and opens so far
@@ -37,9 +39,10 @@ struct ggfs_page_push {
 ggfs_page_push *ggfs_page_push_new(fuse_ino_t ino, const char *path, ggfs_source *src)
 {
     ggfs_page_push *p = calloc(1, sizeof *p);
-    if (!p || !(p->buf = malloc(PUSH_BYTES)) || !(p->path = strdup(path))) {
+    const size_t bufv_size = sizeof *p->bufv + (PUSH_PIECES - 1) * sizeof p->bufv->buf[0];
+    if (!p || !(p->bufv = calloc(1, bufv_size)) || !(p->path = strdup(path))) {
         if (p)
-            free(p->buf);
+            free(p->bufv);
         free(p);
         return NULL;
     }
@@ -84,20 +87,18 @@ static void call_end(ggfs_page_push *p)
     pthread_mutex_unlock(&p->lock);
 }
 
-/* Pushes [off, off + len) (at most PUSH_BYTES), held by the source's
- * caches; false when stopping. */
-static bool push(ggfs_page_push *p, uint64_t off, size_t len)
+/* Stores p->bufv at off in the kernel's pages of model.gguf; false when
+ * stopping. */
+static bool store(ggfs_page_push *p, uint64_t off)
 {
-    if (p->src->ops->copy_held(p->src, p->buf, len, off) != 0)
-        return true; // gone from the caches already: read when asked for
     bool tried_lookup = false;
     for (;;) {
         unsigned seen;
         if (!call_begin(p, &seen))
             return false;
-        struct fuse_bufvec bufv = FUSE_BUFVEC_INIT(len);
-        bufv.buf[0].mem = p->buf;
-        const int r = fuse_lowlevel_notify_store(p->se, p->ino, off, &bufv, 0);
+        p->bufv->idx = 0;
+        p->bufv->off = 0;
+        const int r = fuse_lowlevel_notify_store(p->se, p->ino, off, p->bufv, 0);
         // The first time the kernel does not know model.gguf, it is looked
         // up; a kernel that forgets it again is waited for.
         const bool first_unknown = r == -ENOENT && !tried_lookup;
@@ -118,6 +119,23 @@ static bool push(ggfs_page_push *p, uint64_t off, size_t len)
         if (!wait_known(p, seen))
             return false;
     }
+}
+
+/* Stores [off, off + len) (at most PUSH_BYTES), lent by the source's
+ * memory cache, in the kernel's pages; false when stopping. */
+static bool push(ggfs_page_push *p, uint64_t off, size_t len)
+{
+    struct iovec iov[PUSH_PIECES];
+    int n;
+    void *token;
+    if (p->src->ops->lend_held(p->src, len, off, iov, PUSH_PIECES, &n, &token) != 0)
+        return true; // gone from the cache already: read when asked for
+    *p->bufv = (struct fuse_bufvec){.count = (size_t)n};
+    for (int i = 0; i < n; i++)
+        p->bufv->buf[i] = (struct fuse_buf){.size = iov[i].iov_len, .mem = iov[i].iov_base};
+    const bool go_on = store(p, off);
+    p->src->ops->unlend(p->src, token);
+    return go_on;
 }
 
 void ggfs_page_push_sink(void *arg, size_t source, uint64_t off, uint64_t len)
@@ -162,7 +180,7 @@ void ggfs_page_push_free(ggfs_page_push *p)
         return;
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->changed);
-    free(p->buf);
+    free(p->bufv);
     free(p->path);
     free(p);
 }

@@ -49,7 +49,7 @@ void ggfs_tree_prefetch_prepare(ggfs_tree *tree, const char *gguf_path)
         return;
     // The source's bytes can go to model.gguf's pages.
     ggfs_source *only = tree->model->shards[0].source;
-    if (gguf_is_the_source(tree) && only->ops->copy_held)
+    if (gguf_is_the_source(tree) && only->ops->lend_held)
         tree->page_push = ggfs_page_push_new(GGFS_INO_MODEL_GGUF + tree->ino_base, gguf_path, only);
 }
 
