@@ -9,7 +9,8 @@
  * reader's) with the fewest running goes first, so that readers going
  * through files at once get the connections in equal parts, whatever
  * order they queued in. A job holds its connection for its one request,
- * so a stalled one holds up nothing but itself.
+ * so a stalled one holds up nothing but itself, unless stalled ones hold
+ * them all: a reader then waits for one until its deadline.
  */
 #ifndef GGFS_SOURCE_FETCHER_H
 #define GGFS_SOURCE_FETCHER_H
