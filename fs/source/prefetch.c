@@ -156,16 +156,15 @@ static bool keeps_every_byte(const ggfs_prefetch *p)
 /* One pass; true when every run of it succeeded. */
 static bool pass(ggfs_prefetch *p)
 {
-    room room = {ggfs_fetcher_connections(p->remote->fetcher), LANDED_MAX};
-    // What the sink is to take must still be in memory when it comes to
-    // it: three quarters of the memory cache at most are out or waiting,
-    // the rest is the readers'.
-    if (p->sink) {
-        const uint64_t runs = ((uint64_t)p->remote->opts.cache_mb << 20) / 4 * 3 / RUN_BYTES;
-        room.waiting = runs == 0 ? 1 : runs < LANDED_MAX ? (unsigned)runs : LANDED_MAX;
-        if (room.out > room.waiting)
-            room.out = room.waiting;
-    }
+    // A run's blocks are in memory while it is out, and what the sink is
+    // to take must still be there when it comes to it: three quarters of
+    // the memory cache at most are out or waiting, the rest is the
+    // readers'.
+    const uint64_t runs = ((uint64_t)p->remote->opts.cache_mb << 20) / 4 * 3 / RUN_BYTES;
+    room room = {ggfs_fetcher_connections(p->remote->fetcher),
+                 runs == 0 ? 1 : runs < LANDED_MAX ? (unsigned)runs : LANDED_MAX};
+    if (room.out > room.waiting)
+        room.out = room.waiting;
     // Without a disk cache or a sink to take the bytes, what passes the
     // memory cache would push out what came first.
     const uint64_t budget = keeps_every_byte(p) ? UINT64_MAX : (uint64_t)p->remote->opts.cache_mb << 20;
