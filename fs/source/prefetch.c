@@ -15,7 +15,7 @@
 #define RUN_BYTES (UINT64_C(8) << 20)
 #define FIRST_PAUSE_NS INT64_C(1000000000)
 #define MAX_PAUSE_NS INT64_C(8000000000)
-#define LANDED_MAX 256 // runs out at once at most (connections <= 256)
+#define LANDED_MAX 256 // runs out or waiting for the sink at once at most
 
 typedef struct landed_run {
     size_t source; // as given to ggfs_prefetch_start
@@ -33,7 +33,7 @@ struct ggfs_prefetch {
     pthread_t sink_thread;   // with a sink: hands the runs that landed to it
     ggfs_fetch_share share;  // the fetcher's to count
     pthread_mutex_t lock;    // guards what follows
-    pthread_cond_t changed;  // a run ended, or stopping
+    pthread_cond_t changed;  // a run ended or was stored, held or let go, stopping
     unsigned outstanding;    // runs handed to the fetcher, not ended
     landed_run landed[LANDED_MAX]; // runs fetched, for the sink, oldest first
     unsigned n_landed;
