@@ -514,9 +514,6 @@ enum {
     FAILED_LATELY = -2, // its fetch just failed: fail again, quietly
 };
 
-/* Block `index` ready in the cache and held for the caller: found there,
- * or claimed (with the missing blocks after it up to `last`) and fetched.
- * Returns 0, NOT_CACHED, FAILED_LATELY, or EIO with why filled. */
 /* A connection for a reader's own request, by its deadline; false, with
  * why filled, when none came free (all held by requests that stall). */
 static bool enter_fetcher(http_source *s, int64_t deadline, char *why, size_t why_size)
@@ -527,6 +524,9 @@ static bool enter_fetcher(http_source *s, int64_t deadline, char *why, size_t wh
     return false;
 }
 
+/* Block `index` ready in the cache and held for the caller: found there,
+ * or claimed (with the missing blocks after it up to `last`) and fetched.
+ * Returns 0, NOT_CACHED, FAILED_LATELY, or EIO with why filled. */
 static int acquire_block(http_source *s, uint64_t index, uint64_t last, int64_t deadline,
                          ggfs_block **out, char *why, size_t why_size)
 {
