@@ -31,6 +31,7 @@
 #include "daemon/cli.h"
 #include "daemon/kernel_readahead.h"
 #include "daemon/notify.h"
+#include "daemon/stderr_renew.h"
 #include "model/guard.h"
 #include "source/remote_engine.h"
 #include "source/source_table.h"
@@ -229,6 +230,8 @@ static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, const serv
         res = fuse_session_loop_mt(se, loop);
         fuse_loop_cfg_destroy(loop);
     }
+    // The loop's threads are gone; one may have left stderr locked.
+    ggfs_stderr_renew_if_held();
     if (stopping)
         stopper_end(&st);
     if (hooks && hooks->stop)
@@ -237,8 +240,10 @@ static int serve(const struct fuse_lowlevel_ops *ops, void *userdata, const serv
         hooks->loop_ended(userdata);
     notify("STOPPING=1");
     // The loop returns the number of the signal that ended it (SIGTERM from
-    // systemctl stop, say): a clean end as much as an unmount is.
-    status = res >= 0 ? GGFS_EXIT_MOUNTED : GGFS_EXIT_MOUNT;
+    // systemctl stop, say): a clean end as much as an unmount is. An
+    // unmount ends the loop with 0, or with -ECONNABORTED when it cut short
+    // a request a thread was reading (libfuse prints "reading device" then).
+    status = res >= 0 || res == -ECONNABORTED ? GGFS_EXIT_MOUNTED : GGFS_EXIT_MOUNT;
     fuse_session_unmount(se);
 out_signals:
     fuse_remove_signal_handlers(se);
