@@ -130,10 +130,13 @@ static void shrink_to(ggfs_block_cache *c, uint64_t keep)
     }
 }
 
-static ggfs_block *insert_claimed(ggfs_block_cache *c, ggfs_block **slot, uint64_t source,
-                                  uint64_t index)
+/* A new block for a key that is not in the table, claimed by the caller. */
+static ggfs_block *insert_claimed(ggfs_block_cache *c, uint64_t source, uint64_t index)
 {
     shrink_to(c, c->capacity > 0 ? c->capacity - 1 : 0);
+    // Looked up only now: the block the key's chain ended in may just have
+    // gone, and with it a slot found before.
+    ggfs_block **slot = slot_of(c, source, index);
     ggfs_block *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
@@ -167,10 +170,9 @@ ggfs_block *ggfs_block_get(ggfs_block_cache *c, uint64_t source, uint64_t index,
     pthread_mutex_lock(&c->lock);
     ggfs_block *b;
     for (;;) {
-        ggfs_block **slot = slot_of(c, source, index);
-        b = *slot;
+        b = *slot_of(c, source, index);
         if (!b) {
-            b = insert_claimed(c, slot, source, index);
+            b = insert_claimed(c, source, index);
             *claimed = b != NULL;
             break;
         }
@@ -209,8 +211,7 @@ ggfs_block *ggfs_block_find(ggfs_block_cache *c, uint64_t source, uint64_t index
 ggfs_block *ggfs_block_claim(ggfs_block_cache *c, uint64_t source, uint64_t index)
 {
     pthread_mutex_lock(&c->lock);
-    ggfs_block **slot = slot_of(c, source, index);
-    ggfs_block *b = *slot ? NULL : insert_claimed(c, slot, source, index);
+    ggfs_block *b = *slot_of(c, source, index) ? NULL : insert_claimed(c, source, index);
     pthread_mutex_unlock(&c->lock);
     return b;
 }
