@@ -37,6 +37,19 @@ teardown() {
     fi
 }
 
+# await_open: returns once the source's first request reached the proxy
+# (each test starts with its log empty), or after 10 s. A test that faults
+# the server after the open waits for it so, and has source_cat wait 1.5 s
+# before its reads (-w 1500): the fault is then in place however slow the
+# machine.
+await_open() {
+    local _
+    for _ in $(seq 500); do
+        grep -q . "$SERVER_DIR/proxy.log" && return 0
+        sleep 0.02
+    done
+}
+
 # cat_range NAME OFF LEN [source_cat options...]: the bytes on stdout.
 cat_range() {
     local name=$1 off=$2 len=$3
@@ -186,8 +199,8 @@ range_asked_for_byte() {
         fault pass
         clear_log
         # Opened while the server passes; the data requests meet the fault.
-        (sleep 0.3; fault "$mode"; sleep 1; fault pass) &
-        "$SOURCE_CAT" -w 600 -t 10 "$PROXIED/random.bin" "$BLOCK:$((size - BLOCK))" \
+        (await_open; fault "$mode"; sleep 2; fault pass) &
+        "$SOURCE_CAT" -w 1500 -t 10 "$PROXIED/random.bin" "$BLOCK:$((size - BLOCK))" \
             >"$OUT/got" 2>>"$OUT/cat.err"
         wait
         cmp "$OUT/got" <(tail -c +$((BLOCK + 1)) "$FILES/random.bin")
@@ -196,8 +209,8 @@ range_asked_for_byte() {
 }
 
 @test "a request cut short is followed by one for the blocks it did not bring whole" {
-    (sleep 0.3; fault "short x1") &
-    "$SOURCE_CAT" -w 600 -t 10 -c $((4 * BLOCK)) "$PROXIED/random.bin" "$BLOCK:$((4 * BLOCK))" \
+    (await_open; fault "short x1") &
+    "$SOURCE_CAT" -w 1500 -t 10 -c $((4 * BLOCK)) "$PROXIED/random.bin" "$BLOCK:$((4 * BLOCK))" \
         >"$OUT/got" 2>>"$OUT/cat.err"
     wait
     cmp "$OUT/got" <(local_range "$FILES/random.bin" "$BLOCK" $((4 * BLOCK)))
@@ -208,10 +221,7 @@ range_asked_for_byte() {
 }
 
 @test "a refusing server: EIO after timeout_s plus a margin, one log line naming the bytes" {
-    # The server refuses once the open's request has reached it: the reads
-    # come 1.5 s after the open (-w), however slow the machine.
-    (for _ in $(seq 500); do grep -q . "$SERVER_DIR/proxy.log" && break; sleep 0.02; done
-     fault refuse) &
+    (await_open; fault refuse) &
     local start=$SECONDS
     run -1 --separate-stderr "$SOURCE_CAT" -w 1500 -t 2 "$PROXIED/random.bin" 0:10 "$((5 * BLOCK)):10"
     local took=$((SECONDS - start))
@@ -245,8 +255,8 @@ range_asked_for_byte() {
 }
 
 @test "an ETag changed on the server: EIO on data reads from then on, one log line" {
-    (sleep 0.3; fault etag) &
-    run -1 --separate-stderr "$SOURCE_CAT" -w 600 -i -t 5 -c 4096 "$PROXIED/random.bin" \
+    (await_open; fault etag) &
+    run -1 --separate-stderr "$SOURCE_CAT" -w 1500 -i -t 5 -c 4096 "$PROXIED/random.bin" \
         0:10 "$((3 * BLOCK)):10" "$((4 * BLOCK)):10" 0:10
     wait
     [[ "$stderr" == *"range 0 10 0 "* ]]
@@ -258,8 +268,8 @@ range_asked_for_byte() {
 }
 
 @test "a server that stops serving ranges gives EIO, not the whole file" {
-    (sleep 0.3; fault norange) &
-    run -1 --separate-stderr "$SOURCE_CAT" -w 600 -t 3 -c 4096 "$PROXIED/random.bin" 0:10 "$((8 * BLOCK)):10"
+    (await_open; fault norange) &
+    run -1 --separate-stderr "$SOURCE_CAT" -w 1500 -t 3 -c 4096 "$PROXIED/random.bin" 0:10 "$((8 * BLOCK)):10"
     wait
     [[ "$stderr" == *"range $((8 * BLOCK)) 10 5 "* ]]
     [[ "$stderr" == *"answered 200 to a range request"* ]]
