@@ -40,6 +40,7 @@
 #include "tree/ops.h"
 #include "tree/remote_files.h"
 #include "tree/tree.h"
+#include "tree/versions.h"
 #include "util/log.h"
 #include "util/workers.h"
 
@@ -378,6 +379,13 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
         goto out_model;
     }
     tree.edits = edits;
+    if (edits && !(tree.versions = ggfs_versions_new(cli->cmd.debug))) {
+        fprintf(stderr, "gguf-fs: %s: out of memory\n", cli->source);
+        ggfs_workers_free(tree.remote_reads);
+        ggfs_tree_destroy(&tree);
+        ggfs_edits_close(edits);
+        goto out_model;
+    }
     char gguf_path[PATH_MAX];
     // The mount point is absolute (cli.c).
     if (snprintf(gguf_path, sizeof gguf_path, "%s/model.gguf", cli->cmd.mountpoint) < (int)sizeof gguf_path)

@@ -77,6 +77,45 @@ static ggfs_run current_value(ggfs_edits *e, uint64_t id)
     return ggfs_value_run(v->keys, ggp_kv_at(v->keys, ggfs_view_index_of(v, id)));
 }
 
+/* The pending file at pos becomes a key of this text, read as the file's
+ * type: the deleted key of the model of its name back where it was, or a
+ * new key at the end. 0, or the errno of the text or of the change (the
+ * file then stays pending). */
+static int make_pending_key(ggfs_edits *e, uint64_t pos, const char *text, size_t len)
+{
+    const scratch_entry *f = &e->st.scratch[pos];
+    // The name lives in the state being replaced: copy it first.
+    const size_t name_len = f->name->len;
+    char *name = malloc(name_len ? name_len : 1);
+    if (!name)
+        return ENOMEM;
+    memcpy(name, f->name->bytes, name_len);
+    const uint64_t id = f->id;
+    const ggp_value_type type = f->type;
+    ggp_bytes value = {0};
+    uint64_t elements, slot;
+    state next;
+    int err = parse_value(e, name, name_len, type, text, len, &value, &elements);
+    if (!err)
+        err = ggfs_ed_clone_current(e, &next);
+    if (!err) {
+        ggfs_ed_remove_scratch(&next, pos);
+        if (ggfs_ed_find_deleted(e, &next, name, name_len, &slot)) {
+            err = ggfs_ed_set_slot(e, &next, slot, name, name_len, type, value.data, value.len, elements);
+            ggfs_ed_slot_entry(e, &next, slot)->id = id;
+        } else {
+            err = ggfs_ed_add_key(e, &next, id, name, name_len, type, value.data, value.len, elements);
+        }
+        if (err)
+            ggfs_ed_state_free(&next, e->n_src);
+        else
+            err = ggfs_ed_commit(e, &next, true, name, name_len);
+    }
+    free(value.data);
+    free(name);
+    return err;
+}
+
 int ggfs_edits_write(ggfs_edits *e, uint64_t id, const char *text, size_t len, bool *changed)
 {
     *changed = false;
@@ -85,6 +124,11 @@ int ggfs_edits_write(ggfs_edits *e, uint64_t id, const char *text, size_t len, b
     uint64_t pos, slot;
     int err = 0;
     ggp_bytes value = {0}, now = {0};
+    if (ggfs_ed_find_scratch_id(&e->st, id, &pos) && e->st.scratch[pos].pending) {
+        err = make_pending_key(e, pos, text, len);
+        *changed = err == 0;
+        goto out;
+    }
     if (ggfs_ed_find_scratch_id(&e->st, id, &pos)) {
         const blob *name = e->st.scratch[pos].name;
         if (len > GGFS_EDIT_VALUE_MAX) {
@@ -154,7 +198,7 @@ static int empty_string(const ggfs_edits *e, ggp_bytes *out)
     return r == GGP_OK ? 0 : ENOMEM;
 }
 
-int ggfs_edits_create(ggfs_edits *e, const char *name, size_t len, uint64_t *id)
+int ggfs_edits_create(ggfs_edits *e, const char *name, size_t len, bool pending, uint64_t *id)
 {
     if (len == 0)
         return EINVAL;
@@ -177,9 +221,14 @@ int ggfs_edits_create(ggfs_edits *e, const char *name, size_t len, uint64_t *id)
     if ((err = ggfs_ed_clone_current(e, &next)) != 0)
         goto out;
     *id = next.next_id++;
-    if (scratch) {
+    if (scratch || pending) {
+        // A pending key of the model's that was deleted takes its type.
+        const bool deleted = !scratch && ggfs_ed_find_deleted(e, &next, name, len, &slot);
         keys = false;
-        err = ggfs_ed_add_scratch(&next, *id, name, len, NULL, (ggp_value_type){0, GGP_V_STRING});
+        err = ggfs_ed_add_scratch(&next, *id, name, len, NULL,
+                                  deleted ? e->src_type[slot] : (ggp_value_type){0, GGP_V_STRING});
+        if (!err)
+            next.scratch[next.n_scratch - 1].pending = !scratch;
     } else if (ggfs_ed_find_deleted(e, &next, name, len, &slot)) {
         next.src[slot] = (key_entry){*id, NULL, e->src_type[slot], false, 0}; // back as the model has it
     } else if ((err = empty_string(e, &value)) == 0) {
@@ -221,6 +270,28 @@ int ggfs_edits_unlink(ggfs_edits *e, const char *name, size_t len, uint64_t *id)
     }
     pthread_mutex_unlock(&e->lock);
     return err;
+}
+
+int ggfs_edits_settle(ggfs_edits *e, uint64_t id, const char *text, size_t len, bool failed, bool *changed)
+{
+    *changed = false;
+    pthread_mutex_lock(&e->lock);
+    uint64_t pos;
+    int err = 0;
+    if (ggfs_ed_find_scratch_id(&e->st, id, &pos) && e->st.scratch[pos].pending) {
+        err = failed ? ECANCELED : make_pending_key(e, pos, text, len);
+        *changed = err == 0;
+        state next;
+        // Nothing is left of a key whose making failed. (Taking a pending
+        // file out frees memory only: it cannot fail but for ENOMEM.)
+        if (err && ggfs_ed_clone_current(e, &next) == 0) {
+            const blob *name = e->st.scratch[pos].name; // lives until the commit ends
+            ggfs_ed_remove_scratch(&next, pos);
+            ggfs_ed_commit(e, &next, false, (const char *)name->bytes, name->len);
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+    return err == ECANCELED ? 0 : err;
 }
 
 /* What a rename moves: a scratch file's text and type, or a key's. */
@@ -299,7 +370,8 @@ int ggfs_edits_rename(ggfs_edits *e, const char *from, size_t from_len, const ch
     const bool to_scratch = ggfs_edits_is_scratch_name(to, to_len);
     const bool to_key = !to_scratch && ggfs_ed_find_key(e, &e->st, to, to_len, &to_slot);
     const bool to_deleted = !to_scratch && !to_key && ggfs_ed_find_deleted(e, &e->st, to, to_len, &to_slot);
-    const bool to_file = to_scratch && ggfs_ed_find_scratch(&e->st, to, to_len, &to_pos);
+    // A scratch file of that name, or a key being made there (pending).
+    const bool to_file = ggfs_ed_find_scratch(&e->st, to, to_len, &to_pos);
     if (no_replace && (to_key || to_file)) {
         err = EEXIST;
         goto out;
@@ -326,12 +398,18 @@ int ggfs_edits_rename(ggfs_edits *e, const char *from, size_t from_len, const ch
             err = ggfs_ed_set_slot(e, &next, to_slot, to, to_len, type, value.data, value.len, elements);
             ggfs_ed_slot_entry(e, &next, to_slot)->id = m.id;
         }
+        uint64_t from_pos = m.slot_or_pos;
+        if (!err && to_file) {
+            // The key being made there is replaced by the moved file.
+            ggfs_ed_remove_scratch(&next, to_pos);
+            from_pos -= !m.is_key && to_pos < from_pos;
+        }
         // The source goes before a new key is added at the end: an added
         // key leaving shifts the slots after it, to_slot among them.
         if (!err && m.is_key)
-            ggfs_ed_remove_slot(e, &next, m.slot_or_pos);
+            ggfs_ed_remove_slot(e, &next, from_pos);
         else if (!err)
-            ggfs_ed_remove_scratch(&next, m.slot_or_pos);
+            ggfs_ed_remove_scratch(&next, from_pos);
         if (!err && !(to_key || to_deleted))
             err = ggfs_ed_add_key(e, &next, m.id, to, to_len, m.type, value.data, value.len, elements);
     } else {
@@ -503,11 +581,6 @@ int ggfs_edits_scratch_text(ggfs_edits *e, uint64_t id, ggp_bytes *out)
     return err;
 }
 
-uint64_t ggfs_edits_generation(ggfs_edits *e)
-{
-    return atomic_load(&e->version);
-}
-
 uint64_t ggfs_edits_first_new_id(const ggfs_edits *e)
 {
     return e->n_src;
@@ -625,7 +698,7 @@ ggfs_edits *ggfs_edits_open(ggfs_model *model, const char *path, char *why, size
     pthread_mutex_init(&e->lock, NULL);
     pthread_mutex_init(&e->view_lock, NULL);
     atomic_init(&e->open_bytes, 0);
-    atomic_init(&e->version, 0);
+    atomic_init(&e->version, 1);
     e->st.next_id = e->n_src;
     e->src_type = malloc((e->n_src ? e->n_src : 1) * sizeof *e->src_type);
     e->st.src = malloc((e->n_src ? e->n_src : 1) * sizeof *e->st.src);
@@ -653,7 +726,7 @@ ggfs_edits *ggfs_edits_open(ggfs_model *model, const char *path, char *why, size
         }
     }
     ggp_error perr;
-    e->view = ggfs_ed_view_of(e, &e->st, 0, &perr);
+    e->view = ggfs_ed_view_of(e, &e->st, 1, &perr);
     if (!e->view) {
         snprintf(why, why_size, "%s: cannot make the edited header: %s", path ? path : "edits", perr.msg);
         goto fail;

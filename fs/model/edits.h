@@ -75,8 +75,22 @@ int ggfs_edits_write(ggfs_edits *e, uint64_t id, const char *text, size_t len, b
 /* Makes a file called name in metadata/: a scratch file, a deleted key of
  * the model back where it was (its value as the model has it), or a new
  * string key "" at the end. *id is its id. EEXIST, EPERM (protected),
- * ENOSPC (GGFS_EDIT_FILES_MAX), EINVAL (a name no key may have). */
-int ggfs_edits_create(ggfs_edits *e, const char *name, size_t len, uint64_t *id);
+ * ENOSPC (GGFS_EDIT_FILES_MAX), EINVAL (a name no key may have).
+ *
+ * With pending (an open that creates the file), a key is not made yet:
+ * the file is listed, holds no text and belongs to no view until the
+ * first text written to it takes (ggfs_edits_write: a new key of the
+ * file's type, or the deleted key of the model back with that value), or
+ * until ggfs_edits_settle ends it. So a copy onto a new key that fails
+ * leaves no key behind. */
+int ggfs_edits_create(ggfs_edits *e, const char *name, size_t len, bool pending, uint64_t *id);
+
+/* Ends the open that made the pending file `id`: if it is still pending,
+ * it becomes a key of this text, or, when failed (a text of that open was
+ * refused) or the text does not take, it goes. A file no longer pending is
+ * left alone. Returns 0 or the errno of the text; *changed says whether
+ * the keys changed. */
+int ggfs_edits_settle(ggfs_edits *e, uint64_t id, const char *text, size_t len, bool failed, bool *changed);
 
 /* Deletes the key or scratch file called name; *id was its id. ENOENT,
  * EPERM. */
@@ -116,10 +130,6 @@ bool ggfs_edits_scratch_at(ggfs_edits *e, uint64_t pos, ggfs_scratch_info *out);
 
 /* A copy of a scratch file's text, appended to out (free out->data). */
 int ggfs_edits_scratch_text(ggfs_edits *e, uint64_t id, ggp_bytes *out);
-
-/* How many changes to the keys there have been: a file whose text comes
- * from the keys changed when this did. */
-uint64_t ggfs_edits_generation(ggfs_edits *e);
 
 /* The first id past the model's own keys: ids from it on are made by
  * edits (the tree numbers their inodes apart). */

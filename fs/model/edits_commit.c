@@ -100,12 +100,19 @@ static bool pristine(const ggfs_edits *e, const state *s)
     return true;
 }
 
-/* The view of s: the model's own when nothing is changed. */
+/* The view of s: the model's own when nothing is changed. Its keys' content
+ * versions follow the current view's (the model's own at the start). */
 ggfs_view *ggfs_ed_view_of(ggfs_edits *e, state *s, uint64_t version, ggp_error *err)
 {
     if (pristine(e, s))
         return &e->model->view;
-    return make_view(e, s, version, err);
+    ggfs_view *v = make_view(e, s, version, err);
+    if (v && !ggfs_view_follow(v, e->view ? e->view : &e->model->view)) {
+        ggfs_view_put(v);
+        *err = (ggp_error){GGP_ERR_NOMEM, 0, "out of memory"};
+        return NULL;
+    }
+    return v;
 }
 
 /* ==== Saving ==== */

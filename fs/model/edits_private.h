@@ -51,6 +51,8 @@ typedef struct scratch_entry {
     blob *name;
     blob *text;             // NULL when empty
     ggp_value_type type;
+    bool pending;           // a key being made by an open (ggfs_edits_create):
+                            // no key until its first text takes
 } scratch_entry;
 
 typedef struct state {
@@ -72,7 +74,8 @@ struct ggfs_edits {
     char *path;              // NULL: edits kept in memory only
     pthread_mutex_t lock;    // one change at a time; guards st
     state st;
-    _Atomic uint64_t version; // changes made to the keys
+    _Atomic uint64_t version; // the last view's version: edited views are numbered
+                             // from 1, one more per change (0 is the model's own)
     pthread_mutex_t view_lock; // guards view: held only to take a reference
     ggfs_view *view;         // the current view, one reference held here
     _Atomic int64_t open_bytes; // text of files open for writing

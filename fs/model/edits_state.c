@@ -354,7 +354,7 @@ int ggfs_ed_add_scratch(state *s, uint64_t id, const char *name, size_t len, blo
         free(n);
         return ENOMEM;
     }
-    s->scratch[s->n_scratch++] = (scratch_entry){id, n, ggfs_ed_blob_ref(text), type};
+    s->scratch[s->n_scratch++] = (scratch_entry){id, n, ggfs_ed_blob_ref(text), type, false};
     s->bytes += len + (text ? text->len : 0);
     return 0;
 }

@@ -43,6 +43,7 @@ static void view_free(ggfs_view *v)
     free(v->gguf_header);
     free(v->id_of);
     free(v->by_id);
+    free(v->changed_at);
     free((void *)v->kv_size);
     free(v);
 }
@@ -78,6 +79,28 @@ uint64_t ggfs_view_find(const ggfs_view *v, const char *name, uint64_t len)
 {
     const ggp_kv *kv = ggp_kv_find(v->keys, name, (size_t)len);
     return kv ? (uint64_t)(kv - ggp_kv_at(v->keys, 0)) : UINT64_MAX;
+}
+
+/* Whether two values are the same bytes of the same type. */
+static bool same_value(const ggp_value *a, const ggp_value *b)
+{
+    return a->type == b->type && a->elem_type == b->elem_type && a->count == b->count && a->size == b->size &&
+           (a->size == 0 || memcmp(a->data, b->data, (size_t)a->size) == 0);
+}
+
+bool ggfs_view_follow(ggfs_view *v, const ggfs_view *prev)
+{
+    const uint64_t n = ggp_kv_count(v->keys);
+    v->changed_at = malloc((n ? n : 1) * sizeof *v->changed_at);
+    if (!v->changed_at)
+        return false;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint64_t j = ggfs_view_index_of(prev, ggfs_view_id_of(v, i));
+        const bool kept = j != UINT64_MAX &&
+                          same_value(&ggp_kv_at(v->keys, i)->value, &ggp_kv_at(prev->keys, j)->value);
+        v->changed_at[i] = kept ? ggfs_view_changed_at(prev, j) : v->version;
+    }
+    return true;
 }
 
 static int by_id_order(const void *a, const void *b)

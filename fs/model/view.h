@@ -42,6 +42,9 @@ typedef struct ggfs_view {
     ggfs_view_id *by_id;       // (id, index) sorted by id; NULL with id_of
     ggfs_gguf_head gguf;       // model.gguf's header, when edited
     uint8_t *gguf_header;      // its bytes, when not the keys' own (split sets)
+    uint64_t *changed_at;      // each key's content version: the version of the view
+                               // its value or type last changed in; NULL: 0 for
+                               // every key (the model's own values)
     _Atomic uint64_t *kv_size; // each key's rendered size, UINT64_MAX until computed
     _Atomic uint64_t text_size[GGFS_VIEW_SIZE_SLOTS]; // the same for the tree's whole-model texts
 } ggfs_view;
@@ -60,6 +63,20 @@ static inline uint64_t ggfs_view_id_of(const ggfs_view *v, uint64_t index)
 {
     return v->id_of ? v->id_of[index] : index;
 }
+
+/* The version key i's value and type last changed in: 0 when they are the
+ * model's own. Two views whose key `id` has the same content version hold
+ * the same value for it. */
+static inline uint64_t ggfs_view_changed_at(const ggfs_view *v, uint64_t index)
+{
+    return v->changed_at ? v->changed_at[index] : 0;
+}
+
+/* Gives each key of v (an edited view) its content version from prev, the
+ * view it follows: a key whose id prev holds with the same type and value
+ * bytes keeps prev's, any other takes v->version. False when out of
+ * memory. */
+bool ggfs_view_follow(ggfs_view *v, const ggfs_view *prev);
 
 /* The index of the key with this id, or UINT64_MAX when the view has none. */
 uint64_t ggfs_view_index_of(const ggfs_view *v, uint64_t id);

@@ -36,7 +36,7 @@ static uint64_t gguf_size(const ggfs_tree *tree, const ggfs_view *view)
 static uint64_t kv_size(ggfs_tree *tree, ggfs_node node)
 {
     ggfs_kv_file f;
-    if (!ggfs_kv_file_get(tree, node.index, &f))
+    if (!ggfs_kv_file_get(tree, node, &f))
         return 0;
     uint64_t size;
     if (!f.view) {
@@ -63,7 +63,8 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
     case GGFS_WARNINGS:
     case GGFS_METADATA_JSON:
     case GGFS_TENSORS_TSV:
-        view = ggfs_tree_view(tree);
+        if (!(view = ggfs_node_view(tree, node)))
+            return 0;
         size = cached_size(&view->text_size[node.kind == GGFS_WARNINGS        ? GGFS_VIEW_WARNINGS
                                             : node.kind == GGFS_METADATA_JSON ? GGFS_VIEW_METADATA_JSON
                                                                               : GGFS_VIEW_TENSORS_TSV],
@@ -91,12 +92,14 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
     case GGFS_HEADER:
     case GGFS_TENSOR_INFO:
     case GGFS_SHARD:
-        view = ggfs_tree_view(tree);
+        if (!(view = ggfs_node_view(tree, node)))
+            return 0;
         size = ggfs_text_size(tree, view, node);
         ggfs_view_put(view);
         return size;
     case GGFS_MODEL_GGUF:
-        view = ggfs_tree_view(tree);
+        if (!(view = ggfs_node_view(tree, node)))
+            return 0;
         size = gguf_size(tree, view);
         ggfs_view_put(view);
         return size;

@@ -16,6 +16,7 @@
 #include "tree/invalidate.h"
 #include "tree/mount.h"
 #include "tree/names.h"
+#include "tree/ops.h"
 #include "tree/text.h"
 #include "util/log.h"
 
@@ -56,18 +57,15 @@ static int key_name(const char *fname, char *name, size_t *len)
 static void reply_entry(fuse_req_t req, ggfs_tree *tree, uint64_t id, struct fuse_file_info *fi)
 {
     struct fuse_entry_param e;
-    memset(&e, 0, sizeof e);
-    if (!ggfs_stat(tree, (ggfs_node){GGFS_KV, id}, &e.attr)) {
+    ggfs_view *view = ggfs_tree_view(tree);
+    const bool found = ggfs_tree_entry(tree, view, ggfs_kv_node(id), &e);
+    ggfs_view_put(view);
+    if (!found) {
         fuse_reply_err(req, ENOENT); // gone again at once: another request deleted it
         return;
     }
-    e.ino = e.attr.st_ino;
-    e.attr_timeout = CACHE_SECONDS;
-    e.entry_timeout = CACHE_SECONDS;
-    if (fi)
-        fuse_reply_create(req, &e, fi);
-    else
-        fuse_reply_entry(req, &e);
+    if ((fi ? fuse_reply_create(req, &e, fi) : fuse_reply_entry(req, &e)) == -ENOENT)
+        ggfs_tree_forget(tree, e.ino, 1);
 }
 
 /* ==== Files open for writing ==== */
@@ -115,7 +113,7 @@ static int resize_text(ggfs_open_text *o, size_t len)
 static int current_text(ggfs_tree *tree, uint64_t id, ggfs_buffer *b)
 {
     ggfs_kv_file f;
-    if (!ggfs_kv_file_get(tree, id, &f))
+    if (!ggfs_kv_file_get(tree, ggfs_kv_node(id), &f))
         return ENOENT;
     int err = 0;
     if (f.view) {
@@ -135,7 +133,7 @@ static int current_text(ggfs_tree *tree, uint64_t id, ggfs_buffer *b)
 static bool is_protected(ggfs_tree *tree, uint64_t id)
 {
     ggfs_kv_file f;
-    if (!ggfs_kv_file_get(tree, id, &f))
+    if (!ggfs_kv_file_get(tree, ggfs_kv_node(id), &f))
         return false;
     const ggp_str name = ggfs_kv_file_name(&f);
     const bool protected_key = f.view && ggfs_edits_is_protected(name.ptr, name.len);
@@ -156,6 +154,7 @@ void ggfs_edit_open(ggfs_tree *tree, fuse_req_t req, ggfs_node node, struct fuse
     }
     o->mount = mount_of(req);
     o->id = node.index;
+    o->ino = ggfs_ino_of(tree, node);
     int err = 0;
     if (fi->flags & O_TRUNC) {
         // Left empty, the key is set to "" at release, not at a flush: a
@@ -190,20 +189,37 @@ static int commit(ggfs_open_text *o, bool releasing)
         err = ggfs_edits_write(o->mount->tree->edits, o->id, o->text.data ? o->text.data : "", o->text.len,
                                &changed);
         o->dirty = o->truncated = false; // a text refused is refused once; the value stays
+        o->failed |= err != 0;
     }
     pthread_mutex_unlock(&o->lock);
     if (dirty) {
         // The kernel cached what was written, even when refused.
         const uint64_t id = o->id;
-        ggfs_invalidate_edit(o->mount, &id, 1, changed);
+        ggfs_invalidate_edit(o->mount, o->ino, &id, 1, changed);
     }
     return err;
 }
 
+/* A file this open made becomes a key of its text, unless a text of the
+ * open was refused: then it goes, and the model is as it was. */
+static void settle(ggfs_open_text *o)
+{
+    pthread_mutex_lock(&o->lock);
+    bool changed;
+    ggfs_edits_settle(o->mount->tree->edits, o->id, o->text.data ? o->text.data : "", o->text.len, o->failed,
+                      &changed);
+    pthread_mutex_unlock(&o->lock);
+    const uint64_t id = o->id;
+    ggfs_invalidate_edit(o->mount, o->ino, &id, 1, changed);
+}
+
 void ggfs_edit_release(ggfs_open_text *o)
 {
-    if (o->writable)
-        commit(o, true); // errors were logged: release has no one to tell
+    if (!o->writable)
+        return;
+    commit(o, true); // errors were logged: release has no one to tell
+    if (o->created)
+        settle(o);
 }
 
 static ggfs_open_text *writable_file(struct fuse_file_info *fi)
@@ -294,6 +310,7 @@ void ggfs_edit_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int
             } else {
                 t->mount = mount_of(req);
                 t->id = node.index;
+                t->ino = ino;
                 err = current_text(tree, node.index, &t->text);
                 if (!err)
                     err = (uint64_t)attr->st_size > GGFS_EDIT_VALUE_MAX ? EFBIG
@@ -349,17 +366,21 @@ void ggfs_edit_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mo
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    const int err = ggfs_edits_create(tree->edits, key, len, &id);
+    // An open's file is a key only once its text takes (ggfs_edits_create).
+    const int err = ggfs_edits_create(tree->edits, key, len, fi != NULL, &id);
     if (err) {
         if (o)
             ggfs_open_text_put(o);
         fuse_reply_err(req, err);
         return;
     }
-    ggfs_invalidate_edit(mount_of(req), NULL, 0, true);
+    // Only mknod makes a key at once (a scratch file is none).
+    ggfs_invalidate_edit(mount_of(req), 0, &id, 1, !fi && !ggfs_edits_is_scratch_name(key, len));
     if (o) {
         o->mount = mount_of(req);
         o->id = id;
+        o->ino = ggfs_ino_of(tree, ggfs_kv_node(id));
+        o->created = true;
         fi->fh = (uint64_t)(uintptr_t)o;
         fi->keep_cache = 0;
     }
@@ -398,13 +419,13 @@ void ggfs_edit_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
     // A key found by its cut long name is deleted by its full name.
     ggfs_kv_file f;
     int err = ENOENT;
-    if (ggfs_kv_file_get(tree, node.index, &f)) {
+    if (ggfs_kv_file_get(tree, node, &f)) {
         const ggp_str full = ggfs_kv_file_name(&f);
         err = ggfs_edits_unlink(tree->edits, full.ptr, full.len, &id);
         ggfs_kv_file_put(&f);
     }
     if (!err)
-        ggfs_invalidate_edit(mount_of(req), &id, 1, true);
+        ggfs_invalidate_edit(mount_of(req), 0, &id, 1, true);
     fuse_reply_err(req, err);
 }
 
@@ -430,7 +451,7 @@ void ggfs_edit_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fu
     }
     const ggfs_node node = ggfs_lookup(tree, dir, name);
     ggfs_kv_file f;
-    if (node.kind != GGFS_KV || !ggfs_kv_file_get(tree, node.index, &f)) {
+    if (node.kind != GGFS_KV || !ggfs_kv_file_get(tree, node, &f)) {
         fuse_reply_err(req, ENOENT);
         return;
     }
@@ -446,7 +467,7 @@ void ggfs_edit_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fu
     ggfs_kv_file_put(&f);
     free(from_copy);
     if (!err)
-        ggfs_invalidate_edit(mount_of(req), ids, 2, changed);
+        ggfs_invalidate_edit(mount_of(req), 0, ids, 2, changed);
     fuse_reply_err(req, err);
 }
 
@@ -501,7 +522,7 @@ void ggfs_edit_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, con
     bool changed;
     const int err = ggfs_edits_set_type(tree->edits, node.index, value, size, &changed);
     if (!err)
-        ggfs_invalidate_edit(mount_of(req), &node.index, 1, changed);
+        ggfs_invalidate_edit(mount_of(req), ino, &node.index, 1, changed);
     fuse_reply_err(req, err);
 }
 

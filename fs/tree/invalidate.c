@@ -1,54 +1,95 @@
 /*
- * Dropping the kernel's caches of files an edit changed (see invalidate.h).
+ * Telling the kernel about the files an edit changed (see invalidate.h).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "tree/invalidate.h"
+#include "tree/names.h"
 #include "util/workers.h"
 
-#define MAX_INODES 8
+#define MAX_INODES 4
+#define MAX_ENTRIES 8
 
-typedef struct drop_pages {
+typedef struct stale_entry {
+    uint64_t parent;
+    char name[GGFS_NAME_MAX + 1];
+} stale_entry;
+
+typedef struct drop_job {
     struct fuse_session *session;
-    uint64_t inos[MAX_INODES];
-    size_t n;
-} drop_pages;
+    uint64_t inos[MAX_INODES];    // pages to drop
+    size_t n_inos;
+    stale_entry entries[MAX_ENTRIES]; // entries to drop
+    size_t n_entries;
+} drop_job;
 
-static void run_drop_pages(void *arg, bool cancelled)
+static void run_drop(void *arg, bool cancelled)
 {
-    drop_pages *d = arg;
-    for (size_t i = 0; !cancelled && i < d->n; i++)
+    drop_job *d = arg;
+    for (size_t i = 0; !cancelled && i < d->n_inos; i++)
         fuse_lowlevel_notify_inval_inode(d->session, d->inos[i], 0, 0);
+    for (size_t i = 0; !cancelled && i < d->n_entries; i++)
+        fuse_lowlevel_notify_inval_entry(d->session, d->entries[i].parent, d->entries[i].name,
+                                         strlen(d->entries[i].name));
     free(d);
 }
 
-void ggfs_invalidate_edit(ggfs_model_mount *mount, const uint64_t *ids, size_t n_ids, bool keys_changed)
+/* The entries whose versions the edit made old: the root's files that
+ * follow the keys, and the files of metadata/ that are keys of view. */
+static void add_stale_entries(const ggfs_tree *tree, const ggfs_view *view, const uint64_t *ids, size_t n_ids,
+                              drop_job *d)
+{
+    static const char *const roots[] = {"header", "warnings", "model.gguf", "metadata.json"};
+    const uint64_t root = ggfs_ino_of(tree, ggfs_node_at(GGFS_ROOT, 0));
+    const uint64_t metadata = ggfs_ino_of(tree, ggfs_node_at(GGFS_METADATA_DIR, 0));
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+        stale_entry *s = &d->entries[d->n_entries++];
+        s->parent = root;
+        strcpy(s->name, roots[i]);
+    }
+    for (size_t i = 0; i < n_ids && d->n_entries < MAX_ENTRIES; i++) {
+        const uint64_t index = ids[i] == UINT64_MAX ? UINT64_MAX : ggfs_view_index_of(view, ids[i]);
+        if (index == UINT64_MAX)
+            continue;
+        const ggp_str key = ggp_kv_at(view->keys, index)->key;
+        stale_entry *s = &d->entries[d->n_entries++];
+        s->parent = metadata;
+        ggfs_name_encode(key.ptr, key.len, s->name);
+    }
+}
+
+void ggfs_invalidate_edit(ggfs_model_mount *mount, uint64_t ino, const uint64_t *ids, size_t n_ids,
+                          bool keys_changed)
 {
     if (!mount->session)
         return;
-    const ggfs_tree *tree = mount->tree;
-    drop_pages *d = malloc(sizeof *d);
+    ggfs_tree *tree = mount->tree;
+    drop_job *d = calloc(1, sizeof *d);
     uint64_t inos[MAX_INODES];
     size_t n = 0;
+    if (ino)
+        inos[n++] = ino;
     for (size_t i = 0; i < n_ids && n < MAX_INODES; i++) {
-        if (ids[i] != UINT64_MAX)
-            inos[n++] = ggfs_ino_of(tree, (ggfs_node){GGFS_KV, ids[i]});
-    }
-    if (keys_changed) {
-        static const ggfs_kind roots[] = {GGFS_HEADER, GGFS_WARNINGS, GGFS_MODEL_GGUF, GGFS_METADATA_JSON};
-        for (size_t i = 0; i < sizeof roots / sizeof roots[0] && n < MAX_INODES; i++)
-            inos[n++] = ggfs_ino_of(tree, (ggfs_node){roots[i], 0});
+        ggfs_scratch_info scratch;
+        if (ids[i] != UINT64_MAX && ggfs_edits_scratch_of(tree->edits, ids[i], &scratch))
+            inos[n++] = ggfs_ino_of(tree, ggfs_kv_node(ids[i]));
     }
     // Attributes only (offset -1): no page is touched, nothing waits.
     for (size_t i = 0; i < n; i++)
         fuse_lowlevel_notify_inval_inode(mount->session, inos[i], -1, 0);
     if (!d)
         return;
-    *d = (drop_pages){mount->session, {0}, n};
-    for (size_t i = 0; i < n; i++)
-        d->inos[i] = inos[i];
+    d->session = mount->session;
+    d->n_inos = n;
+    memcpy(d->inos, inos, n * sizeof *inos);
+    if (keys_changed) {
+        ggfs_view *view = ggfs_tree_view(tree);
+        add_stale_entries(tree, view, ids, n_ids, d);
+        ggfs_view_put(view);
+    }
     pthread_mutex_lock(&mount->invalidator_lock);
-    const bool queued = mount->invalidator && ggfs_workers_submit(mount->invalidator, run_drop_pages, d);
+    const bool queued = mount->invalidator && ggfs_workers_submit(mount->invalidator, run_drop, d);
     pthread_mutex_unlock(&mount->invalidator_lock);
     if (!queued)
         free(d); // pages stay until the next open drops them

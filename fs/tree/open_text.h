@@ -26,8 +26,11 @@ typedef struct ggfs_open_text {
     pthread_mutex_t lock;           // the text, dirty and reserved
     ggfs_model_mount *mount;
     uint64_t id;                    // the key or scratch file (model/edits.h)
+    uint64_t ino;                   // the inode opened: a write's pages land there
     bool dirty;                     // written since opened or last set
     bool truncated;                 // opened with O_TRUNC, not set since
+    bool created;                   // the open made the file: a key once its text takes
+    bool failed;                    // a text of this open was refused
     uint64_t reserved;              // bytes reserved with ggfs_edits_reserve
 } ggfs_open_text;
 

@@ -58,22 +58,48 @@ static bool reads_data(ggfs_kind k)
     return k == GGFS_TENSOR_STATS || ggfs_kind_is_hash(k) || k == GGFS_HASHES;
 }
 
+/* Whether a file's text or bytes follow the keys, so change with edits. */
+static bool follows_keys(ggfs_kind k)
+{
+    return k == GGFS_KV || k == GGFS_HEADER || k == GGFS_WARNINGS || k == GGFS_METADATA_JSON ||
+           k == GGFS_MODEL_GGUF;
+}
+
+bool ggfs_tree_entry(ggfs_tree *tree, ggfs_view *view, ggfs_node node, struct fuse_entry_param *e)
+{
+    memset(e, 0, sizeof *e);
+    node = ggfs_node_pin(tree, view, node);
+    if (!ggfs_tree_hold(tree, node, view, 1))
+        return false;
+    if (!ggfs_stat(tree, node, &e->attr)) {
+        ggfs_tree_forget(tree, ggfs_ino_of(tree, node), node.pinned);
+        return false;
+    }
+    e->ino = e->attr.st_ino;
+    e->attr_timeout = CACHE_SECONDS;
+    // An edited tree's files that follow the keys are looked up at each
+    // open, which finds the version the last edit made (a new inode).
+    e->entry_timeout = ggfs_tree_editable(tree) && follows_keys(node.kind) ? 0 : CACHE_SECONDS;
+    return true;
+}
+
 unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+    ggfs_view *view = ggfs_tree_view(tree);
     const ggfs_node node = ggfs_lookup(tree, ggfs_node_of(tree, parent), name);
     struct fuse_entry_param e;
-    memset(&e, 0, sizeof e);
-    if (!ggfs_stat(tree, node, &e.attr)) {
+    const bool found = ggfs_tree_entry(tree, view, node, &e);
+    ggfs_view_put(view);
+    if (!found) {
         // A negative entry is cached as long as a positive one: the tree is fixed.
         e.entry_timeout = CACHE_SECONDS;
         fuse_reply_entry(req, &e);
         return 0;
     }
-    e.ino = e.attr.st_ino;
-    e.attr_timeout = CACHE_SECONDS;
-    e.entry_timeout = CACHE_SECONDS;
     // A reply to a request the kernel gave up on (-ENOENT) is no reference.
     const unsigned refs = fuse_reply_entry(req, &e) == -ENOENT ? 0 : 1;
+    if (!refs)
+        ggfs_tree_forget(tree, e.ino, 1);
     if (refs && node.kind == GGFS_MODEL_GGUF && tree->page_push)
         ggfs_page_push_known(tree->page_push);
     return refs;
@@ -116,20 +142,20 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
         if (i >= sizeof root_names / sizeof root_names[0])
             return false;
         strcpy(name, root_names[i]);
-        *node = (ggfs_node){root_kinds[i], 0};
+        *node = ggfs_node_at(root_kinds[i], 0);
         return true;
     case GGFS_METADATA_DIR: {
         const ggp_kv *kv = ggp_kv_at(view->keys, i);
         ggfs_scratch_info scratch;
         if (kv) {
             ggfs_name_encode(kv->key.ptr, kv->key.len, name);
-            *node = (ggfs_node){GGFS_KV, ggfs_view_id_of(view, i)};
+            *node = ggfs_kv_node(ggfs_view_id_of(view, i));
             return true;
         }
         if (!tree->edits || !ggfs_edits_scratch_at(tree->edits, i - ggp_kv_count(view->keys), &scratch))
             return false;
         ggfs_name_encode(scratch.name, scratch.name_len, name);
-        *node = (ggfs_node){GGFS_KV, scratch.id};
+        *node = ggfs_node_at(GGFS_KV, scratch.id);
         return true;
     }
     case GGFS_TENSORS_DIR: {
@@ -137,20 +163,20 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
         if (!t)
             return false;
         ggfs_name_encode(t->name.ptr, t->name.len, name);
-        *node = (ggfs_node){GGFS_TENSOR_DIR, i};
+        *node = ggfs_node_at(GGFS_TENSOR_DIR, i);
         return true;
     }
     case GGFS_SHARDS_DIR:
         if (i >= m->n_shards)
             return false;
         snprintf(name, GGFS_NAME_MAX + 1, "%s", m->shards[i].file_name);
-        *node = (ggfs_node){GGFS_SHARD, i};
+        *node = ggfs_node_at(GGFS_SHARD, i);
         return true;
     case GGFS_TENSOR_DIR:
         if (i >= sizeof tensor_files / sizeof tensor_files[0])
             return false;
         strcpy(name, tensor_files[i]);
-        *node = (ggfs_node){tensor_kinds[i], dir.index};
+        *node = ggfs_node_at(tensor_kinds[i], dir.index);
         return true;
     default:
         return false;
@@ -176,6 +202,8 @@ uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, s
     }
     size_t used = 0;
     uint64_t entries = 0; // with an inode, in a readdirplus reply
+    uint64_t *pinned = NULL; // their inodes of files that follow the keys
+    size_t n_pinned = 0, cap_pinned = 0;
     ggfs_view *view = ggfs_tree_view(tree);
     for (uint64_t pos = (uint64_t)off;; pos++) {
         char name[GGFS_NAME_MAX + 1];
@@ -184,7 +212,7 @@ uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, s
         bool dot = pos < 2;
         if (dot) {
             strcpy(name, pos == 0 ? "." : "..");
-            e.attr.st_ino = pos == 0 ? ino : ggfs_ino_of(tree, (ggfs_node){GGFS_ROOT, 0});
+            e.attr.st_ino = pos == 0 ? ino : ggfs_ino_of(tree, ggfs_node_at(GGFS_ROOT, 0));
             e.attr.st_mode = S_IFDIR;
         } else {
             ggfs_node node;
@@ -193,25 +221,43 @@ uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, s
             if (!ggfs_node_exists(tree, node))
                 continue;
             if (plus) {
-                ggfs_stat(tree, node, &e.attr);
-                e.ino = e.attr.st_ino;
-                e.attr_timeout = CACHE_SECONDS;
-                e.entry_timeout = CACHE_SECONDS;
+                if (!ggfs_tree_entry(tree, view, node, &e))
+                    continue;
             } else {
-                e.attr.st_ino = ggfs_ino_of(tree, node);
+                e.attr.st_ino = ggfs_ino_of(tree, ggfs_node_pin(tree, view, node));
                 e.attr.st_mode = is_dir(node.kind) ? S_IFDIR : S_IFREG;
             }
+        }
+        const bool held = plus && !dot && (e.ino & GGFS_INO_PINNED) && ggfs_tree_editable(tree);
+        if (held && n_pinned == cap_pinned) {
+            const size_t cap = cap_pinned ? 2 * cap_pinned : 16;
+            uint64_t *grown = realloc(pinned, cap * sizeof *pinned);
+            if (!grown) {
+                ggfs_tree_forget(tree, e.ino, 1);
+                break;
+            }
+            pinned = grown;
+            cap_pinned = cap;
         }
         const off_t next = (off_t)pos + 1;
         const size_t need = plus ? fuse_add_direntry_plus(req, buf + used, size - used, name, &e, next)
                                  : fuse_add_direntry(req, buf + used, size - used, name, &e.attr, next);
-        if (need > size - used)
+        if (need > size - used) {
+            if (held)
+                ggfs_tree_forget(tree, e.ino, 1);
             break;
+        }
         used += need;
         entries += plus && !dot;
+        if (held)
+            pinned[n_pinned++] = e.ino;
     }
     ggfs_view_put(view);
-    return fuse_reply_buf(req, buf, used) == -ENOENT ? 0 : entries;
+    const bool given = fuse_reply_buf(req, buf, used) != -ENOENT;
+    for (size_t i = 0; !given && i < n_pinned; i++)
+        ggfs_tree_forget(tree, pinned[i], 1);
+    free(pinned);
+    return given ? entries : 0;
 }
 
 
@@ -252,7 +298,7 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
         b->sink.write(&b->sink, text, (size_t)ggp_stats_text_size(t->elements));
     } else if (node.kind == GGFS_KV) {
         ggfs_kv_file f;
-        if (!ggfs_kv_file_get(tree, node.index, &f))
+        if (!ggfs_kv_file_get(tree, node, &f))
             return ENOENT;
         ggp_bytes scratch = {0};
         int err = 0;
@@ -265,7 +311,9 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
         if (err)
             return err;
     } else {
-        ggfs_view *view = ggfs_tree_view(tree);
+        ggfs_view *view = ggfs_node_view(tree, node);
+        if (!view)
+            return ESTALE; // a version the kernel had forgotten
         const bool rendered = ggfs_text_render(tree, view, node, &b->sink);
         ggfs_view_put(view);
         if (!rendered)
@@ -312,13 +360,6 @@ static void run_deferred_open(void *arg, bool cancelled)
     free(d);
 }
 
-/* Whether a file's text or bytes follow the keys, so change with edits. */
-static bool follows_keys(ggfs_kind k)
-{
-    return k == GGFS_KV || k == GGFS_HEADER || k == GGFS_WARNINGS || k == GGFS_METADATA_JSON ||
-           k == GGFS_MODEL_GGUF;
-}
-
 void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     const ggfs_node node = ggfs_node_of(tree, ino);
@@ -336,17 +377,14 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
         ggfs_edit_open(tree, req, node, fi);
         return;
     }
-    fi->keep_cache = !ggfs_tree_editable(tree) || !follows_keys(node.kind);
+    // A version of a file never changes. A key's file may hold in the
+    // kernel's cache what a write refused there left.
+    fi->keep_cache = !ggfs_tree_editable(tree) || !follows_keys(node.kind) ||
+                     (node.pinned && node.kind != GGFS_KV);
     if (node.kind == GGFS_REMOTE_STATUS) {
         // Made afresh at each open, and longer or shorter than at stat.
         fi->keep_cache = 0;
         fi->direct_io = 1;
-    }
-    if (node.kind == GGFS_MODEL_GGUF && ggfs_tree_editable(tree)) {
-        // The pages of model.gguf stay from one open to the next while
-        // no edit came between (0 means never opened).
-        const uint64_t now = ggfs_edits_generation(tree->edits) + 1;
-        fi->keep_cache = atomic_exchange(&tree->gguf_opened, now) == now;
     }
     if (!is_text(node.kind)) {
         if (node.kind == GGFS_MODEL_GGUF)
@@ -439,7 +477,7 @@ static long xattr_value(ggfs_tree *tree, ggfs_node node, const char *name, char 
     ggp_value_type type = {0, GGP_V_COUNT};
     if (node.kind == GGFS_KV) {
         ggfs_kv_file f;
-        if (!ggfs_kv_file_get(tree, node.index, &f))
+        if (!ggfs_kv_file_get(tree, node, &f))
             return -1;
         full = ggfs_kv_file_name(&f);
         if (f.view) {
@@ -534,7 +572,7 @@ static void ggfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
     sv.f_bsize = 4096;
     sv.f_frsize = 4096;
     sv.f_blocks = (tree->model->total_size + 4095) / 4096;
-    sv.f_files = ggfs_ino_of(tree, (ggfs_node){GGFS_TENSOR_DIR, tree->model->n_tensors});
+    sv.f_files = ggfs_ino_of(tree, ggfs_node_at(GGFS_TENSOR_DIR, tree->model->n_tensors));
     sv.f_namemax = GGFS_NAME_MAX;
     sv.f_flag = ggfs_tree_editable(tree) ? 0 : ST_RDONLY;
     fuse_reply_statfs(req, &sv);
@@ -687,6 +725,21 @@ static void ggfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
     ggfs_tree_op_listxattr(tree_of(req), req, ino, size);
 }
 
+/* The kernel forgets inodes: an edited model's old versions go with them. */
+static void ggfs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+    ggfs_tree_forget(tree_of(req), ino, nlookup);
+    fuse_reply_none(req);
+}
+
+static void ggfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+    ggfs_tree *tree = tree_of(req);
+    for (size_t i = 0; i < count; i++)
+        ggfs_tree_forget(tree, forgets[i].ino, forgets[i].nlookup);
+    fuse_reply_none(req);
+}
+
 /* A model mount's release: a load of model.gguf ends with its last
  * opener (prefetch_trigger.h). */
 static void ggfs_op_release_model(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -701,6 +754,8 @@ const struct fuse_lowlevel_ops ggfs_ops = {
     .init = ggfs_op_init,
     .destroy = ggfs_op_destroy,
     .lookup = ggfs_op_lookup,
+    .forget = ggfs_op_forget,
+    .forget_multi = ggfs_op_forget_multi,
     .getattr = ggfs_op_getattr,
     .readdir = ggfs_op_readdir,
     .readdirplus = ggfs_op_readdirplus,

@@ -312,17 +312,21 @@ static void read_npy(fuse_req_t req, ggfs_tree *tree, uint64_t index, uint64_t s
     fuse_reply_iov(req, iov, n);
 }
 
-/* model.gguf as the current view has it: the view is held until the
- * reply has copied its header's bytes. */
-static void read_gguf(fuse_req_t req, ggfs_tree *tree, uint64_t start, uint64_t len)
+/* model.gguf as node's version has it: the view is held until the reply
+ * has copied its header's bytes. */
+static void read_gguf(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
 {
-    ggfs_view *view = ggfs_tree_view(tree);
+    ggfs_view *view = ggfs_node_view(tree, node);
+    if (!view) {
+        fuse_reply_err(req, ESTALE); // a version the kernel had forgotten
+        return;
+    }
     const ggfs_gguf_head *head = view->edited ? &view->gguf : NULL;
     const uint64_t size = head ? head->size : tree->model->merged.size;
     if (start >= size)
         fuse_reply_buf(req, NULL, 0);
     else
-        read_bytes(req, tree, head, (ggfs_node){GGFS_MODEL_GGUF, 0}, start, size - start < len ? size - start : len);
+        read_bytes(req, tree, head, ggfs_node_at(GGFS_MODEL_GGUF, 0), start, size - start < len ? size - start : len);
     ggfs_view_put(view);
 }
 
@@ -333,7 +337,7 @@ static void serve_read(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t
         read_bytes(req, tree, NULL, node, start, len);
         break;
     case GGFS_MODEL_GGUF:
-        read_gguf(req, tree, start, len);
+        read_gguf(req, tree, node, start, len);
         break;
     case GGFS_TENSOR_F32:
         read_f32(req, tree, node.index, start, len);

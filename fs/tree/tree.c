@@ -9,6 +9,7 @@
 #include "tree/page_push.h"
 #include "tree/prefetch_trigger.h"
 #include "tree/tree.h"
+#include "tree/versions.h"
 
 #define TENSOR_INODES 9 // directory, info, raw, f32, f32.npy, stats, xxh64, sha1, sha256
 
@@ -39,15 +40,101 @@ ggfs_view *ggfs_tree_view(const ggfs_tree *tree)
     return tree->edits ? ggfs_edits_view(tree->edits) : &tree->model->view;
 }
 
-bool ggfs_kv_file_get(const ggfs_tree *tree, uint64_t id, ggfs_kv_file *f)
+/* ==== Versions of an edited tree's files (versions.h) ==== */
+
+#define PIN_SLOT_MASK UINT64_C(0xffffffff)
+#define PIN_VERSION_MAX UINT64_C(0xfffff)
+
+static bool follows_keys(ggfs_kind k)
 {
-    f->view = ggfs_tree_view(tree);
-    f->index = ggfs_view_index_of(f->view, id);
+    return k == GGFS_HEADER || k == GGFS_WARNINGS || k == GGFS_MODEL_GGUF || k == GGFS_METADATA_JSON ||
+           k == GGFS_KV;
+}
+
+/* The version of node's file in view; UINT64_MAX when view has no such
+ * file (a key it does not hold). */
+static uint64_t version_in(const ggfs_view *view, ggfs_node node)
+{
+    if (node.kind != GGFS_KV)
+        return view->version;
+    const uint64_t index = ggfs_view_index_of(view, node.index);
+    return index == UINT64_MAX ? UINT64_MAX : ggfs_view_changed_at(view, index);
+}
+
+ggfs_node ggfs_node_pin(const ggfs_tree *tree, const ggfs_view *view, ggfs_node node)
+{
+    node.pinned = false;
+    if (!tree->edits || !follows_keys(node.kind))
+        return node;
+    const uint64_t version = version_in(view, node);
+    // Past 2^20 versions (edits), or 2^32 files, a file is no longer versioned.
+    if (version <= PIN_VERSION_MAX && (node.kind != GGFS_KV || node.index < PIN_SLOT_MASK - GGFS_INO_FIRST_KV)) {
+        node.pinned = true;
+        node.version = version;
+    }
+    return node;
+}
+
+ggfs_view *ggfs_node_view(const ggfs_tree *tree, ggfs_node node)
+{
+    if (!node.pinned)
+        return ggfs_tree_view(tree);
+    ggfs_view *view = ggfs_versions_view(tree->versions, ggfs_ino_of(tree, node));
+    if (view)
+        return view;
+    // Not held by the kernel yet (a lookup's reply being made), or never:
+    // the current view serves it while it is that version.
+    view = ggfs_tree_view(tree);
+    if (version_in(view, node) == node.version)
+        return view;
+    ggfs_view_put(view);
+    return NULL;
+}
+
+bool ggfs_tree_hold(ggfs_tree *tree, ggfs_node node, ggfs_view *view, uint64_t n)
+{
+    return !node.pinned || ggfs_versions_hold(tree->versions, ggfs_ino_of(tree, node), view, n);
+}
+
+void ggfs_tree_forget(ggfs_tree *tree, uint64_t ino, uint64_t n)
+{
+    if (tree->versions && (ino & GGFS_INO_PINNED))
+        ggfs_versions_forget(tree->versions, ino, n);
+}
+
+/* The pinned node of inode number ino (GGFS_INO_PINNED set). */
+static ggfs_node pinned_node_of(uint64_t ino)
+{
+    const uint64_t slot = ino & PIN_SLOT_MASK;
+    const ggfs_node none = ggfs_node_at(GGFS_NONE, 0);
+    ggfs_node node = {GGFS_KV, slot - GGFS_INO_FIRST_KV, true, (ino >> 32) & PIN_VERSION_MAX};
+    switch (slot) {
+    case GGFS_INO_HEADER: node.kind = GGFS_HEADER; break;
+    case GGFS_INO_WARNINGS: node.kind = GGFS_WARNINGS; break;
+    case GGFS_INO_MODEL_GGUF: node.kind = GGFS_MODEL_GGUF; break;
+    case GGFS_INO_METADATA_JSON: node.kind = GGFS_METADATA_JSON; break;
+    default:
+        if (slot < GGFS_INO_FIRST_KV)
+            return none;
+    }
+    if (node.kind != GGFS_KV)
+        node.index = 0;
+    return node;
+}
+
+/* ==== Files of metadata/ ==== */
+
+bool ggfs_kv_file_get(const ggfs_tree *tree, ggfs_node node, ggfs_kv_file *f)
+{
+    f->view = ggfs_node_view(tree, node);
+    if (!f->view)
+        return false;
+    f->index = ggfs_view_index_of(f->view, node.index);
     if (f->index != UINT64_MAX)
         return true;
     ggfs_view_put(f->view);
     f->view = NULL;
-    return tree->edits && ggfs_edits_scratch_of(tree->edits, id, &f->scratch);
+    return !node.pinned && tree->edits && ggfs_edits_scratch_of(tree->edits, node.index, &f->scratch);
 }
 
 void ggfs_kv_file_put(ggfs_kv_file *f)
@@ -165,7 +252,6 @@ bool ggfs_tree_init_shared(ggfs_tree *tree, ggfs_model *model, pthread_key_t scr
     tree->ino_base = ino_base;
     tree->model = model;
     tree->keys = ggfs_model_keys(model);
-    atomic_init(&tree->gguf_opened, 0);
     const uint64_t n_kv = ggp_kv_count(tree->keys);
     if (!ggfs_stats_cache_init(&tree->stats, model->n_tensors))
         return false;
@@ -185,6 +271,7 @@ void ggfs_tree_destroy(ggfs_tree *tree)
             scratch_free(own);
         pthread_key_delete(tree->scratch);
     }
+    ggfs_versions_free(tree->versions);
     ggfs_stats_cache_destroy(&tree->stats);
     ggfs_hash_cache_destroy(&tree->hashes);
     ggfs_page_push_free(tree->page_push);
@@ -196,29 +283,31 @@ void ggfs_tree_destroy(ggfs_tree *tree)
 ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
 {
     if (ino < tree->ino_base)
-        return (ggfs_node){GGFS_NONE, 0};
+        return ggfs_node_at(GGFS_NONE, 0);
+    if (tree->edits && (ino & GGFS_INO_PINNED))
+        return pinned_node_of(ino); // an edited tree is alone: its base is 0
     ino -= tree->ino_base;
     switch (ino) {
-    case GGFS_INO_ROOT: return (ggfs_node){GGFS_ROOT, 0};
-    case GGFS_INO_HEADER: return (ggfs_node){GGFS_HEADER, 0};
-    case GGFS_INO_METADATA: return (ggfs_node){GGFS_METADATA_DIR, 0};
-    case GGFS_INO_TENSORS: return (ggfs_node){GGFS_TENSORS_DIR, 0};
-    case GGFS_INO_MODEL_GGUF: return (ggfs_node){GGFS_MODEL_GGUF, 0};
-    case GGFS_INO_SHARDS: return (ggfs_node){GGFS_SHARDS_DIR, 0};
-    case GGFS_INO_WARNINGS: return (ggfs_node){GGFS_WARNINGS, 0};
-    case GGFS_INO_METADATA_JSON: return (ggfs_node){GGFS_METADATA_JSON, 0};
-    case GGFS_INO_TENSORS_TSV: return (ggfs_node){GGFS_TENSORS_TSV, 0};
-    case GGFS_INO_HASHES: return (ggfs_node){GGFS_HASHES, 0};
-    case GGFS_INO_REMOTE: return (ggfs_node){GGFS_REMOTE_STATUS, 0};
+    case GGFS_INO_ROOT: return ggfs_node_at(GGFS_ROOT, 0);
+    case GGFS_INO_HEADER: return ggfs_node_at(GGFS_HEADER, 0);
+    case GGFS_INO_METADATA: return ggfs_node_at(GGFS_METADATA_DIR, 0);
+    case GGFS_INO_TENSORS: return ggfs_node_at(GGFS_TENSORS_DIR, 0);
+    case GGFS_INO_MODEL_GGUF: return ggfs_node_at(GGFS_MODEL_GGUF, 0);
+    case GGFS_INO_SHARDS: return ggfs_node_at(GGFS_SHARDS_DIR, 0);
+    case GGFS_INO_WARNINGS: return ggfs_node_at(GGFS_WARNINGS, 0);
+    case GGFS_INO_METADATA_JSON: return ggfs_node_at(GGFS_METADATA_JSON, 0);
+    case GGFS_INO_TENSORS_TSV: return ggfs_node_at(GGFS_TENSORS_TSV, 0);
+    case GGFS_INO_HASHES: return ggfs_node_at(GGFS_HASHES, 0);
+    case GGFS_INO_REMOTE: return ggfs_node_at(GGFS_REMOTE_STATUS, 0);
     }
     const uint64_t first_shard = first_shard_ino(tree);
     const uint64_t first_tensor = first_tensor_ino(tree);
     if (ino >= GGFS_INO_FIRST_KV && ino < first_shard)
-        return (ggfs_node){GGFS_KV, ino - GGFS_INO_FIRST_KV};
+        return ggfs_node_at(GGFS_KV, ino - GGFS_INO_FIRST_KV);
     if (tree->edits && ino >= first_new_kv_ino(tree))
-        return (ggfs_node){GGFS_KV, first_new_id(tree) + (ino - first_new_kv_ino(tree))};
+        return ggfs_node_at(GGFS_KV, first_new_id(tree) + (ino - first_new_kv_ino(tree)));
     if (ino >= first_shard && ino < first_tensor)
-        return (ggfs_node){GGFS_SHARD, ino - first_shard};
+        return ggfs_node_at(GGFS_SHARD, ino - first_shard);
     if (ino >= first_tensor) {
         const uint64_t rel = ino - first_tensor;
         const uint64_t index = rel / TENSOR_INODES;
@@ -228,10 +317,10 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
                 GGFS_TENSOR_F32, GGFS_TENSOR_NPY,  GGFS_TENSOR_STATS,
                 GGFS_TENSOR_XXH64, GGFS_TENSOR_SHA1, GGFS_TENSOR_SHA256,
             };
-            return (ggfs_node){kinds[rel % TENSOR_INODES], index};
+            return ggfs_node_at(kinds[rel % TENSOR_INODES], index);
         }
     }
-    return (ggfs_node){GGFS_NONE, 0};
+    return ggfs_node_at(GGFS_NONE, 0);
 }
 
 static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
@@ -269,6 +358,11 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
 
 uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node)
 {
+    if (node.pinned) {
+        const ggfs_node current = ggfs_node_at(node.kind, node.index);
+        const uint64_t slot = node.kind == GGFS_KV ? GGFS_INO_FIRST_KV + node.index : local_ino_of(tree, current);
+        return GGFS_INO_PINNED | node.version << 32 | slot;
+    }
     const uint64_t local = local_ino_of(tree, node);
     return local ? tree->ino_base + local : 0;
 }
@@ -378,30 +472,30 @@ static uint64_t find_shard(const ggfs_tree *tree, const char *name)
 
 ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
 {
-    const ggfs_node none = {GGFS_NONE, 0};
+    const ggfs_node none = ggfs_node_at(GGFS_NONE, 0);
     uint64_t i;
     switch (parent.kind) {
     case GGFS_ROOT:
-        if (strcmp(name, "header") == 0) return (ggfs_node){GGFS_HEADER, 0};
-        if (strcmp(name, "metadata") == 0) return (ggfs_node){GGFS_METADATA_DIR, 0};
-        if (strcmp(name, "tensors") == 0) return (ggfs_node){GGFS_TENSORS_DIR, 0};
-        if (strcmp(name, "model.gguf") == 0) return (ggfs_node){GGFS_MODEL_GGUF, 0};
-        if (strcmp(name, "shards") == 0) return (ggfs_node){GGFS_SHARDS_DIR, 0};
-        if (strcmp(name, "warnings") == 0) return (ggfs_node){GGFS_WARNINGS, 0};
-        if (strcmp(name, "metadata.json") == 0) return (ggfs_node){GGFS_METADATA_JSON, 0};
-        if (strcmp(name, "tensors.tsv") == 0) return (ggfs_node){GGFS_TENSORS_TSV, 0};
-        if (strcmp(name, "hashes") == 0) return (ggfs_node){GGFS_HASHES, 0};
-        if (strcmp(name, "remote") == 0) return (ggfs_node){GGFS_REMOTE_STATUS, 0};
+        if (strcmp(name, "header") == 0) return ggfs_node_at(GGFS_HEADER, 0);
+        if (strcmp(name, "metadata") == 0) return ggfs_node_at(GGFS_METADATA_DIR, 0);
+        if (strcmp(name, "tensors") == 0) return ggfs_node_at(GGFS_TENSORS_DIR, 0);
+        if (strcmp(name, "model.gguf") == 0) return ggfs_node_at(GGFS_MODEL_GGUF, 0);
+        if (strcmp(name, "shards") == 0) return ggfs_node_at(GGFS_SHARDS_DIR, 0);
+        if (strcmp(name, "warnings") == 0) return ggfs_node_at(GGFS_WARNINGS, 0);
+        if (strcmp(name, "metadata.json") == 0) return ggfs_node_at(GGFS_METADATA_JSON, 0);
+        if (strcmp(name, "tensors.tsv") == 0) return ggfs_node_at(GGFS_TENSORS_TSV, 0);
+        if (strcmp(name, "hashes") == 0) return ggfs_node_at(GGFS_HASHES, 0);
+        if (strcmp(name, "remote") == 0) return ggfs_node_at(GGFS_REMOTE_STATUS, 0);
         return none;
     case GGFS_METADATA_DIR:
         i = find_metadata(tree, name);
-        return i == UINT64_MAX ? none : (ggfs_node){GGFS_KV, i};
+        return i == UINT64_MAX ? none : ggfs_node_at(GGFS_KV, i);
     case GGFS_TENSORS_DIR:
         i = find_named(tree, name, find_tensor, tensor_name, tree->long_tensors, tree->n_long_tensors);
-        return i == UINT64_MAX ? none : (ggfs_node){GGFS_TENSOR_DIR, i};
+        return i == UINT64_MAX ? none : ggfs_node_at(GGFS_TENSOR_DIR, i);
     case GGFS_SHARDS_DIR:
         i = find_shard(tree, name);
-        return i == UINT64_MAX ? none : (ggfs_node){GGFS_SHARD, i};
+        return i == UINT64_MAX ? none : ggfs_node_at(GGFS_SHARD, i);
     case GGFS_TENSOR_DIR: {
         static const char *const files[] = {"info", "raw", "f32", "f32.npy", "stats",
                                             "xxh64", "sha1", "sha256"};
@@ -410,13 +504,21 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
                                           GGFS_TENSOR_SHA1, GGFS_TENSOR_SHA256};
         for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
             if (strcmp(name, files[f]) == 0)
-                return (ggfs_node){kinds[f], parent.index};
+                return ggfs_node_at(kinds[f], parent.index);
         }
         return none;
     }
     default:
         return none;
     }
+}
+
+/* Whether node's version is still there (always, unpinned). */
+static bool version_held(const ggfs_tree *tree, ggfs_node node)
+{
+    ggfs_view *view = node.pinned ? ggfs_node_view(tree, node) : NULL;
+    ggfs_view_put(view);
+    return !node.pinned || view;
 }
 
 bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
@@ -441,13 +543,17 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
         if (!tree->edits)
             return node.index < ggp_kv_count(tree->keys);
         ggfs_kv_file f;
-        if (!ggfs_kv_file_get(tree, node.index, &f))
+        if (!ggfs_kv_file_get(tree, node, &f))
             return false;
         ggfs_kv_file_put(&f);
         return true;
     }
     case GGFS_MODEL_GGUF:
-        return tree->model->merged.available;
+        return tree->model->merged.available && version_held(tree, node);
+    case GGFS_HEADER:
+    case GGFS_WARNINGS:
+    case GGFS_METADATA_JSON:
+        return version_held(tree, node);
     case GGFS_SHARDS_DIR:
     case GGFS_SHARD:
         return ggfs_model_is_split(tree->model);

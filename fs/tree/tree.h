@@ -4,7 +4,9 @@
  * inode per key (shard 1's); then one per shard file in shards/ (split
  * sets); then TENSOR_INODES per tensor of the model (its directory and its
  * files); then, when metadata/ is edited, one per file made in it (keys
- * and scratch files, model/edits.h), numbered by their ids.
+ * and scratch files, model/edits.h), numbered by their ids. An edited
+ * tree numbers the versions of the files that follow the keys apart
+ * (GGFS_INO_PINNED below).
  *
  * A key's node holds its id (model/view.h): a key of the model has its
  * index as id until an edit moves another file onto its name. What the
@@ -73,10 +75,29 @@ enum {
     GGFS_INO_FIRST_KV = 16,
 };
 
+/* An edited tree's files that follow the keys (header, warnings,
+ * model.gguf, metadata.json, and each key's file) have one inode per
+ * version: bit 52 set, the version in bits 32-51, and in bits 0-31 the
+ * file's own inode number above. A root file's version is its view's
+ * (model/view.h), a key file's the content version of its value; the
+ * files of a model that is not edited, and scratch files, have one inode
+ * each. Every number stays below 2^53, exact as a double (JavaScript's
+ * stat, jq). */
+#define GGFS_INO_PINNED (UINT64_C(1) << 52)
+
 typedef struct ggfs_node {
     ggfs_kind kind;
     uint64_t index; // kv id, shard or tensor index
+    bool pinned;    // one version of a file that follows the keys, in an
+                    // edited tree; else the file as it is now
+    uint64_t version; // pinned: the view's version, or the key's content version
 } ggfs_node;
+
+/* The node of a file as it is now (not pinned to a version). */
+static inline ggfs_node ggfs_node_at(ggfs_kind kind, uint64_t index)
+{
+    return (ggfs_node){kind, index, false, 0};
+}
 
 /* Everything the daemon knows, shared read-only by all threads except the
  * lazily filled size caches (in the views) and stats, and the edits. */
@@ -85,7 +106,7 @@ typedef struct ggfs_tree {
     const ggp_file *keys;      // the model's own metadata: shard 1's (its
                                // key count fixes the inode numbers)
     ggfs_edits *edits;         // NULL: metadata/ is read-only
-    _Atomic uint64_t gguf_opened; // edits' generation model.gguf was last opened at
+    struct ggfs_versions *versions; // edited: the versions the kernel holds (versions.h)
     ggfs_stats_cache stats;    // tensors/NAME/stats, computed on first read
     ggfs_hash_cache hashes;    // hashes and tensors/NAME/{xxh64,sha1,sha256}, the same
     uint64_t *long_kvs;        // keys whose file names were cut
@@ -165,6 +186,22 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node);
 /* The keys as they are now, with a reference (ggfs_view_put). */
 ggfs_view *ggfs_tree_view(const ggfs_tree *tree);
 
+/* The keys as node reads them, with a reference: its version's view when
+ * pinned, else the current one. NULL when node's version is gone (the
+ * kernel forgot it and it is no longer current). */
+ggfs_view *ggfs_node_view(const ggfs_tree *tree, ggfs_node node);
+
+/* Pins node to its version in view (the current one, as a lookup finds
+ * it), when the tree is edited and node is a file that follows the keys:
+ * a key's file only while it is a key of view. */
+ggfs_node ggfs_node_pin(const ggfs_tree *tree, const ggfs_view *view, ggfs_node node);
+
+/* The kernel was given n references to node's inode (a lookup's reply):
+ * a pinned node's view is kept while it holds one. False when out of
+ * memory. Forgetting them: ggfs_tree_forget. */
+bool ggfs_tree_hold(ggfs_tree *tree, ggfs_node node, ggfs_view *view, uint64_t n);
+void ggfs_tree_forget(ggfs_tree *tree, uint64_t ino, uint64_t n);
+
 /* A file of metadata/ now: key `index` of `view`, or a scratch file. */
 typedef struct ggfs_kv_file {
     ggfs_view *view;           // referenced; NULL for a scratch file
@@ -172,9 +209,15 @@ typedef struct ggfs_kv_file {
     ggfs_scratch_info scratch;
 } ggfs_kv_file;
 
-/* Finds the metadata file with this id; false when there is none now.
- * Release with ggfs_kv_file_put. */
-bool ggfs_kv_file_get(const ggfs_tree *tree, uint64_t id, ggfs_kv_file *f);
+/* Finds the metadata file of node (a GGFS_KV: its id, and its version
+ * when pinned); false when there is none. Release with ggfs_kv_file_put. */
+bool ggfs_kv_file_get(const ggfs_tree *tree, ggfs_node node, ggfs_kv_file *f);
+
+/* The metadata file with this id as it is now. */
+static inline ggfs_node ggfs_kv_node(uint64_t id)
+{
+    return ggfs_node_at(GGFS_KV, id);
+}
 void ggfs_kv_file_put(ggfs_kv_file *f);
 
 /* The full name of a metadata file. */
