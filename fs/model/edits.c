@@ -272,28 +272,6 @@ int ggfs_edits_unlink(ggfs_edits *e, const char *name, size_t len, uint64_t *id)
     return err;
 }
 
-int ggfs_edits_settle(ggfs_edits *e, uint64_t id, const char *text, size_t len, bool failed, bool *changed)
-{
-    *changed = false;
-    pthread_mutex_lock(&e->lock);
-    uint64_t pos;
-    int err = 0;
-    if (ggfs_ed_find_scratch_id(&e->st, id, &pos) && e->st.scratch[pos].pending) {
-        err = failed ? ECANCELED : make_pending_key(e, pos, text, len);
-        *changed = err == 0;
-        state next;
-        // Nothing is left of a key whose making failed. (Taking a pending
-        // file out frees memory only: it cannot fail but for ENOMEM.)
-        if (err && ggfs_ed_clone_current(e, &next) == 0) {
-            const blob *name = e->st.scratch[pos].name; // lives until the commit ends
-            ggfs_ed_remove_scratch(&next, pos);
-            ggfs_ed_commit(e, &next, false, (const char *)name->bytes, name->len);
-        }
-    }
-    pthread_mutex_unlock(&e->lock);
-    return err == ECANCELED ? 0 : err;
-}
-
 /* What a rename moves: a scratch file's text and type, or a key's. */
 typedef struct moved {
     bool is_key;
@@ -523,6 +501,32 @@ out:
     free(now.data);
     free(value.data);
     return err;
+}
+
+int ggfs_edits_settle(ggfs_edits *e, uint64_t id, const char *text, size_t len, bool failed, bool *changed)
+{
+    *changed = false;
+    pthread_mutex_lock(&e->lock);
+    uint64_t pos;
+    int err = 0;
+    if (ggfs_ed_find_scratch_id(&e->st, id, &pos) && e->st.scratch[pos].pending) {
+        // Nothing written (touch), it becomes the file's type's zero, as
+        // a key touch made does when typed.
+        if (len == 0)
+            text = zero_text(e->st.scratch[pos].type), len = strlen(text);
+        err = failed ? ECANCELED : make_pending_key(e, pos, text, len);
+        *changed = err == 0;
+        state next;
+        // Nothing is left of a key whose making failed. (Taking a pending
+        // file out frees memory only: it cannot fail but for ENOMEM.)
+        if (err && ggfs_ed_clone_current(e, &next) == 0) {
+            const blob *name = e->st.scratch[pos].name; // lives until the commit ends
+            ggfs_ed_remove_scratch(&next, pos);
+            ggfs_ed_commit(e, &next, false, (const char *)name->bytes, name->len);
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+    return err == ECANCELED ? 0 : err;
 }
 
 /* ==== Scratch files ==== */

@@ -85,11 +85,12 @@ int ggfs_edits_write(ggfs_edits *e, uint64_t id, const char *text, size_t len, b
  * leaves no key behind. */
 int ggfs_edits_create(ggfs_edits *e, const char *name, size_t len, bool pending, uint64_t *id);
 
-/* Ends the open that made the pending file `id`: if it is still pending,
- * it becomes a key of this text, or, when failed (a text of that open was
- * refused) or the text does not take, it goes. A file no longer pending is
- * left alone. Returns 0 or the errno of the text; *changed says whether
- * the keys changed. */
+/* Ends the open that made the pending file `id` (its release): if it is
+ * still pending, it becomes a key of this text (empty: its type's zero, as
+ * a key touch made and typed has), or, when failed (a text of that open
+ * was refused) or the text does not take, it goes. A file no longer
+ * pending is left alone. Returns 0 or the errno of the text; *changed
+ * says whether the keys changed. */
 int ggfs_edits_settle(ggfs_edits *e, uint64_t id, const char *text, size_t len, bool failed, bool *changed);
 
 /* Deletes the key or scratch file called name; *id was its id. ENOENT,
