@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
-#include <sys/wait.h>
 
 #include "catalog/beneath.h"
 #include "check.h"
@@ -270,45 +269,30 @@ static int test_read_small_refuses_links_fifos_and_directories(void)
 
 /* ==== What nobody may read ==== */
 
-/* Exits 0 when, as a user who is not root (root reads anything), the
- * unreadable file is refused by both reads and the unreadable directory by
- * a walk, each with EACCES; another code says which check failed. */
-static void unreadable_as_nobody(void)
+/* As a user that is not root: the unreadable file is refused by both
+ * reads and the unreadable directory by a walk, each with EACCES, while a
+ * walk of the folder gives them by name. */
+static int unreadable_fail_with_eacces(void)
 {
-    if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
-        _exit(2);
     ggfs_folder f;
-    if (ggfs_folder_open(&f, folder_path, NULL) != 0)
-        _exit(3);
+    EXPECT_EQ(ggfs_folder_open(&f, folder_path, NULL), 0);
     char buf[8], *data = NULL;
     size_t got, len;
     seen s = {0};
-    if (ggfs_folder_read_head(&f, "secret", buf, sizeof buf, &got, NULL) != EACCES)
-        _exit(4);
-    if (ggfs_folder_read_small(&f, "secret", 100, &data, &len) != EACCES || data)
-        _exit(5);
-    if (ggfs_folder_each(&f, "locked", 0, note, &s) != EACCES || s.calls != 0)
-        _exit(6);
-    // The walk of the folder still gives them, by name.
-    if (ggfs_folder_each(&f, "", 0, note, &s) != 0 ||
-        strcmp(names_of(&s), "dangling dir dirlink empty link locked pipe secret ten walk") != 0)
-        _exit(7);
+    EXPECT_EQ(ggfs_folder_read_head(&f, "secret", buf, sizeof buf, &got, NULL), EACCES);
+    EXPECT_EQ(ggfs_folder_read_small(&f, "secret", 100, &data, &len), EACCES);
+    EXPECT(data == NULL);
+    EXPECT_EQ(ggfs_folder_each(&f, "locked", 0, note, &s), EACCES);
+    EXPECT_EQ(s.calls, 0);
+    EXPECT_EQ(ggfs_folder_each(&f, "", 0, note, &s), 0);
+    EXPECT_STR(names_of(&s), "dangling dir dirlink empty link locked pipe secret ten walk");
     ggfs_folder_close(&f);
-    _exit(0);
+    return 1;
 }
 
 static int test_unreadable_entries_fail_with_eacces(void)
 {
-    const pid_t pid = fork();
-    EXPECT(pid >= 0);
-    if (pid == 0)
-        unreadable_as_nobody();
-    int status;
-    EXPECT(waitpid(pid, &status, 0) == pid);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "child status %d\n", status);
-    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    return 1;
+    return tmptree_as_nobody(unreadable_fail_with_eacces);
 }
 
 int main(void)

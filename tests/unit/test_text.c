@@ -3,6 +3,7 @@
  * and a manifest's digest must be, counted without reading past the bytes
  * given; control bytes made '?' wherever they stand in a message.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,31 +63,30 @@ static int test_hex_span_reads_no_further_than_asked(void)
     return 1;
 }
 
+/* Whether ggfs_one_line makes text into want. */
+static int scrubs(const char *text, const char *want)
+{
+    char s[64];
+    snprintf(s, sizeof s, "%s", text);
+    ggfs_one_line(s);
+    EXPECT_STR(s, want);
+    return 1;
+}
+
 static int test_one_line_scrubs_control_bytes_at_both_ends(void)
 {
-    char s[] = "\nrefs/main\t";
-    ggfs_one_line(s);
-    EXPECT_STR(s, "?refs/main?");
-    char t[] = "\x1b[31mred\x7f";
-    ggfs_one_line(t);
-    EXPECT_STR(t, "?[31mred?");
-    char u[] = "\x01\x02\x1f";
-    ggfs_one_line(u);
-    EXPECT_STR(u, "???");
+    EXPECT(scrubs("\nrefs/main\t", "?refs/main?"));
+    EXPECT(scrubs("\x1b[31mred\x7f", "?[31mred?"));
+    EXPECT(scrubs("\x01\x02\x1f", "???"));
+    EXPECT(scrubs("a\r\nb", "a??b"));
     return 1;
 }
 
 static int test_one_line_keeps_printable_and_utf8(void)
 {
-    char s[] = "caf\xc3\xa9 / model ~ x.gguf";
-    ggfs_one_line(s);
-    EXPECT_STR(s, "caf\xc3\xa9 / model ~ x.gguf");
-    char e[] = "";
-    ggfs_one_line(e);
-    EXPECT_STR(e, "");
-    char high[] = "\x80\xff";
-    ggfs_one_line(high);
-    EXPECT_STR(high, "\x80\xff");
+    EXPECT(scrubs("caf\xc3\xa9 / model ~ x.gguf", "caf\xc3\xa9 / model ~ x.gguf"));
+    EXPECT(scrubs("", ""));
+    EXPECT(scrubs(" \x80\xff", " \x80\xff"));
     return 1;
 }
 
