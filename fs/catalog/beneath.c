@@ -1,15 +1,19 @@
 /*
- * Resolving paths beneath a folder of models, one component at a time.
+ * Resolving paths beneath a folder of models, one component at a time;
+ * walking its directories and reading its small files through the
+ * folder's fd.
  */
 #define _GNU_SOURCE // O_PATH, memrchr
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "catalog/beneath.h"
+#include "util/pread_full.h"
 
 bool ggfs_path_within(const char *inner, const char *outer)
 {
@@ -243,5 +247,88 @@ int ggfs_folder_opendir(const ggfs_folder *f, const char *real_dir, DIR **out)
         close(fd);
         return err;
     }
+    return 0;
+}
+
+/* ==== Walking a directory, reading a small file ==== */
+
+int ggfs_folder_each(const ggfs_folder *f, const char *real_dir, unsigned flags, ggfs_entry_fn fn, void *ctx)
+{
+    DIR *d;
+    int err = ggfs_folder_opendir(f, real_dir, &d);
+    if (err)
+        return err;
+    for (;;) {
+        errno = 0; // readdir's NULL means an error only when it set errno
+        const struct dirent *de = readdir(d);
+        if (!de) {
+            err = flags & GGFS_EACH_KEEP_PARTIAL ? 0 : errno;
+            break;
+        }
+        const char *name = de->d_name;
+        const bool dots = name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]));
+        if (dots || (name[0] == '.' && (flags & GGFS_EACH_SKIP_HIDDEN)))
+            continue;
+        if (!fn(ctx, name, de->d_type)) {
+            err = ENOMEM;
+            break;
+        }
+    }
+    closedir(d);
+    return err;
+}
+
+/* Opens the regular file at real as ggfs_folder_read_head says, with its
+ * stat in *st. Returns the fd, or an errno negated. */
+static int open_regular(const ggfs_folder *f, const char *real, struct stat *st)
+{
+    const int fd = openat(f->fd, real, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    const int err = fstat(fd, st) != 0 ? errno : !S_ISREG(st->st_mode) ? EINVAL : 0;
+    if (err) {
+        close(fd);
+        return -err;
+    }
+    posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+    return fd;
+}
+
+int ggfs_folder_read_head(const ggfs_folder *f, const char *real, void *buf, size_t cap, size_t *got,
+                          struct stat *st)
+{
+    struct stat own;
+    *got = 0;
+    const int fd = open_regular(f, real, st ? st : &own);
+    if (fd < 0)
+        return -fd;
+    const int err = ggfs_pread_full(fd, buf, cap, 0, got);
+    close(fd);
+    return err;
+}
+
+int ggfs_folder_read_small(const ggfs_folder *f, const char *real, size_t max, char **data, size_t *len)
+{
+    struct stat st;
+    const int fd = open_regular(f, real, &st);
+    if (fd < 0)
+        return -fd;
+    int err = 0;
+    char *buf = NULL;
+    size_t got = 0;
+    if ((uint64_t)st.st_size > max)
+        err = EFBIG;
+    else if (!(buf = malloc((size_t)st.st_size + 1)))
+        err = ENOMEM;
+    else
+        err = ggfs_pread_full(fd, buf, (size_t)st.st_size, 0, &got);
+    close(fd);
+    if (err) {
+        free(buf);
+        return err;
+    }
+    buf[got] = '\0';
+    *data = buf;
+    *len = got;
     return 0;
 }

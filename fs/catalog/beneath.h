@@ -44,6 +44,51 @@ int ggfs_resolve_beneath(const ggfs_folder *f, const char *rel, char *out, size_
  * blocking. Returns 0 and the stream in *out, or an errno. */
 int ggfs_folder_opendir(const ggfs_folder *f, const char *real_dir, DIR **out);
 
+/* ==== Walking a directory ==== */
+
+typedef enum ggfs_each_flags {
+    GGFS_EACH_SKIP_HIDDEN = 1u << 0,  // skip every name starting with '.', not only "." and ".."
+    GGFS_EACH_KEEP_PARTIAL = 1u << 1, // a failing readdir ends the walk as its end does
+} ggfs_each_flags;
+
+/* Called once per entry with its name and its d_type (DT_REG, DT_LNK...,
+ * DT_UNKNOWN when the file system does not say). Returns false when out of
+ * memory, which stops the walk. */
+typedef bool (*ggfs_entry_fn)(void *ctx, const char *name, unsigned char type);
+
+/* Calls fn for each entry of directory real_dir (as ggfs_folder_opendir
+ * takes it: resolved beneath the folder, a last symlink not followed, no
+ * wait on a FIFO), in the order readdir gives, never for "." or "..".
+ * Returns 0; the errno of opening real_dir; the errno of a failing
+ * readdir (the entries before it were given), unless KEEP_PARTIAL makes
+ * that an end; or ENOMEM when fn returned false. */
+int ggfs_folder_each(const ggfs_folder *f, const char *real_dir, unsigned flags, ggfs_entry_fn fn, void *ctx);
+
+/* ==== Reading small files ==== */
+
+/* Both read the file at real (a path resolved beneath the folder, relative
+ * to it) through the folder's fd, never a path from the root: a last
+ * symlink is not followed (ELOOP), a FIFO or device is opened without
+ * waiting and refused (EINVAL: only regular files are read), a terminal
+ * never becomes the controlling one, and the kernel reads only the bytes
+ * asked for, not its first read-ahead window of the file. */
+
+/* Reads the first cap bytes of the regular file at real into buf (fewer
+ * when the file is shorter: *got says how many) and its stat into *st (may
+ * be NULL), however large the file is. Returns 0, or an errno: of opening
+ * or fstat, EINVAL when not a regular file, or of a failed read (*got
+ * then counts the bytes read before it). */
+int ggfs_folder_read_head(const ggfs_folder *f, const char *real, void *buf, size_t cap, size_t *got,
+                          struct stat *st);
+
+/* Reads the whole regular file at real, when it is at most max bytes by
+ * its stat, into a malloc'ed buffer (*data, NUL-terminated after its *len
+ * bytes: a file cut short since the stat gives what was there). Returns
+ * 0, or an errno: of opening or fstat, EINVAL when not a regular file,
+ * EFBIG when larger than max, ENOMEM, or of a failed read (nothing then
+ * to free). */
+int ggfs_folder_read_small(const ggfs_folder *f, const char *real, size_t max, char **data, size_t *len);
+
 /* Whether path `inner` is `outer` or lies under it, component-wise ("" is
  * above everything; "a/b" is under "a" but not under "a/b2"). */
 bool ggfs_path_within(const char *inner, const char *outer);

@@ -3,18 +3,15 @@
  * their commits and refs, each ref read and checked before it names a
  * snapshot; and the blobs left out of the mirror.
  */
-#define _GNU_SOURCE // O_NOFOLLOW, O_DIRECTORY, fdopendir
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "catalog/hf_cache.h"
-#include "util/pread_full.h"
+#include "util/text.h"
 
 #define MODELS_PREFIX "models--"
 #define SEP "--"
@@ -58,32 +55,26 @@ bool ggfs_hf_model_repo(const char *dirname, char *org, char *name)
 
 /* ==== Refs ==== */
 
-static bool is_lower_hex(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-}
-
 bool ggfs_hf_parse_ref(const char *data, size_t len, unsigned long long size, char *commit,
                        size_t *offset, char *why, size_t cap)
 {
-    for (size_t i = 0; i < GGFS_HF_COMMIT_HEX; i++) {
-        *offset = i;
-        if (i >= len) {
-            if (i == 0)
+    const size_t hex = ggfs_lower_hex_span(data, len < GGFS_HF_COMMIT_HEX ? len : GGFS_HF_COMMIT_HEX);
+    if (hex < GGFS_HF_COMMIT_HEX) {
+        *offset = hex;
+        if (hex == len) {
+            if (len == 0)
                 snprintf(why, cap, "empty, not a commit hash");
             else
-                snprintf(why, cap, "ends after %zu of the %d hex digits of a commit hash", i,
+                snprintf(why, cap, "ends after %zu of the %d hex digits of a commit hash", len,
                          GGFS_HF_COMMIT_HEX);
             return false;
         }
-        const unsigned char c = (unsigned char)data[i];
-        if (!is_lower_hex((char)c)) {
-            if (c > 0x20 && c < 0x7f && c != '\'' && c != '\\')
-                snprintf(why, cap, "byte 0x%02x ('%c') is not a lower-case hex digit of a commit hash", c, c);
-            else
-                snprintf(why, cap, "byte 0x%02x is not a lower-case hex digit of a commit hash", c);
-            return false;
-        }
+        const unsigned char c = (unsigned char)data[hex];
+        if (c > 0x20 && c < 0x7f && c != '\'' && c != '\\')
+            snprintf(why, cap, "byte 0x%02x ('%c') is not a lower-case hex digit of a commit hash", c, c);
+        else
+            snprintf(why, cap, "byte 0x%02x is not a lower-case hex digit of a commit hash", c);
+        return false;
     }
     for (size_t i = GGFS_HF_COMMIT_HEX; i < len && i < GGFS_HF_MAX_REF; i++) {
         if (!strchr(" \t\r\n", data[i]) || data[i] == '\0') {
@@ -104,27 +95,15 @@ bool ggfs_hf_parse_ref(const char *data, size_t len, unsigned long long size, ch
 }
 
 /* Reads at most GGFS_HF_MAX_REF + 1 bytes of the regular file at real
- * into buf. Returns 0 or an errno; EINVAL when it is not a regular file. */
+ * into buf, and the file's size. Returns 0 or an errno; EINVAL when it is
+ * not a regular file. */
 static int read_ref(const ggfs_folder *f, const char *real, char *buf, size_t *len, unsigned long long *size)
 {
-    const int fd = openat(f->fd, real, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
     struct stat st;
-    int err = 0;
-    size_t got = 0;
-    if (fstat(fd, &st) != 0) {
-        err = errno;
-    } else if (!S_ISREG(st.st_mode)) {
-        err = EINVAL;
-    } else {
-        err = ggfs_pread_full(fd, buf, GGFS_HF_MAX_REF + 1, 0, &got);
-    }
-    close(fd);
-    *len = got;
+    const int err = ggfs_folder_read_head(f, real, buf, GGFS_HF_MAX_REF + 1, len, &st);
     *size = err ? 0 : (unsigned long long)st.st_size;
-    if (!err && *size < got)
-        *size = got; // grown since the stat
+    if (!err && *size < *len)
+        *size = *len; // grown since the stat
     return err;
 }
 
@@ -235,28 +214,10 @@ typedef struct view {
     ggfs_scan *out;
 } view;
 
-/* Opens directory real (symlink-free, relative to the folder) for reading;
- * calls fn for each entry whose name does not start with a dot. Returns
- * 0, an errno of opening it, or ENOMEM when fn returned false. */
-static int each_name(const view *v, const char *real, bool (*fn)(const view *, const char *, void *),
-                     void *ctx)
-{
-    DIR *d;
-    int err = ggfs_folder_opendir(v->f, real, &d);
-    if (err)
-        return err;
-    const struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue; // ".", "..", and what tools keep hidden
-        if (!fn(v, de->d_name, ctx)) {
-            err = ENOMEM;
-            break;
-        }
-    }
-    closedir(d);
-    return err;
-}
+/* Directories of the view are walked without the names starting with a
+ * dot (what tools keep hidden), and a readdir that fails part-way lists
+ * what came before it. */
+#define VIEW_WALK (GGFS_EACH_SKIP_HIDDEN | GGFS_EACH_KEEP_PARTIAL)
 
 typedef struct repos_ctx {
     const char *org; // NULL: list the ORGs; else the NAMEs of this one
@@ -279,9 +240,17 @@ static bool add_repo(const view *v, const char *dirname, void *p)
     return ggfs_scan_add(v->out, GGFS_SCAN_HF, name, v->hub, place, NULL, &r.st, 0);
 }
 
-static bool add_commit(const view *v, const char *name, void *p)
+typedef struct commits_ctx {
+    const view *v;
+    const repo *r;
+} commits_ctx;
+
+static bool add_commit(void *p, const char *name, unsigned char type)
 {
-    const repo *r = p;
+    (void)type;
+    const commits_ctx *c = p;
+    const view *v = c->v;
+    const repo *r = c->r;
     char path[PATH_MAX], real[PATH_MAX];
     struct stat st;
     if (!ggfs_path_join(path, sizeof path, r->snapshots, name) ||
@@ -325,23 +294,18 @@ static bool ref_snapshot(const view *v, const repo *r, const char *ref, const ch
     return true;
 }
 
-/* One line: control bytes of names quoted in a message become '?'. */
-static void one_line(char *msg)
-{
-    for (char *p = msg; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-}
-
 typedef struct refs_ctx {
+    const view *v;
     const repo *r;
     const char *dir;   // the real path of the refs directory listed
     const char *place; // its place in the view
 } refs_ctx;
 
-static bool add_ref(const view *v, const char *name, void *p)
+static bool add_ref(void *p, const char *name, unsigned char type)
 {
+    (void)type;
     const refs_ctx *c = p;
+    const view *v = c->v;
     char path[PATH_MAX], real[PATH_MAX], place[PATH_MAX];
     struct stat st;
     if (!ggfs_path_join(path, sizeof path, c->dir, name) ||
@@ -359,7 +323,7 @@ static bool add_ref(const view *v, const char *name, void *p)
     char snap[PATH_MAX], snap_real[PATH_MAX], msg[GGFS_HF_MSG_MAX];
     struct stat snap_st;
     if (!ref_snapshot(v, c->r, path, real, snap, snap_real, &snap_st, msg, sizeof msg)) {
-        one_line(msg);
+        ggfs_one_line(msg);
         return ggfs_scan_add(v->out, GGFS_SCAN_MODEL, name, path, real, msg, &st, 0);
     }
     return ggfs_scan_add(v->out, GGFS_SCAN_DIR, name, snap, snap_real, NULL, &snap_st, 0);
@@ -383,8 +347,8 @@ static int list_refs(const view *v, const repo *r, const char *sub, const char *
     if (ggfs_resolve_beneath(v->f, want, dir, sizeof dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
         strcmp(dir, want) != 0)
         return ENOENT;
-    refs_ctx c = {.r = r, .dir = dir, .place = place};
-    const int err = each_name(v, dir, add_ref, &c);
+    refs_ctx c = {.v = v, .r = r, .dir = dir, .place = place};
+    const int err = ggfs_folder_each(v->f, dir, VIEW_WALK, add_ref, &c);
     return err == ENOMEM ? ENOMEM : err ? ENOENT : 0;
 }
 
@@ -428,7 +392,8 @@ int ggfs_hf_list(const ggfs_folder *f, ggfs_hf_index *idx, const char *hub, cons
         }
         if (!sub[0]) {
             // Commits first: a ref of the same name is hidden by the commit.
-            err = each_name(&v, r.snapshots, add_commit, &r);
+            commits_ctx c = {.v = &v, .r = &r};
+            err = ggfs_folder_each(f, r.snapshots, VIEW_WALK, add_commit, &c);
             if (err != ENOMEM) {
                 const int refs_err = list_refs(&v, &r, "", place);
                 err = refs_err == ENOMEM ? ENOMEM : 0;

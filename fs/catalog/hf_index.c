@@ -2,8 +2,6 @@
  * The model repositories of a hub cache directory, kept while it is
  * unchanged.
  */
-#define _GNU_SOURCE // O_NOFOLLOW, O_DIRECTORY, fdopendir
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -112,28 +110,18 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static bool add_repo_name(void *ctx, const char *name, unsigned char type)
+{
+    (void)type;
+    return strncmp(name, MODELS_PREFIX, strlen(MODELS_PREFIX)) != 0 || list_add(ctx, name);
+}
+
 /* Reads the names of hub that start with models-- into a sorted block.
  * Returns 0 or an errno. */
 static int read_hub(const ggfs_folder *f, const char *hub, char ***names, size_t *count)
 {
-    DIR *d;
-    int err = ggfs_folder_opendir(f, hub, &d);
-    if (err)
-        return err;
     name_list l = {0};
-    for (;;) {
-        errno = 0;
-        const struct dirent *de = readdir(d);
-        if (!de) {
-            err = errno;
-            break;
-        }
-        if (strncmp(de->d_name, MODELS_PREFIX, strlen(MODELS_PREFIX)) == 0 && !list_add(&l, de->d_name)) {
-            err = ENOMEM;
-            break;
-        }
-    }
-    closedir(d);
+    int err = ggfs_folder_each(f, hub, 0, add_repo_name, &l);
     if (!err) {
         qsort(l.v, l.count, sizeof *l.v, by_name);
         *names = block_of(l.v, l.count);

@@ -12,6 +12,7 @@
 #include "catalog/catalog_private.h"
 #include "model/model.h"
 #include "model/split_name.h"
+#include "util/text.h"
 
 /* One line: control bytes of names quoted in the message become '?'. */
 static void set_error(ggfs_catalog *cat, slot *s, const char *msg)
@@ -19,10 +20,7 @@ static void set_error(ggfs_catalog *cat, slot *s, const char *msg)
     char *copy = strdup(msg);
     if (!copy)
         return;
-    for (char *p = copy; *p; p++) {
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    }
+    ggfs_one_line(copy);
     pthread_mutex_lock(&cat->lock);
     if (!s->error) {
         s->error = copy;

@@ -2,66 +2,20 @@
  * The ollama/ view of an Ollama store: manifests read with json-c, each
  * naming the blob of its model layer.
  */
-#define _GNU_SOURCE // O_NOFOLLOW, O_DIRECTORY, fdopendir
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "catalog/ollama.h"
-#include "util/pread_full.h"
+#include "util/text.h"
 
 #define DIGEST_PREFIX "sha256:"
 #define DIGEST_HEX 64
 
 /* ==== Manifests ==== */
-
-/* Reads the whole regular file at real (at most GGFS_OLLAMA_MAX_MANIFEST
- * bytes) into a malloc'ed buffer. Returns 0 or an errno; EFBIG when larger. */
-static int read_small_file(const ggfs_folder *f, const char *real, char **data, size_t *len)
-{
-    const int fd = openat(f->fd, real, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    struct stat st;
-    int err = 0;
-    char *buf = NULL;
-    size_t got = 0;
-    if (fstat(fd, &st) != 0) {
-        err = errno;
-    } else if (!S_ISREG(st.st_mode)) {
-        err = EINVAL;
-    } else if ((uint64_t)st.st_size > GGFS_OLLAMA_MAX_MANIFEST) {
-        err = EFBIG;
-    } else if (!(buf = malloc((size_t)st.st_size + 1))) {
-        err = ENOMEM;
-    } else {
-        // A file cut short since the stat gives what is there to parse.
-        err = ggfs_pread_full(fd, buf, (size_t)st.st_size, 0, &got);
-    }
-    close(fd);
-    if (err) {
-        free(buf);
-        return err;
-    }
-    buf[got] = '\0';
-    *data = buf;
-    *len = got;
-    return 0;
-}
-
-static bool is_lower_hex(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return false;
-    return true;
-}
 
 /* The digest's hex of the first layer of the model's media type, or NULL
  * with msg filled. The returned string belongs to root. */
@@ -94,7 +48,7 @@ static const char *model_layer_hex(json_object *root, char *msg, size_t msgcap)
         const size_t dlen = (size_t)json_object_get_string_len(digest);
         const size_t plen = strlen(DIGEST_PREFIX);
         if (dlen != plen + DIGEST_HEX || strncmp(d, DIGEST_PREFIX, plen) != 0 ||
-            !is_lower_hex(d + plen, DIGEST_HEX)) {
+            ggfs_lower_hex_span(d + plen, DIGEST_HEX) != DIGEST_HEX) {
             // Printed escaped and cut: the digest is untrusted text.
             char shown[80];
             size_t o = 0;
@@ -126,7 +80,7 @@ bool ggfs_ollama_manifest_blob(const ggfs_folder *f, const char *store, const ch
     if (!err && !S_ISREG(st.st_mode))
         err = EINVAL;
     if (!err)
-        err = read_small_file(f, real, &data, &len);
+        err = ggfs_folder_read_small(f, real, GGFS_OLLAMA_MAX_MANIFEST, &data, &len);
     if (err) {
         snprintf(msg, msgcap, "%s: %s", manifest,
                  err == EXDEV   ? "leads out of the folder"
@@ -184,9 +138,34 @@ out:
 typedef bool (*name_fn)(void *ctx, const char *name, const char *path, const char *real,
                         const struct stat *st);
 
+/* One directory of manifests being walked by each_entry. */
+typedef struct entry_walk {
+    const ggfs_folder *f;
+    const char *dir;
+    bool want_dir;
+    name_fn fn;
+    void *ctx;
+} entry_walk;
+
+static bool resolve_entry(void *p, const char *name, unsigned char type)
+{
+    (void)type;
+    const entry_walk *w = p;
+    char path[PATH_MAX], real[PATH_MAX];
+    struct stat st;
+    if (!ggfs_path_join(path, sizeof path, w->dir, name) ||
+        ggfs_resolve_beneath(w->f, path, real, sizeof real, &st) != 0)
+        return true;
+    if (w->want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+        return true;
+    return w->fn(w->ctx, name, path, real, &st);
+}
+
 /* Calls fn for each entry of directory dir (relative to the folder) that
- * resolves inside the folder to a directory (want_dir) or a regular file.
- * Returns ENOENT when dir is not there, ENOMEM when fn returned false. */
+ * resolves inside the folder to a directory (want_dir) or a regular file,
+ * leaving out names that start with a dot (the partial files of a pull);
+ * a readdir that fails part-way gives what came before it. Returns ENOENT
+ * when dir is not there, ENOMEM when fn returned false. */
 static int each_entry(const ggfs_folder *f, const char *dir, bool want_dir, name_fn fn, void *ctx)
 {
     char real_dir[PATH_MAX];
@@ -196,27 +175,8 @@ static int each_entry(const ggfs_folder *f, const char *dir, bool want_dir, name
         return err;
     if (!S_ISDIR(st.st_mode))
         return ENOTDIR;
-    DIR *d;
-    err = ggfs_folder_opendir(f, real_dir, &d);
-    if (err)
-        return err;
-    const struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue; // ".", "..", and the partial files of a pull
-        char path[PATH_MAX], real[PATH_MAX];
-        if (!ggfs_path_join(path, sizeof path, dir, de->d_name) ||
-            ggfs_resolve_beneath(f, path, real, sizeof real, &st) != 0)
-            continue;
-        if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
-            continue;
-        if (!fn(ctx, de->d_name, path, real, &st)) {
-            err = ENOMEM;
-            break;
-        }
-    }
-    closedir(d);
-    return err;
+    entry_walk w = {.f = f, .dir = dir, .want_dir = want_dir, .fn = fn, .ctx = ctx};
+    return ggfs_folder_each(f, real_dir, GGFS_EACH_SKIP_HIDDEN | GGFS_EACH_KEEP_PARTIAL, resolve_entry, &w);
 }
 
 typedef struct view_ctx {

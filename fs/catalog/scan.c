@@ -2,14 +2,13 @@
  * Listing one directory of a catalog: models, split sets, subdirectories
  * and Ollama stores, from directory entries and 8-byte magics.
  */
-#define _GNU_SOURCE // O_NOFOLLOW, O_DIRECTORY, fdopendir
+#define _GNU_SOURCE // qsort_r, the DT_ types of dirent.h
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "catalog/scan.h"
 #include "model/split_name.h"
@@ -171,18 +170,11 @@ static bool has_suffix(const char *name)
 
 bool ggfs_has_gguf_magic(const ggfs_folder *f, const char *real)
 {
-    const int fd = openat(f->fd, real, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    struct stat st;
     unsigned char magic[8];
+    size_t got;
     // Eight bytes, not the kernel's first read-ahead window of each file.
-    posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-    const bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                    pread(fd, magic, sizeof magic, 0) >= 4 &&
-                    (memcmp(magic, "GGUF", 4) == 0 || memcmp(magic, "FUGG", 4) == 0);
-    close(fd);
-    return ok;
+    return ggfs_folder_read_head(f, real, magic, sizeof magic, &got, NULL) == 0 && got >= 4 &&
+           (memcmp(magic, "GGUF", 4) == 0 || memcmp(magic, "FUGG", 4) == 0);
 }
 
 /* ==== Split sets ==== */
@@ -279,15 +271,25 @@ static bool add_split_sets(ggfs_scan *scan, shard_list *l)
 
 /* ==== One directory ==== */
 
+/* What a directory's entries are gathered into while it is read. */
+typedef struct dir_walk {
+    const ggfs_folder *f;
+    const char *real_dir;
+    const char *const *ancestors;
+    size_t n_ancestors;
+    ggfs_scan *scan;
+    shard_list shards;
+} dir_walk;
+
 /* Classifies one directory entry and adds it (or its shard) to the lists.
  * Returns false only when out of memory. */
-static bool add_entry(const ggfs_folder *f, const char *real_dir, const char *name, unsigned char type,
-                      const char *const *ancestors, size_t n_ancestors, ggfs_scan *scan,
-                      shard_list *shards)
+static bool add_entry(void *ctx, const char *name, unsigned char type)
 {
+    dir_walk *w = ctx;
+    const ggfs_folder *f = w->f;
     char path[PATH_MAX], real[PATH_MAX];
     struct stat st;
-    if (!ggfs_path_join(path, sizeof path, real_dir, name))
+    if (!ggfs_path_join(path, sizeof path, w->real_dir, name))
         return true;
     if (f->skip && strcmp(path, f->skip) == 0)
         return true;
@@ -304,18 +306,18 @@ static bool add_entry(const ggfs_folder *f, const char *real_dir, const char *na
             return true; // gone since it was listed
     }
     if (S_ISDIR(st.st_mode)) {
-        if (linked && ggfs_path_leads_back(real, ancestors, n_ancestors))
+        if (linked && ggfs_path_leads_back(real, w->ancestors, w->n_ancestors))
             return true;
-        return ggfs_scan_add(scan, GGFS_SCAN_DIR, name, path, real, NULL, &st, 0);
+        return ggfs_scan_add(w->scan, GGFS_SCAN_DIR, name, path, real, NULL, &st, 0);
     }
     if (!S_ISREG(st.st_mode))
         return true;
     size_t stem_len;
     unsigned k, n;
     if (ggfs_split_name_parse(name, &stem_len, &k, &n))
-        return shard_add(shards, name, stem_len, k, n, path, real, &st);
+        return shard_add(&w->shards, name, stem_len, k, n, path, real, &st);
     if (has_suffix(name) || ggfs_has_gguf_magic(f, real))
-        return ggfs_scan_add(scan, GGFS_SCAN_MODEL, name, path, real, NULL, &st, 0);
+        return ggfs_scan_add(w->scan, GGFS_SCAN_MODEL, name, path, real, NULL, &st, 0);
     return true;
 }
 
@@ -334,29 +336,12 @@ int ggfs_scan_dir(const ggfs_folder *f, const char *real_dir, const char *const 
                   size_t n_ancestors, ggfs_scan *out)
 {
     memset(out, 0, sizeof *out);
-    DIR *d;
-    int err = ggfs_folder_opendir(f, real_dir, &d);
-    if (err)
-        return err;
-    shard_list shards = {0};
-    for (;;) {
-        errno = 0;
-        const struct dirent *de = readdir(d);
-        if (!de) {
-            err = errno;
-            break;
-        }
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        if (!add_entry(f, real_dir, de->d_name, de->d_type, ancestors, n_ancestors, out, &shards)) {
-            err = ENOMEM;
-            break;
-        }
-    }
-    closedir(d);
-    if (!err && !add_split_sets(out, &shards))
+    dir_walk w = {.f = f, .real_dir = real_dir, .ancestors = ancestors, .n_ancestors = n_ancestors,
+                  .scan = out};
+    int err = ggfs_folder_each(f, real_dir, 0, add_entry, &w);
+    if (!err && !add_split_sets(out, &w.shards))
         err = ENOMEM;
-    shard_list_free(&shards);
+    shard_list_free(&w.shards);
     if (!err) {
         ggfs_scan_finish(out);
         if (!add_ollama_view(out, real_dir))

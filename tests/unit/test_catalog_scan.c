@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
-#include <sys/wait.h>
 
 #include "catalog/beneath.h"
 #include "catalog/scan.h"
@@ -261,11 +260,25 @@ static int test_mount_point_inside_is_not_listed(void)
     return 1;
 }
 
-/* Unreadable files and directories, as a user that is not root (root
- * reads anything): an unreadable blob is skipped, an unreadable .gguf is
- * listed (opening it will say why), and an unreadable directory's listing
- * fails with EACCES. Runs in a child that drops to nobody. */
+/* As a user that is not root: an unreadable blob is skipped, an
+ * unreadable .gguf is listed (opening it will say why), and an unreadable
+ * directory's listing fails with EACCES. */
 static int unreadable_as_nobody(void)
+{
+    ggfs_folder f;
+    EXPECT_EQ(ggfs_folder_open(&f, folder_path, NULL), 0);
+    const char *anc[] = {"", "private"};
+    ggfs_scan s;
+    EXPECT_EQ(ggfs_scan_dir(&f, "private", anc, 2, &s), 0);
+    EXPECT_STR(names_of(&s), "y.gguf");
+    ggfs_scan_free(&s);
+    const char *anc2[] = {"", "locked"};
+    EXPECT_EQ(ggfs_scan_dir(&f, "locked", anc2, 2, &s), EACCES);
+    ggfs_folder_close(&f);
+    return 1;
+}
+
+static int test_unreadable_entries_are_skipped_or_fail_cleanly(void)
 {
     EXPECT(tmptree_dir(folder_path, "locked"));
     EXPECT(tmptree_gguf(folder_path, "locked/x.gguf"));
@@ -276,39 +289,9 @@ static int unreadable_as_nobody(void)
     EXPECT(tmptree_chmod(folder_path, "private/y.gguf", 0));
     EXPECT(tmptree_chmod(folder_path, "locked", 0));
     chmod(folder_path, 0755);
-    const pid_t pid = fork();
-    EXPECT(pid >= 0);
-    if (pid == 0) {
-        if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
-            _exit(2);
-        ggfs_folder f;
-        if (ggfs_folder_open(&f, folder_path, NULL) != 0)
-            _exit(3);
-        const char *anc[] = {"", "private"};
-        ggfs_scan s;
-        if (ggfs_scan_dir(&f, "private", anc, 2, &s) != 0)
-            _exit(4);
-        if (strcmp(names_of(&s), "y.gguf") != 0)
-            _exit(5);
-        ggfs_scan_free(&s);
-        const char *anc2[] = {"", "locked"};
-        if (ggfs_scan_dir(&f, "locked", anc2, 2, &s) != EACCES)
-            _exit(6);
-        ggfs_folder_close(&f);
-        _exit(0);
-    }
-    int status;
-    EXPECT(waitpid(pid, &status, 0) == pid);
+    const int ok = tmptree_as_nobody(unreadable_as_nobody);
     EXPECT(tmptree_chmod(folder_path, "locked", 0755));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "child status %d\n", status);
-    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    return 1;
-}
-
-static int test_unreadable_entries_are_skipped_or_fail_cleanly(void)
-{
-    return unreadable_as_nobody();
+    return ok;
 }
 
 static int test_missing_directory_fails_with_its_errno(void)

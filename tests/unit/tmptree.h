@@ -1,7 +1,8 @@
 /*
  * Building small file trees for the catalog's unit tests: a fresh
- * directory under $TMPDIR, files with given bytes, symlinks, FIFOs, and
- * removal of the whole tree afterwards.
+ * directory under $TMPDIR, files with given bytes, symlinks, FIFOs, checks
+ * run as a user that is not root, and removal of the whole tree
+ * afterwards.
  */
 #ifndef GGFS_TMPTREE_H
 #define GGFS_TMPTREE_H
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The start of a GGUF v3 header: enough for a magic check. */
@@ -99,6 +101,32 @@ static inline bool tmptree_chmod(const char *root, const char *rel, mode_t mode)
 {
     char p[4096];
     return tmptree_path(p, sizeof p, root, rel) && chmod(p, mode) == 0;
+}
+
+/* Runs check (a test function: 1 when it passed) in a child process as a
+ * user that is not root, nobody when run as root (root reads anything),
+ * so that files of mode 0 are unreadable; the tree must be traversable by
+ * others. Returns 1 when the check passed there. */
+static inline int tmptree_as_nobody(int (*check)(void))
+{
+    const pid_t pid = fork();
+    if (pid < 0)
+        return 0;
+    if (pid == 0) {
+        if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) {
+            fprintf(stderr, "tmptree: cannot become nobody\n");
+            _exit(2);
+        }
+        _exit(check() ? 0 : 1);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) != pid)
+        return 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "tmptree: the check as nobody ended with status %d\n", status);
+        return 0;
+    }
+    return 1;
 }
 
 static inline int tmptree_remove_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
