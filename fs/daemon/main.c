@@ -36,6 +36,7 @@
 #include "source/remote_engine.h"
 #include "source/source_table.h"
 #include "model/edits.h"
+#include "tree/affinity.h"
 #include "tree/invalidate.h"
 #include "tree/ops.h"
 #include "tree/remote_files.h"
@@ -379,7 +380,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
         goto out_model;
     }
     tree.edits = edits;
-    if (edits && !(tree.versions = ggfs_versions_new(cli->cmd.debug))) {
+    if (edits && (!(tree.versions = ggfs_versions_new(cli->cmd.debug)) || !(tree.affinity = ggfs_affinity_new(GGFS_AFFINITY_SECONDS * INT64_C(1000000000))))) {
         fprintf(stderr, "gguf-fs: %s: out of memory\n", cli->source);
         ggfs_workers_free(tree.remote_reads);
         ggfs_tree_destroy(&tree);

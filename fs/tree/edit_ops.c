@@ -40,7 +40,10 @@ static ggfs_tree *editable(fuse_req_t req, fuse_ino_t ino, ggfs_kind want, ggfs_
 {
     ggfs_tree *tree = mount_of(req)->tree;
     *node = ggfs_node_of(tree, ino);
-    return ggfs_tree_editable(tree) && node->kind == want ? tree : NULL;
+    if (!ggfs_tree_editable(tree) || node->kind != want)
+        return NULL;
+    ggfs_tree_edited_by(tree, req); // it sees its edit from now on
+    return tree;
 }
 
 /* A file name as a key's full name: 0, ENAMETOOLONG, or EINVAL for a name
@@ -261,18 +264,25 @@ void ggfs_edit_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t 
         fuse_reply_write(req, size);
 }
 
+/* Sets the text of a file open for writing, for req's process. */
+static void commit_for(fuse_req_t req, struct fuse_file_info *fi)
+{
+    ggfs_open_text *o = writable_file(fi);
+    if (o)
+        ggfs_tree_edited_by(o->mount->tree, req); // it sees its edit from now on
+    fuse_reply_err(req, o ? commit(o, false) : 0);
+}
+
 void ggfs_edit_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)ino;
-    ggfs_open_text *o = writable_file(fi);
-    fuse_reply_err(req, o ? commit(o, false) : 0);
+    commit_for(req, fi);
 }
 
 void ggfs_edit_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
     (void)ino, (void)datasync;
-    ggfs_open_text *o = writable_file(fi);
-    fuse_reply_err(req, o ? commit(o, false) : 0);
+    commit_for(req, fi);
 }
 
 /* ==== Attributes: sizes, and what cp -p, touch and editors set ==== */

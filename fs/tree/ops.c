@@ -18,6 +18,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "tree/affinity.h"
 #include "tree/attr.h"
 #include "tree/edit_ops.h"
 #include "tree/names.h"
@@ -83,10 +84,33 @@ bool ggfs_tree_entry(ggfs_tree *tree, ggfs_view *view, ggfs_node node, struct fu
     return true;
 }
 
+/* Whether k is a file of the root that follows the keys (affinity.h). */
+static bool root_follows_keys(ggfs_kind k)
+{
+    return k != GGFS_KV && follows_keys(k);
+}
+
+/* The process of req's thread. */
+static pid_t process_of(fuse_req_t req)
+{
+    return ggfs_affinity_process(fuse_req_ctx(req)->pid);
+}
+
+void ggfs_tree_edited_by(ggfs_tree *tree, fuse_req_t req)
+{
+    if (tree->affinity)
+        ggfs_affinity_forget(tree->affinity, process_of(req));
+}
+
 unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-    ggfs_view *view = ggfs_tree_view(tree);
     const ggfs_node node = ggfs_lookup(tree, ggfs_node_of(tree, parent), name);
+    // A root file of an edited model: the version this process loads, if any.
+    ggfs_view *view = tree->affinity && root_follows_keys(node.kind)
+                          ? ggfs_affinity_view(tree->affinity, process_of(req))
+                          : NULL;
+    if (!view)
+        view = ggfs_tree_view(tree);
     struct fuse_entry_param e;
     const bool found = ggfs_tree_entry(tree, view, node, &e);
     ggfs_view_put(view);
@@ -385,6 +409,12 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
         // Made afresh at each open, and longer or shorter than at stat.
         fi->keep_cache = 0;
         fi->direct_io = 1;
+    }
+    if (tree->affinity && node.pinned && root_follows_keys(node.kind)) {
+        ggfs_view *view = ggfs_node_view(tree, node);
+        if (view)
+            ggfs_affinity_opened(tree->affinity, process_of(req), view);
+        ggfs_view_put(view);
     }
     if (!is_text(node.kind)) {
         if (node.kind == GGFS_MODEL_GGUF)

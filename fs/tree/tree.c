@@ -9,6 +9,7 @@
 #include "tree/page_push.h"
 #include "tree/prefetch_trigger.h"
 #include "tree/tree.h"
+#include "tree/affinity.h"
 #include "tree/versions.h"
 
 #define TENSOR_INODES 9 // directory, info, raw, f32, f32.npy, stats, xxh64, sha1, sha256
@@ -271,6 +272,7 @@ void ggfs_tree_destroy(ggfs_tree *tree)
             scratch_free(own);
         pthread_key_delete(tree->scratch);
     }
+    ggfs_affinity_free(tree->affinity);
     ggfs_versions_free(tree->versions);
     ggfs_stats_cache_destroy(&tree->stats);
     ggfs_hash_cache_destroy(&tree->hashes);

@@ -107,6 +107,7 @@ typedef struct ggfs_tree {
                                // key count fixes the inode numbers)
     ggfs_edits *edits;         // NULL: metadata/ is read-only
     struct ggfs_versions *versions; // edited: the versions the kernel holds (versions.h)
+    struct ggfs_affinity *affinity; // edited: the version each loading process keeps (affinity.h)
     ggfs_stats_cache stats;    // tensors/NAME/stats, computed on first read
     ggfs_hash_cache hashes;    // hashes and tensors/NAME/{xxh64,sha1,sha256}, the same
     uint64_t *long_kvs;        // keys whose file names were cut

@@ -2,9 +2,10 @@
 # An edit is atomic for readers: each edit makes new versions of the files
 # it changes (model.gguf, metadata.json, header, warnings, the key's file),
 # and a reader who opened a version reads it whole, with its size, until it
-# closes (a copy, a handle read again, a mapping, llama.cpp's load), while
-# new opens get the edit; an old version is let go after its last close;
-# and a copy onto a new key that fails leaves no key behind.
+# closes (a copy, a handle read again, a mapping), while new opens get the
+# edit; a load that opens model.gguf several times (llama.cpp) gets one
+# version; an old version is let go after its last close; and a copy onto a
+# new key that fails leaves no key behind.
 
 load test_helper
 load llama_client
@@ -141,30 +142,32 @@ os.write(fd, b"200\n"); os.setxattr(fd, "user.gguf.type", b"u8"); os.close(fd)' 
     grep "inode $old forgotten" "$BATS_TEST_TMPDIR/daemon.log"
 }
 
-@test "node-llama-cpp gives the original's tokens from model.gguf while general.name is edited every 50 ms, and the last name after" {
+@test "node-llama-cpp gives the original's tokens from model.gguf while general.name is edited without pause, and the last name after" {
     require_llama_client
     run --separate-stderr llama_client "$MODEL"
     [ "$status" -eq 0 ]
     local before=$output
     mount_model "$MODEL" "$MNT" -o edit
     local stop="$BATS_TEST_TMPDIR/stop" count="$BATS_TEST_TMPDIR/edits.count"
+    # Each edit moves the data (names of 0 to 899 more bytes): a load that
+    # read its header from one version and its tensors from another fails
+    # or gives other tokens.
     (
         i=0
         while [ ! -e "$stop" ]; do
-            printf 'Name %d %s\n' "$i" "$(head -c $((i % 300)) /dev/zero | tr '\0' x)" >"$MNT/metadata/general.name"
+            printf 'Name %d %s\n' "$i" "$(head -c $((i * 37 % 900)) /dev/zero | tr '\0' x)" >"$MNT/metadata/general.name"
             i=$((i + 1))
             echo "$i" >"$count"
-            sleep 0.05
         done
     ) &
     local writer=$!
-    run --separate-stderr llama_client --mmap "$MNT/model.gguf" --no-mmap "$MNT/model.gguf"
+    run --separate-stderr llama_client --mmap "$MNT/model.gguf" "$MNT/model.gguf" --no-mmap "$MNT/model.gguf" "$MNT/model.gguf"
     touch "$stop"
     wait "$writer"
     [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
     local during=$output
     echo "edits during the loads: $(cat "$count")"
-    [ "$(cat "$count")" -ge 5 ]
+    [ "$(cat "$count")" -ge 20 ]
     printf 'The last name\n' >"$MNT/metadata/general.name"
     run --separate-stderr llama_client "$MNT/model.gguf"
     [ "$status" -eq 0 ]
@@ -172,7 +175,7 @@ os.write(fd, b"200\n"); os.setxattr(fd, "user.gguf.type", b"u8"); os.close(fd)' 
 a = json.loads(sys.argv[1])
 during = [json.loads(l) for l in sys.argv[2].splitlines()]
 last = json.loads(sys.argv[3])
-assert len(a["tokens"]) == 4 and len(during) == 2, (a, during)
+assert len(a["tokens"]) == 4 and len(during) == 4, (a, during)
 for d in during:
     assert d["tokens"] == a["tokens"], (d, a)
     assert d["name"] == a["name"] or d["name"].startswith("Name "), d["name"]
