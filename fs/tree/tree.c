@@ -125,17 +125,27 @@ static ggfs_node pinned_node_of(uint64_t ino)
 
 /* ==== Files of metadata/ ==== */
 
+static bool view_moved(const ggfs_tree *tree, const ggfs_view *v);
+#define FIND_TRIES 8 // edits in between each time: then the file is as good as gone
+
 bool ggfs_kv_file_get(const ggfs_tree *tree, ggfs_node node, ggfs_kv_file *f)
 {
-    f->view = ggfs_node_view(tree, node);
-    if (!f->view)
-        return false;
-    f->index = ggfs_view_index_of(f->view, node.index);
-    if (f->index != UINT64_MAX)
-        return true;
-    ggfs_view_put(f->view);
-    f->view = NULL;
-    return !node.pinned && tree->edits && ggfs_edits_scratch_of(tree->edits, node.index, &f->scratch);
+    for (int tries = 0; tries < FIND_TRIES; tries++) {
+        f->view = ggfs_node_view(tree, node);
+        if (!f->view)
+            return false;
+        f->index = ggfs_view_index_of(f->view, node.index);
+        if (f->index != UINT64_MAX)
+            return true;
+        const bool found =
+            !node.pinned && tree->edits && ggfs_edits_scratch_of(tree->edits, node.index, &f->scratch);
+        const bool again = !found && !node.pinned && tree->edits && view_moved(tree, f->view);
+        ggfs_view_put(f->view);
+        f->view = NULL;
+        if (!again)
+            return found;
+    }
+    return false;
 }
 
 void ggfs_kv_file_put(ggfs_kv_file *f)
@@ -421,19 +431,13 @@ static uint64_t find_kv(const ggfs_tree *tree, const char *name, size_t len)
     return kv ? (uint64_t)(kv - ggp_kv_at(tree->keys, 0)) : UINT64_MAX;
 }
 
-/* The id of the file of metadata/ called fname: a key of the model as it
- * is, or, when edited, of the current view, or a scratch file. */
-static uint64_t find_metadata(const ggfs_tree *tree, const char *fname)
+/* The id of the edited metadata/'s file called fname (flen bytes): a key
+ * of view v, or a scratch file. */
+static uint64_t find_edited(const ggfs_tree *tree, const ggfs_view *v, const char *fname, size_t flen)
 {
-    if (!tree->edits)
-        return find_named(tree, fname, find_kv, kv_name, tree->long_kvs, tree->n_long_kvs);
-    const size_t flen = strlen(fname);
     char name[GGFS_NAME_MAX + 1];
     size_t len;
-    if (flen > GGFS_NAME_MAX)
-        return UINT64_MAX;
     uint64_t id = UINT64_MAX;
-    ggfs_view *v = ggfs_edits_view(tree->edits);
     const ggp_file *keys = v->keys;
     // A long name is found by comparing with every key's file name; files
     // made here have short names (no more than a file name holds).
@@ -452,7 +456,38 @@ static uint64_t find_metadata(const ggfs_tree *tree, const char *fname)
         if (index == UINT64_MAX && ggfs_edits_scratch_named(tree->edits, name, len, &info))
             id = info.id;
     }
-    ggfs_view_put(v);
+    return id;
+}
+
+/* Whether the edits' view is no longer v: a file looked for in v, then
+ * among the scratch files, may have moved from one to the other between
+ * the two (a pending file that became a key), and is looked for again. */
+static bool view_moved(const ggfs_tree *tree, const ggfs_view *v)
+{
+    ggfs_view *now = ggfs_edits_view(tree->edits);
+    const bool moved = now != v; // v is held: no other view has its address
+    ggfs_view_put(now);
+    return moved;
+}
+
+/* The id of the file of metadata/ called fname: a key of the model as it
+ * is, or, when edited, of the current view, or a scratch file. */
+static uint64_t find_metadata(const ggfs_tree *tree, const char *fname)
+{
+    if (!tree->edits)
+        return find_named(tree, fname, find_kv, kv_name, tree->long_kvs, tree->n_long_kvs);
+    const size_t flen = strlen(fname);
+    if (flen > GGFS_NAME_MAX)
+        return UINT64_MAX;
+    uint64_t id = UINT64_MAX;
+    for (int tries = 0; tries < FIND_TRIES && id == UINT64_MAX; tries++) {
+        ggfs_view *v = ggfs_edits_view(tree->edits);
+        id = find_edited(tree, v, fname, flen);
+        const bool again = id == UINT64_MAX && view_moved(tree, v);
+        ggfs_view_put(v);
+        if (!again)
+            break;
+    }
     return id;
 }
 
