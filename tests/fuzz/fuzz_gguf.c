@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "ggp.h"
-#include "ggp_template.h"
+#include "ggt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * The chat-template audit (parser/ggp_template.h): the shapes of known
+ * The chat-template audit (template/ggt.h): the shapes of known
  * template-injection payloads, each with the exact offset and name of its
  * findings; names decoded as Jinja decodes string literals; names built of
  * constants; what is not code (text, comments, raw blocks); hostile bytes
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ggp_template.h"
+#include "ggt.h"
 
 /* ==== Findings as text: "AT WHAT 'NAME' HOW" a line ==== */
 
@@ -351,11 +351,11 @@ static int test_huge_templates(void)
 
 static int test_keys(void)
 {
-    EXPECT(ggp_is_chat_template_key((ggp_str){"tokenizer.chat_template", 23}));
-    EXPECT(ggp_is_chat_template_key((ggp_str){"tokenizer.chat_template.tool_use", 32}));
-    EXPECT(!ggp_is_chat_template_key((ggp_str){"tokenizer.chat_template.", 24}));
-    EXPECT(!ggp_is_chat_template_key((ggp_str){"tokenizer.chat_templates", 24}));
-    EXPECT(!ggp_is_chat_template_key((ggp_str){"tokenizer.chat_templat", 22}));
+    EXPECT(ggp_is_chat_template_key((ggt_str){"tokenizer.chat_template", 23}));
+    EXPECT(ggp_is_chat_template_key((ggt_str){"tokenizer.chat_template.tool_use", 32}));
+    EXPECT(!ggp_is_chat_template_key((ggt_str){"tokenizer.chat_template.", 24}));
+    EXPECT(!ggp_is_chat_template_key((ggt_str){"tokenizer.chat_templates", 24}));
+    EXPECT(!ggp_is_chat_template_key((ggt_str){"tokenizer.chat_templat", 22}));
     return 1;
 }
 

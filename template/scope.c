@@ -6,8 +6,7 @@
  */
 #include <string.h>
 
-#include "ggp_i.h"
-#include "template_i.h"
+#include "ggt_i.h"
 
 static bool same_value(const tval *a, const tval *b)
 {
@@ -16,9 +15,18 @@ static bool same_value(const tval *a, const tval *b)
            a->plen == b->plen && a->i == b->i && memcmp(a->prefix, b->prefix, a->plen) == 0;
 }
 
+/* FNV-1a, for the variables' slots. */
+static uint64_t name_hash(const char *name, size_t len)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)name[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
 static tvar *slot(const tscope *s, const char *name, size_t len, bool *found)
 {
-    uint64_t h = ggp_hash_bytes(name, len);
+    uint64_t h = name_hash(name, len);
     for (uint32_t probe = 0; probe < TV_VARS; probe++, h++) {
         tvar *v = (tvar *)&s->vars[h & (TV_VARS - 1)];
         if (!v->used || (v->len == len && memcmp(v->name, name, len) == 0)) {

@@ -20,20 +20,29 @@
  * blocks are not code. The template is any bytes: reading stops at its
  * end, takes time linear in its length (a few passes), and recursion stops
  * at 24 nested brackets (deeper ones are reported, not followed).
+ *
+ * A library of its own, below parser/: the parser's warnings view calls
+ * it, and it needs nothing of the parser's (libc alone), so it takes plain
+ * bytes and gives names as ggt_str views the caller turns into its own.
  */
-#ifndef GGP_TEMPLATE_H
-#define GGP_TEMPLATE_H
+#ifndef GGT_H
+#define GGT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ggp.h"
+/* Bytes that are not NUL-terminated. */
+typedef struct ggt_str {
+    const char *ptr;
+    uint64_t len;
+} ggt_str;
+
 
 typedef struct ggp_template_finding {
     uint64_t at;        // byte offset in the template
     const char *what;   // "attribute", "subscript", "attr filter name", ...
     const char *how;    // "begins with '_'", "is computed:", ...
-    ggp_str name;       // the name as Jinja decodes it, or (source) the
+    ggt_str name;       // the name as Jinja decodes it, or (source) the
                         // expression's text, at most 64 bytes
     bool source;        // name is source text, written after how
     bool cut;           // name was cut short
@@ -48,6 +57,6 @@ bool ggp_template_audit(const void *bytes, uint64_t len, ggp_template_found foun
 
 /* Whether a key is a chat template's: tokenizer.chat_template or
  * tokenizer.chat_template.NAME. */
-bool ggp_is_chat_template_key(ggp_str key);
+bool ggp_is_chat_template_key(ggt_str key);
 
 #endif

@@ -98,6 +98,10 @@ size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t 
  * when it does not fit in int64. */
 bool jinja_int_value(const uint8_t *src, const jinja_tok *t, int64_t *value);
 
+/* The length of the valid UTF-8 sequence at p (n bytes left), or 0: one
+ * character as Python's decoder takes it. */
+size_t jinja_utf8_len(const uint8_t *p, uint64_t n);
+
 /* Python's str.isspace for the UTF-8 character at p (n bytes left):
  * its length when it is whitespace, else 0. */
 size_t jinja_space_len(const uint8_t *p, uint64_t n);

@@ -10,8 +10,8 @@
  * not, and an undefined name renders as the empty string, so
  * `x[nothing ~ '__class__']` is '__class__'.
  */
-#ifndef TEMPLATE_I_H
-#define TEMPLATE_I_H
+#ifndef GGT_I_H
+#define GGT_I_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,7 +47,7 @@ typedef struct tval {
     char witness[TV_WITNESS]; // a string beginning with '_' it may be
 } tval;
 
-/* ==== Values (template_value.c) ==== */
+/* ==== Values (value.c) ==== */
 
 typedef struct tstore {
     tval *elems;        // list elements of the tag being read
@@ -123,7 +123,7 @@ const tval *tscope_get(const tscope *s, const char *name, size_t len);
 void tscope_assign(tscope *s, const char *name, size_t len, const tval *v);
 tmacro *tscope_macro(tscope *s, const char *name, size_t len, bool create);
 
-/* ==== Reading expressions (template_eval.c) ==== */
+/* ==== Reading expressions (eval.c) ==== */
 
 typedef void (*tfound_fn)(void *ctx, uint64_t at, const char *what, const char *how, const char *name,
                           size_t name_len, bool cut);

@@ -1,5 +1,5 @@
 /*
- * Values as the chat-template audit knows them (template_i.h): what the
+ * Values as the chat-template audit knows them (ggt_i.h): what the
  * operators and filters Jinja offers make of them. Where a result cannot be
  * worked out exactly, it is widened to what it may be: every function here
  * errs towards "may begin with '_'" for values made of constants, and
@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ggp_i.h"
-#include "template_i.h"
+#include "ggt_i.h"
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
@@ -266,7 +265,7 @@ void tv_list(tstore *st, const tval *items, uint32_t n, tval *out)
 /* The code point starting at p (n bytes left): its length, at least 1. */
 static size_t char_len(const char *p, size_t n)
 {
-    const size_t k = ggp_utf8_seq_len((const uint8_t *)p, min_size(n, 4));
+    const size_t k = jinja_utf8_len((const uint8_t *)p, n);
     return k ? k : 1;
 }
 

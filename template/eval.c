@@ -1,6 +1,6 @@
 /*
  * Reading a Jinja expression without running it (Jinja 3's grammar, from
- * jinja2/parser.py), working out what each part may be (template_value.c)
+ * jinja2/parser.py), working out what each part may be (value.c)
  * and reporting the names a template reaches Python's internals with:
  *
  *   x['NAME']            a subscript, whose key is worked out when it is
@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "template_i.h"
+#include "ggt_i.h"
 
 static void cond(teval *e, tval *v);
 static void unary(teval *e, tval *v, bool with_filter);

@@ -1,6 +1,6 @@
 /*
- * The chat-template audit (ggp_template.h): walks a template's tags, reads
- * each statement and expression (template_eval.c), follows assignments
+ * The chat-template audit (ggt.h): walks a template's tags, reads
+ * each statement and expression (eval.c), follows assignments
  * (set, for, with, macro parameters and what macros and block sets render)
  * until they settle, then reads it once more reporting, and hands the
  * findings over sorted by offset.
@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ggp_i.h"
-#include "ggp_template.h"
-#include "template_i.h"
+#include "ggt.h"
+#include "ggt_i.h"
 
 #define MAX_TOKENS 4096   // tokens of one tag read as statements
 #define MAX_ELEMS 1024    // list elements kept while one tag is read
@@ -542,7 +541,7 @@ static void walk(audit *a)
 
 /* ==== The API ==== */
 
-bool ggp_is_chat_template_key(ggp_str key)
+bool ggp_is_chat_template_key(ggt_str key)
 {
     static const char base[] = "tokenizer.chat_template";
     const size_t n = sizeof base - 1;

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ggp_i.h"
 
 void jinja_lexer_init(jinja_lexer *lx, const uint8_t *src, uint64_t len, jinja_tok *toks,
                       uint32_t *open, uint32_t cap, jinja_token_fn on_token, void *ctx)
@@ -48,9 +47,37 @@ size_t jinja_space_len(const uint8_t *p, uint64_t n)
     return 0;
 }
 
-static size_t seq_len(const uint8_t *p, uint64_t n)
+/* Unicode's table of well-formed sequences (3-7): the lead byte gives the
+ * length and the second byte's range, which leaves out overlong forms,
+ * UTF-16 surrogates and code points past U+10FFFF, as Python's decoder does. */
+size_t jinja_utf8_len(const uint8_t *p, uint64_t n)
 {
-    return ggp_utf8_seq_len(p, n < 4 ? (size_t)n : 4);
+    if (n == 0)
+        return 0;
+    const uint8_t c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    uint8_t lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        lo = c == 0xe0 ? 0xa0 : lo;
+        hi = c == 0xed ? 0x9f : hi;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        lo = c == 0xf0 ? 0x90 : lo;
+        hi = c == 0xf4 ? 0x8f : hi;
+    } else {
+        return 0;
+    }
+    if (n < len || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return len;
 }
 
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
@@ -199,7 +226,7 @@ static uint64_t lex_name(const uint8_t *s, uint64_t len, uint64_t p)
         } else if (jinja_space_len(s + p, len - p)) {
             break;
         } else {
-            const size_t n = seq_len(s + p, len - p);
+            const size_t n = jinja_utf8_len(s + p, len - p);
             p += n ? n : 1;
         }
     }
@@ -256,7 +283,7 @@ static uint64_t lex_body(jinja_lexer *lx, jinja_tag *tag, uint64_t p)
             continue;
         }
         const uint8_t c = s[p];
-        if (c >= 0x80 && seq_len(s + p, len - p) == 0) {
+        if (c >= 0x80 && jinja_utf8_len(s + p, len - p) == 0) {
             p++; // not UTF-8: skipped
             continue;
         }
@@ -443,7 +470,7 @@ size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t 
             continue;
         }
         if (c != '\\') {
-            const size_t n = c < 0x80 ? 1 : seq_len(p, (uint64_t)(end - p));
+            const size_t n = c < 0x80 ? 1 : jinja_utf8_len(p, (uint64_t)(end - p));
             if (n)
                 emit(&o, p, n);
             p += n ? n : 1; // not UTF-8: dropped
@@ -498,7 +525,7 @@ size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t 
             } else if (d >= 0x80) {
                 // Jinja writes the character as \xNN, \uNNNN or \UNNNNNNNN
                 // before decoding: the backslash escapes the one it adds.
-                const size_t n = seq_len(p + 1, (uint64_t)(end - p - 1));
+                const size_t n = jinja_utf8_len(p + 1, (uint64_t)(end - p - 1));
                 emit(&o, "\\", 1);
                 if (n) {
                     char esc[12];
