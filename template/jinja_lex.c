@@ -10,21 +10,21 @@
 #include <strings.h>
 
 
-void jinja_lexer_init(jinja_lexer *lx, const uint8_t *src, uint64_t len, jinja_tok *toks,
-                      uint32_t *open, uint32_t cap, jinja_token_fn on_token, void *ctx)
+void ggt_lexer_init(ggt_lexer *lx, const uint8_t *src, uint64_t len, ggt_tok *toks,
+                    uint32_t *open, uint32_t cap, ggt_token_fn on_token, void *ctx)
 {
-    *lx = (jinja_lexer){src, len, 0, toks, cap, open, on_token, ctx, false};
+    *lx = (ggt_lexer){src, len, 0, toks, cap, open, on_token, ctx, false};
 }
 
-bool jinja_is_name(const uint8_t *src, const jinja_tok *t, const char *word)
+bool ggt_tok_is_name(const uint8_t *src, const ggt_tok *t, const char *word)
 {
     const size_t n = strlen(word);
-    return t->kind == JK_NAME && t->len == n && memcmp(src + t->at, word, n) == 0;
+    return t->kind == GGT_TOK_NAME && t->len == n && memcmp(src + t->at, word, n) == 0;
 }
 
 /* ==== Characters ==== */
 
-size_t jinja_space_len(const uint8_t *p, uint64_t n)
+size_t ggt_space_len(const uint8_t *p, uint64_t n)
 {
     if (n == 0)
         return 0;
@@ -50,7 +50,7 @@ size_t jinja_space_len(const uint8_t *p, uint64_t n)
 /* Unicode's table of well-formed sequences (3-7): the lead byte gives the
  * length and the second byte's range, which leaves out overlong forms,
  * UTF-16 surrogates and code points past U+10FFFF, as Python's decoder does. */
-size_t jinja_utf8_len(const uint8_t *p, uint64_t n)
+size_t ggt_utf8_len(const uint8_t *p, uint64_t n)
 {
     if (n == 0)
         return 0;
@@ -119,7 +119,7 @@ static uint64_t find_pair(const uint8_t *s, uint64_t len, uint64_t from, uint8_t
 static uint64_t skip_spaces(const uint8_t *s, uint64_t len, uint64_t p)
 {
     size_t n;
-    while (p < len && (n = jinja_space_len(s + p, len - p)) > 0)
+    while (p < len && (n = ggt_space_len(s + p, len - p)) > 0)
         p += n;
     return p;
 }
@@ -146,11 +146,12 @@ static uint64_t match_word_tag(const uint8_t *s, uint64_t len, uint64_t p, const
 /* ==== Tokens ==== */
 
 static const struct { char text[3]; uint8_t op; } operators[] = {
-    {"//", JO_FLOORDIV}, {"**", JO_POW}, {"==", JO_EQ}, {"!=", JO_NE}, {">=", JO_GTEQ}, {"<=", JO_LTEQ},
-    {"+", JO_ADD}, {"-", JO_SUB}, {"/", JO_DIV}, {"*", JO_MUL}, {"%", JO_MOD}, {"~", JO_TILDE},
-    {"[", JO_LBRACKET}, {"]", JO_RBRACKET}, {"(", JO_LPAREN}, {")", JO_RPAREN}, {"{", JO_LBRACE},
-    {"}", JO_RBRACE}, {">", JO_GT}, {"<", JO_LT}, {"=", JO_ASSIGN}, {".", JO_DOT}, {":", JO_COLON},
-    {"|", JO_PIPE}, {",", JO_COMMA}, {";", JO_SEMICOLON},
+    {"//", GGT_OP_FLOORDIV}, {"**", GGT_OP_POW}, {"==", GGT_OP_EQ}, {"!=", GGT_OP_NE},
+    {">=", GGT_OP_GTEQ}, {"<=", GGT_OP_LTEQ}, {"+", GGT_OP_ADD}, {"-", GGT_OP_SUB}, {"/", GGT_OP_DIV},
+    {"*", GGT_OP_MUL}, {"%", GGT_OP_MOD}, {"~", GGT_OP_TILDE}, {"[", GGT_OP_LBRACKET},
+    {"]", GGT_OP_RBRACKET}, {"(", GGT_OP_LPAREN}, {")", GGT_OP_RPAREN}, {"{", GGT_OP_LBRACE},
+    {"}", GGT_OP_RBRACE}, {">", GGT_OP_GT}, {"<", GGT_OP_LT}, {"=", GGT_OP_ASSIGN}, {".", GGT_OP_DOT},
+    {":", GGT_OP_COLON}, {"|", GGT_OP_PIPE}, {",", GGT_OP_COMMA}, {";", GGT_OP_SEMICOLON},
 };
 
 /* Digits with single underscores between them, in the given base. */
@@ -223,10 +224,10 @@ static uint64_t lex_name(const uint8_t *s, uint64_t len, uint64_t p)
             if (!is_alpha(c) && !is_digit(c))
                 break;
             p++;
-        } else if (jinja_space_len(s + p, len - p)) {
+        } else if (ggt_space_len(s + p, len - p)) {
             break;
         } else {
-            const size_t n = jinja_utf8_len(s + p, len - p);
+            const size_t n = ggt_utf8_len(s + p, len - p);
             p += n ? n : 1;
         }
     }
@@ -246,7 +247,7 @@ static uint64_t lex_string(const uint8_t *s, uint64_t len, uint64_t p)
     return 0;
 }
 
-static void keep(jinja_lexer *lx, jinja_tag *tag, const jinja_tok *t, uint64_t *depth)
+static void keep(ggt_lexer *lx, ggt_tag *tag, const ggt_tok *t, uint64_t *depth)
 {
     const bool kept = tag->n_tokens < lx->cap;
     const uint32_t index = tag->n_tokens;
@@ -254,36 +255,36 @@ static void keep(jinja_lexer *lx, jinja_tag *tag, const jinja_tok *t, uint64_t *
         lx->toks[tag->n_tokens++] = *t;
     else
         tag->cut = true;
-    if (t->kind != JK_OP)
+    if (t->kind != GGT_TOK_OP)
         return;
-    if (t->op == JO_LPAREN || t->op == JO_LBRACKET || t->op == JO_LBRACE) {
+    if (t->op == GGT_OP_LPAREN || t->op == GGT_OP_LBRACKET || t->op == GGT_OP_LBRACE) {
         if (*depth < lx->cap)
-            lx->open[*depth] = kept ? index : JINJA_NO_MATCH;
+            lx->open[*depth] = kept ? index : GGT_NO_MATCH;
         ++*depth;
-    } else if ((t->op == JO_RPAREN || t->op == JO_RBRACKET || t->op == JO_RBRACE) && *depth > 0) {
+    } else if ((t->op == GGT_OP_RPAREN || t->op == GGT_OP_RBRACKET || t->op == GGT_OP_RBRACE) && *depth > 0) {
         --*depth;
-        if (*depth < lx->cap && kept && lx->open[*depth] != JINJA_NO_MATCH)
+        if (*depth < lx->cap && kept && lx->open[*depth] != GGT_NO_MATCH)
             lx->toks[lx->open[*depth]].match = index;
     }
 }
 
 /* Lexes a tag's body from p; fills tag and returns the offset after it. */
-static uint64_t lex_body(jinja_lexer *lx, jinja_tag *tag, uint64_t p)
+static uint64_t lex_body(ggt_lexer *lx, ggt_tag *tag, uint64_t p)
 {
     const uint8_t *s = lx->src;
     const uint64_t len = lx->len;
     const uint8_t closer = tag->block ? '%' : '}';
     uint64_t depth = 0;
-    jinja_tok prev = {0};
+    ggt_tok prev = {0};
     bool have_prev = false;
     while (p < len) {
-        size_t n = jinja_space_len(s + p, len - p);
+        size_t n = ggt_space_len(s + p, len - p);
         if (n) {
             p += n;
             continue;
         }
         const uint8_t c = s[p];
-        if (c >= 0x80 && jinja_utf8_len(s + p, len - p) == 0) {
+        if (c >= 0x80 && ggt_utf8_len(s + p, len - p) == 0) {
             p++; // not UTF-8: skipped
             continue;
         }
@@ -296,15 +297,16 @@ static uint64_t lex_body(jinja_lexer *lx, jinja_tag *tag, uint64_t p)
                 return q + 2;
             }
         }
-        jinja_tok t = {p, 1, JINJA_NO_MATCH, JK_BAD, JO_NONE};
+        ggt_tok t = {p, 1, GGT_NO_MATCH, GGT_TOK_BAD, GGT_OP_NONE};
         if (is_digit(c)) {
             bool is_float;
-            const bool after_dot = have_prev && prev.kind == JK_OP && prev.op == JO_DOT && prev.at + 1 == p;
+            const bool after_dot =
+                have_prev && prev.kind == GGT_TOK_OP && prev.op == GGT_OP_DOT && prev.at + 1 == p;
             t.len = lex_number(s, len, p, after_dot, &is_float) - p;
-            t.kind = is_float ? JK_FLOAT : JK_INT;
+            t.kind = is_float ? GGT_TOK_FLOAT : GGT_TOK_INT;
         } else if (is_alpha(c) || c >= 0x80) {
             t.len = lex_name(s, len, p) - p;
-            t.kind = JK_NAME;
+            t.kind = GGT_TOK_NAME;
         } else if (c == '\'' || c == '"') {
             const uint64_t end = lex_string(s, len, p);
             if (!end) {
@@ -312,12 +314,12 @@ static uint64_t lex_body(jinja_lexer *lx, jinja_tag *tag, uint64_t p)
                 return len;
             }
             t.len = end - p;
-            t.kind = JK_STRING;
+            t.kind = GGT_TOK_STRING;
         } else {
             for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++) {
                 const size_t k = strlen(operators[i].text);
                 if (len - p >= k && memcmp(s + p, operators[i].text, k) == 0) {
-                    t.len = k, t.kind = JK_OP, t.op = operators[i].op;
+                    t.len = k, t.kind = GGT_TOK_OP, t.op = operators[i].op;
                     break;
                 }
             }
@@ -331,11 +333,11 @@ static uint64_t lex_body(jinja_lexer *lx, jinja_tag *tag, uint64_t p)
     return len;
 }
 
-bool jinja_next_tag(jinja_lexer *lx, jinja_tag *tag)
+bool ggt_next_tag(ggt_lexer *lx, ggt_tag *tag)
 {
     const uint8_t *s = lx->src;
     const uint64_t len = lx->len;
-    *tag = (jinja_tag){lx->pos, len, len, 0, 0, false, false, false, false, false, 0};
+    *tag = (ggt_tag){lx->pos, len, len, 0, 0, false, false, false, false, false, 0};
     if (lx->stopped || lx->pos >= len)
         return false;
     const uint64_t at = find_tag_start(s, len, lx->pos);
@@ -455,11 +457,11 @@ static uint32_t decode_cp(const uint8_t *p, size_t n)
     return cp;
 }
 
-size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t cap, bool *cut)
+size_t ggt_unescape(const uint8_t *src, const ggt_tok *t, char *out, size_t cap, bool *cut)
 {
     *cut = false;
     out_buf o = {out, 0, cap, cut};
-    if (t->kind != JK_STRING || t->len < 2)
+    if (t->kind != GGT_TOK_STRING || t->len < 2)
         return 0;
     const uint8_t *p = src + t->at + 1, *end = src + t->at + t->len - 1;
     while (p < end && !*cut) {
@@ -470,7 +472,7 @@ size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t 
             continue;
         }
         if (c != '\\') {
-            const size_t n = c < 0x80 ? 1 : jinja_utf8_len(p, (uint64_t)(end - p));
+            const size_t n = c < 0x80 ? 1 : ggt_utf8_len(p, (uint64_t)(end - p));
             if (n)
                 emit(&o, p, n);
             p += n ? n : 1; // not UTF-8: dropped
@@ -525,7 +527,7 @@ size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t 
             } else if (d >= 0x80) {
                 // Jinja writes the character as \xNN, \uNNNN or \UNNNNNNNN
                 // before decoding: the backslash escapes the one it adds.
-                const size_t n = jinja_utf8_len(p + 1, (uint64_t)(end - p - 1));
+                const size_t n = ggt_utf8_len(p + 1, (uint64_t)(end - p - 1));
                 emit(&o, "\\", 1);
                 if (n) {
                     char esc[12];
@@ -550,7 +552,7 @@ size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t 
     return o.n;
 }
 
-bool jinja_int_value(const uint8_t *src, const jinja_tok *t, int64_t *value)
+bool ggt_int_value(const uint8_t *src, const ggt_tok *t, int64_t *value)
 {
     const uint8_t *p = src + t->at, *end = p + t->len;
     int base = 10;

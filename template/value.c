@@ -13,74 +13,74 @@
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
-static void clear(tval *v, uint8_t kind)
+static void clear(ggt_val *v, uint8_t kind)
 {
     memset(v, 0, sizeof *v);
     v->kind = kind;
 }
 
-static void set_witness(tval *v, const char *w, size_t n)
+static void set_witness(ggt_val *v, const char *w, size_t n)
 {
-    v->wlen = (uint8_t)min_size(n, TV_WITNESS);
+    v->wlen = (uint8_t)min_size(n, GGT_WITNESS);
     memcpy(v->witness, w, v->wlen);
 }
 
-static void or_flags(tval *out, const tval *a)
+static void or_flags(ggt_val *out, const ggt_val *a)
 {
     out->data |= a->data;
     out->built |= a->built;
 }
 
-void tv_str(tval *v, const char *s, size_t n)
+void ggt_val_str(ggt_val *v, const char *s, size_t n)
 {
-    clear(v, TV_STR);
-    v->plen = (uint8_t)min_size(n, TV_PREFIX);
-    v->complete = n <= TV_PREFIX;
+    clear(v, GGT_V_STR);
+    v->plen = (uint8_t)min_size(n, GGT_PREFIX);
+    v->complete = n <= GGT_PREFIX;
     memcpy(v->prefix, s, v->plen);
 }
 
-void tv_int(tval *v, int64_t i)
+void ggt_val_int(ggt_val *v, int64_t i)
 {
-    clear(v, TV_INT);
+    clear(v, GGT_V_INT);
     v->i = i;
 }
 
-void tv_unknown(tval *v, bool data)
+void ggt_val_unknown(ggt_val *v, bool data)
 {
-    clear(v, TV_STR);
+    clear(v, GGT_V_STR);
     v->may_empty = true;
     v->data = data;
     v->built = !data;
 }
 
-void tv_other(tval *v, bool data)
+void ggt_val_other(ggt_val *v, bool data)
 {
-    clear(v, TV_OTHER);
+    clear(v, GGT_V_OTHER);
     v->data = data;
 }
 
-void tv_as_str(const tval *v, tval *out)
+void ggt_val_as_str(const ggt_val *v, ggt_val *out)
 {
-    if (v->kind == TV_STR) {
+    if (v->kind == GGT_V_STR) {
         *out = *v;
         return;
     }
-    if (v->kind == TV_INT) {
+    if (v->kind == GGT_V_INT) {
         char buf[24];
         const int n = snprintf(buf, sizeof buf, "%" PRId64, v->i);
-        tv_str(out, buf, (size_t)n);
-    } else if (v->kind == TV_LIST) {
-        tv_str(out, "[", 1);
+        ggt_val_str(out, buf, (size_t)n);
+    } else if (v->kind == GGT_V_LIST) {
+        ggt_val_str(out, "[", 1);
         out->complete = false;
     } else {
-        tv_unknown(out, v->data); // None, True, a float, a dict: not '_'
+        ggt_val_unknown(out, v->data); // None, True, a float, a dict: not '_'
         out->may_empty = false;
     }
     or_flags(out, v);
 }
 
 /* As a string, whether it may begin with '_', with a witness. */
-static bool str_may_begin_under(const tval *s, const char **w, size_t *wn)
+static bool str_may_begin_under(const ggt_val *s, const char **w, size_t *wn)
 {
     if (s->plen) {
         *w = s->prefix, *wn = s->plen;
@@ -90,26 +90,26 @@ static bool str_may_begin_under(const tval *s, const char **w, size_t *wn)
     return !s->complete && s->may_under;
 }
 
-bool tv_may_begin_under(const tval *v, const char **w, size_t *wn)
+bool ggt_val_may_begin_under(const ggt_val *v, const char **w, size_t *wn)
 {
-    return v->kind == TV_STR && str_may_begin_under(v, w, wn);
+    return v->kind == GGT_V_STR && str_may_begin_under(v, w, wn);
 }
 
-static bool str_may_be_empty(const tval *s)
+static bool str_may_be_empty(const ggt_val *s)
 {
     return s->plen == 0 && (s->complete || s->may_empty);
 }
 
 /* ==== Joining and concatenating ==== */
 
-static bool same(const tval *a, const tval *b)
+static bool same(const ggt_val *a, const ggt_val *b)
 {
     if (a->kind != b->kind)
         return false;
     switch (a->kind) {
-    case TV_INT: return a->i == b->i;
-    case TV_LIST: return a->elems == b->elems && a->n == b->n;
-    case TV_STR:
+    case GGT_V_INT: return a->i == b->i;
+    case GGT_V_LIST: return a->elems == b->elems && a->n == b->n;
+    case GGT_V_STR:
         return a->complete && b->complete && a->plen == b->plen && memcmp(a->prefix, b->prefix, a->plen) == 0;
     default: return false;
     }
@@ -117,21 +117,22 @@ static bool same(const tval *a, const tval *b)
 
 /* A list or other non-string, as one summary: whether an element may
  * begin with '_'. */
-void tv_flatten(const tstore *st, const tval *v, tval *out)
+void ggt_val_flatten(const ggt_store *st, const ggt_val *v, ggt_val *out)
 {
-    if (v->kind != TV_LIST) {
+    if (v->kind != GGT_V_LIST) {
         *out = *v;
         return;
     }
-    tv_other(out, v->data);
+    ggt_val_other(out, v->data);
     out->built = v->built;
     for (uint32_t i = 0; i < v->n; i++) {
-        const tval *e = &st->elems[v->elems + i];
+        const ggt_val *e = &st->elems[v->elems + i];
         const char *w;
         size_t wn;
-        if (!out->may_under && (tv_may_begin_under(e, &w, &wn) || (e->kind != TV_STR && e->may_under))) {
+        if (!out->may_under &&
+            (ggt_val_may_begin_under(e, &w, &wn) || (e->kind != GGT_V_STR && e->may_under))) {
             out->may_under = true;
-            if (e->kind == TV_STR)
+            if (e->kind == GGT_V_STR)
                 set_witness(out, w, wn);
             else
                 set_witness(out, e->witness, e->wlen);
@@ -140,21 +141,21 @@ void tv_flatten(const tstore *st, const tval *v, tval *out)
     }
 }
 
-void tv_join(const tstore *st, const tval *a, const tval *b, tval *out)
+void ggt_val_join(const ggt_store *st, const ggt_val *a, const ggt_val *b, ggt_val *out)
 {
     if (same(a, b)) {
         *out = *a;
         or_flags(out, b);
         return;
     }
-    const bool a_str = a->kind == TV_STR || a->kind == TV_INT;
-    const bool b_str = b->kind == TV_STR || b->kind == TV_INT;
+    const bool a_str = a->kind == GGT_V_STR || a->kind == GGT_V_INT;
+    const bool b_str = b->kind == GGT_V_STR || b->kind == GGT_V_INT;
     if (!a_str || !b_str) {
         if (a_str != b_str) { // a string or a list: keep what the string may be
-            const tval *s = a_str ? a : b, *l = a_str ? b : a;
-            tval fl;
-            tv_flatten(st, l, &fl);
-            tv_as_str(s, out);
+            const ggt_val *s = a_str ? a : b, *l = a_str ? b : a;
+            ggt_val fl;
+            ggt_val_flatten(st, l, &fl);
+            ggt_val_as_str(s, out);
             out->complete = false;
             out->plen = 0;
             const char *w;
@@ -167,9 +168,9 @@ void tv_join(const tstore *st, const tval *a, const tval *b, tval *out)
             or_flags(out, &fl);
             return;
         }
-        tval fa, fb;
-        tv_flatten(st, a, &fa);
-        tv_flatten(st, b, &fb);
+        ggt_val fa, fb;
+        ggt_val_flatten(st, a, &fa);
+        ggt_val_flatten(st, b, &fb);
         *out = fa;
         if (!out->may_under && fb.may_under) {
             out->may_under = true;
@@ -178,17 +179,17 @@ void tv_join(const tstore *st, const tval *a, const tval *b, tval *out)
         or_flags(out, &fb);
         return;
     }
-    tval sa, sb;
-    tv_as_str(a, &sa);
-    tv_as_str(b, &sb);
+    ggt_val sa, sb;
+    ggt_val_as_str(a, &sa);
+    ggt_val_as_str(b, &sb);
     size_t lcp = 0;
     while (lcp < sa.plen && lcp < sb.plen && sa.prefix[lcp] == sb.prefix[lcp])
         lcp++;
-    clear(out, TV_STR);
+    clear(out, GGT_V_STR);
     out->plen = (uint8_t)lcp;
     memcpy(out->prefix, sa.prefix, lcp);
     if (lcp == 0) {
-        const tval *sides[2] = {&sa, &sb};
+        const ggt_val *sides[2] = {&sa, &sb};
         for (int i = 0; i < 2; i++) {
             const char *w;
             size_t wn;
@@ -203,17 +204,17 @@ void tv_join(const tstore *st, const tval *a, const tval *b, tval *out)
     or_flags(out, &sb);
 }
 
-void tv_concat(const tval *a, const tval *b, tval *out)
+void ggt_val_concat(const ggt_val *a, const ggt_val *b, ggt_val *out)
 {
-    tval sa, sb;
-    tv_as_str(a, &sa);
-    tv_as_str(b, &sb);
+    ggt_val sa, sb;
+    ggt_val_as_str(a, &sa);
+    ggt_val_as_str(b, &sb);
     if (sa.complete) {
         if (sa.plen == 0) {
             *out = sb;
         } else {
             *out = sa;
-            const size_t room = TV_PREFIX - sa.plen;
+            const size_t room = GGT_PREFIX - sa.plen;
             const size_t n = min_size(sb.plen, room);
             memcpy(out->prefix + sa.plen, sb.prefix, n);
             out->plen = (uint8_t)(sa.plen + n);
@@ -237,10 +238,10 @@ void tv_concat(const tval *a, const tval *b, tval *out)
 
 /* ==== Lists ==== */
 
-void tv_list(tstore *st, const tval *items, uint32_t n, tval *out)
+void ggt_val_list(ggt_store *st, const ggt_val *items, uint32_t n, ggt_val *out)
 {
-    if (n <= TV_LIST_MAX && st->cap - st->n >= n) {
-        clear(out, TV_LIST);
+    if (n <= GGT_LIST_MAX && st->cap - st->n >= n) {
+        clear(out, GGT_V_LIST);
         out->elems = st->n;
         out->n = (uint8_t)n;
         memcpy(st->elems + st->n, items, n * sizeof *items);
@@ -250,11 +251,11 @@ void tv_list(tstore *st, const tval *items, uint32_t n, tval *out)
         return;
     }
     // Too many to keep one by one: a summary of them.
-    tv_other(out, false);
+    ggt_val_other(out, false);
     for (uint32_t i = 0; i < n; i++) {
         const char *w;
         size_t wn;
-        if (!out->may_under && tv_may_begin_under(&items[i], &w, &wn)) {
+        if (!out->may_under && ggt_val_may_begin_under(&items[i], &w, &wn)) {
             out->may_under = true;
             set_witness(out, w, wn);
         }
@@ -265,36 +266,36 @@ void tv_list(tstore *st, const tval *items, uint32_t n, tval *out)
 /* The code point starting at p (n bytes left): its length, at least 1. */
 static size_t char_len(const char *p, size_t n)
 {
-    const size_t k = jinja_utf8_len((const uint8_t *)p, n);
+    const size_t k = ggt_utf8_len((const uint8_t *)p, n);
     return k ? k : 1;
 }
 
-void tv_element(const tstore *st, const tval *v, tval *out)
+void ggt_val_element(const ggt_store *st, const ggt_val *v, ggt_val *out)
 {
-    if (v->kind == TV_LIST) {
+    if (v->kind == GGT_V_LIST) {
         if (v->n == 0) {
-            tv_other(out, v->data);
+            ggt_val_other(out, v->data);
             return;
         }
         *out = st->elems[v->elems];
         for (uint32_t i = 1; i < v->n; i++) {
-            tval j;
-            tv_join(st, out, &st->elems[v->elems + i], &j);
+            ggt_val j;
+            ggt_val_join(st, out, &st->elems[v->elems + i], &j);
             *out = j;
         }
         return;
     }
-    if (v->kind == TV_STR && v->complete && v->plen > 0 && v->plen == char_len(v->prefix, v->plen)) {
+    if (v->kind == GGT_V_STR && v->complete && v->plen > 0 && v->plen == char_len(v->prefix, v->plen)) {
         *out = *v; // a string of one character
         return;
     }
-    tv_unknown(out, v->data);
+    ggt_val_unknown(out, v->data);
     out->built = v->built;
     out->may_empty = false;
-    if (v->kind == TV_STR && memchr(v->prefix, '_', v->plen)) {
+    if (v->kind == GGT_V_STR && memchr(v->prefix, '_', v->plen)) {
         out->may_under = true;
         set_witness(out, "_", 1);
-    } else if (v->kind != TV_INT && (v->kind != TV_STR || !v->complete) && v->may_under) {
+    } else if (v->kind != GGT_V_INT && (v->kind != GGT_V_STR || !v->complete) && v->may_under) {
         out->may_under = true;
         set_witness(out, v->witness, v->wlen);
     }
@@ -302,37 +303,37 @@ void tv_element(const tstore *st, const tval *v, tval *out)
 
 /* ==== Arithmetic and formatting ==== */
 
-void tv_mul(const tval *a, const tval *b, tval *out)
+void ggt_val_mul(const ggt_val *a, const ggt_val *b, ggt_val *out)
 {
-    if (a->kind == TV_INT && b->kind == TV_INT) {
+    if (a->kind == GGT_V_INT && b->kind == GGT_V_INT) {
         int64_t r;
         if (__builtin_mul_overflow(a->i, b->i, &r))
-            tv_other(out, false);
+            ggt_val_other(out, false);
         else
-            tv_int(out, r);
+            ggt_val_int(out, r);
         return;
     }
-    const tval *s = a->kind == TV_STR ? a : b->kind == TV_STR ? b : NULL;
-    const tval *k = s == a ? b : a;
-    if (!s || k->kind == TV_STR || k->kind == TV_LIST) {
-        tv_other(out, a->data || b->data);
+    const ggt_val *s = a->kind == GGT_V_STR ? a : b->kind == GGT_V_STR ? b : NULL;
+    const ggt_val *k = s == a ? b : a;
+    if (!s || k->kind == GGT_V_STR || k->kind == GGT_V_LIST) {
+        ggt_val_other(out, a->data || b->data);
         return;
     }
     *out = *s;
-    if (k->kind == TV_INT && s->complete) {
+    if (k->kind == GGT_V_INT && s->complete) {
         if (k->i <= 0) {
-            tv_str(out, "", 0);
+            ggt_val_str(out, "", 0);
         } else {
             size_t n = 0;
-            for (int64_t i = 0; i < k->i && n < TV_PREFIX && s->plen > 0; i++) {
-                const size_t m = min_size(s->plen, TV_PREFIX - n);
+            for (int64_t i = 0; i < k->i && n < GGT_PREFIX && s->plen > 0; i++) {
+                const size_t m = min_size(s->plen, GGT_PREFIX - n);
                 memcpy(out->prefix + n, s->prefix, m);
                 n += m;
             }
             out->plen = (uint8_t)n;
-            out->complete = (uint64_t)s->plen * (uint64_t)k->i <= TV_PREFIX;
+            out->complete = (uint64_t)s->plen * (uint64_t)k->i <= GGT_PREFIX;
         }
-    } else if (k->kind != TV_INT) {
+    } else if (k->kind != GGT_V_INT) {
         out->complete = false; // repeated an unknown number of times
         out->may_empty = out->plen == 0 || out->may_empty;
     }
@@ -341,25 +342,25 @@ void tv_mul(const tval *a, const tval *b, tval *out)
 }
 
 /* Appends text to the string being formatted. */
-static void append(tval *acc, const tval *piece)
+static void append(ggt_val *acc, const ggt_val *piece)
 {
-    tval r;
-    tv_concat(acc, piece, &r);
+    ggt_val r;
+    ggt_val_concat(acc, piece, &r);
     *acc = r;
 }
 
-static void append_bytes(tval *acc, const char *s, size_t n)
+static void append_bytes(ggt_val *acc, const char *s, size_t n)
 {
-    tval p;
-    tv_str(&p, s, n);
+    ggt_val p;
+    ggt_val_str(&p, s, n);
     append(acc, &p);
 }
 
 /* Something formatted that is not worked out: may it begin with '_'? */
-static void append_unknown(tval *acc, bool may_under, bool data)
+static void append_unknown(ggt_val *acc, bool may_under, bool data)
 {
-    tval p;
-    tv_unknown(&p, data);
+    ggt_val p;
+    ggt_val_unknown(&p, data);
     p.may_empty = false;
     if (may_under) {
         p.may_under = true;
@@ -377,12 +378,12 @@ static size_t chars_bytes(const char *s, size_t n, int64_t limit)
     return o < n ? o : n;
 }
 
-static void encode_cp(int64_t cp, tval *out)
+static void encode_cp(int64_t cp, ggt_val *out)
 {
     char b[4];
     size_t n;
     if (cp < 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-        tv_other(out, false); // Python refuses it
+        ggt_val_other(out, false); // Python refuses it
         return;
     }
     if (cp < 0x80) {
@@ -396,14 +397,14 @@ static void encode_cp(int64_t cp, tval *out)
         b[0] = (char)(0xf0 | cp >> 18), b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
         b[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), b[3] = (char)(0x80 | (cp & 0x3f)), n = 4;
     }
-    tv_str(out, b, n);
+    ggt_val_str(out, b, n);
 }
 
 /* printf-style formatting of fmt with args, as Python's str % does it for
  * the conversions a name can be built with (%s %c %d %x %o %%). */
-static void format_args(const tval *fmt, const tval *args, uint32_t n_args, bool mapping, tval *out)
+static void format_args(const ggt_val *fmt, const ggt_val *args, uint32_t n_args, bool mapping, ggt_val *out)
 {
-    tv_str(out, "", 0);
+    ggt_val_str(out, "", 0);
     const char *f = fmt->prefix;
     const size_t n = fmt->plen;
     uint32_t next = 0;
@@ -436,7 +437,7 @@ static void format_args(const tval *fmt, const tval *args, uint32_t n_args, bool
         }
         int64_t width = 0, precision = -1;
         if (j < n && f[j] == '*') {
-            width = next < n_args && args[next].kind == TV_INT ? args[next].i : 0;
+            width = next < n_args && args[next].kind == GGT_V_INT ? args[next].i : 0;
             next++, j++;
         }
         for (; j < n && f[j] >= '0' && f[j] <= '9' && width < 100000; j++)
@@ -445,7 +446,7 @@ static void format_args(const tval *fmt, const tval *args, uint32_t n_args, bool
             precision = 0;
             j++;
             if (j < n && f[j] == '*') {
-                precision = next < n_args && args[next].kind == TV_INT ? args[next].i : 0;
+                precision = next < n_args && args[next].kind == GGT_V_INT ? args[next].i : 0;
                 next++, j++;
             }
             for (; j < n && f[j] >= '0' && f[j] <= '9' && precision < 100000; j++)
@@ -454,70 +455,70 @@ static void format_args(const tval *fmt, const tval *args, uint32_t n_args, bool
         for (; j < n && strchr("hlL", f[j]); j++) {
         }
         if (j >= n) { // Python refuses an incomplete conversion
-            tv_other(out, any_data);
+            ggt_val_other(out, any_data);
             return;
         }
         const char conv = f[j];
         i = j + 1;
-        const tval *arg = !keyed && !mapping && next < n_args ? &args[next++] : NULL;
+        const ggt_val *arg = !keyed && !mapping && next < n_args ? &args[next++] : NULL;
         if (keyed || mapping || !arg) {
             append_unknown(out, !any_data, any_data);
             continue;
         }
-        tval piece;
+        ggt_val piece;
         char buf[32];
         switch (conv) {
         case 's':
-            tv_as_str(arg, &piece);
+            ggt_val_as_str(arg, &piece);
             if (precision >= 0 && piece.complete)
                 piece.plen = (uint8_t)chars_bytes(piece.prefix, piece.plen, precision);
             break;
         case 'r': case 'a':
-            if (arg->kind == TV_STR) {
-                tv_str(&piece, "'", 1); // repr() of a string starts with a quote
+            if (arg->kind == GGT_V_STR) {
+                ggt_val_str(&piece, "'", 1); // repr() of a string starts with a quote
                 piece.complete = false;
                 or_flags(&piece, arg);
             } else {
-                tv_as_str(arg, &piece);
+                ggt_val_as_str(arg, &piece);
             }
             break;
         case 'c':
-            if (arg->kind == TV_INT)
+            if (arg->kind == GGT_V_INT)
                 encode_cp(arg->i, &piece);
             else
                 piece = *arg; // a one-character string, or Python refuses it
             break;
         case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
-            if (arg->kind == TV_INT) {
+            if (arg->kind == GGT_V_INT) {
                 const char *spec = conv == 'x' ? "%" PRIx64 : conv == 'X' ? "%" PRIX64 : conv == 'o' ? "%" PRIo64 : "%" PRId64;
                 const int k = snprintf(buf, sizeof buf, spec, arg->i);
-                tv_str(&piece, buf, (size_t)k);
+                ggt_val_str(&piece, buf, (size_t)k);
             } else {
-                tv_unknown(&piece, arg->data); // a number: never '_'
+                ggt_val_unknown(&piece, arg->data); // a number: never '_'
                 piece.may_empty = false;
                 piece.built = false;
             }
             break;
         default: // floats, and what Python refuses
-            tv_unknown(&piece, arg->data);
+            ggt_val_unknown(&piece, arg->data);
             piece.may_empty = false;
             piece.built = false;
         }
-        if (piece.kind != TV_STR) {
-            tv_other(out, any_data);
+        if (piece.kind != GGT_V_STR) {
+            ggt_val_other(out, any_data);
             return;
         }
-        if (width > 0 && piece.complete && piece.plen < width && piece.plen < TV_PREFIX) {
-            const size_t pad = min_size((size_t)width - piece.plen, TV_PREFIX);
-            char spaces[TV_PREFIX];
+        if (width > 0 && piece.complete && piece.plen < width && piece.plen < GGT_PREFIX) {
+            const size_t pad = min_size((size_t)width - piece.plen, GGT_PREFIX);
+            char spaces[GGT_PREFIX];
             memset(spaces, zero && strchr("diuxXo", conv) ? '0' : ' ', pad);
-            tval p;
-            tv_str(&p, spaces, pad);
-            tval r;
+            ggt_val p;
+            ggt_val_str(&p, spaces, pad);
+            ggt_val r;
             if (left)
-                tv_concat(&piece, &p, &r);
+                ggt_val_concat(&piece, &p, &r);
             else
-                tv_concat(&p, &piece, &r);
+                ggt_val_concat(&p, &piece, &r);
             piece = r;
         }
         append(out, &piece);
@@ -528,15 +529,15 @@ static void format_args(const tval *fmt, const tval *args, uint32_t n_args, bool
     out->data |= any_data;
 }
 
-void tv_mod(const tstore *st, const tval *a, const tval *b, tval *out)
+void ggt_val_mod(const ggt_store *st, const ggt_val *a, const ggt_val *b, ggt_val *out)
 {
-    if (a->kind != TV_STR) {
-        tv_other(out, a->data || b->data); // a number
+    if (a->kind != GGT_V_STR) {
+        ggt_val_other(out, a->data || b->data); // a number
         return;
     }
-    if (b->kind == TV_LIST) {
+    if (b->kind == GGT_V_LIST) {
         format_args(a, st->elems + b->elems, b->n, false, out);
-    } else if (b->kind == TV_OTHER) {
+    } else if (b->kind == GGT_V_OTHER) {
         format_args(a, NULL, 0, true, out); // a dict, or a summary
         or_flags(out, b);
     } else {
@@ -546,7 +547,7 @@ void tv_mod(const tstore *st, const tval *a, const tval *b, tval *out)
 
 /* ==== Filters ==== */
 
-static const tval *positional(const targ *args, uint32_t n, uint32_t k)
+static const ggt_val *positional(const ggt_arg *args, uint32_t n, uint32_t k)
 {
     for (uint32_t i = 0; i < n; i++) {
         if (args[i].name == UINT32_MAX && !args[i].star && k-- == 0)
@@ -555,11 +556,11 @@ static const tval *positional(const targ *args, uint32_t n, uint32_t k)
     return NULL;
 }
 
-static const tval *keyword(const targ *args, uint32_t n, const uint8_t *src, const jinja_tok *toks,
-                           const char *name)
+static const ggt_val *keyword(const ggt_arg *args, uint32_t n, const uint8_t *src, const ggt_tok *toks,
+                              const char *name)
 {
     for (uint32_t i = 0; i < n; i++) {
-        if (args[i].name != UINT32_MAX && jinja_is_name(src, &toks[args[i].name], name))
+        if (args[i].name != UINT32_MAX && ggt_tok_is_name(src, &toks[args[i].name], name))
             return &args[i].v;
     }
     return NULL;
@@ -580,11 +581,11 @@ static bool in_list(const char *name, size_t len, const char *const *words)
 }
 
 /* The string with leading whitespace removed from its known bytes. */
-static void lstrip(const tval *s, tval *out)
+static void lstrip(const ggt_val *s, ggt_val *out)
 {
     *out = *s;
     size_t k = 0, n;
-    while (k < s->plen && (n = jinja_space_len((const uint8_t *)s->prefix + k, s->plen - k)) > 0)
+    while (k < s->plen && (n = ggt_space_len((const uint8_t *)s->prefix + k, s->plen - k)) > 0)
         k += n;
     if (k == 0)
         return;
@@ -599,11 +600,11 @@ static void lstrip(const tval *s, tval *out)
 
 /* A result nothing is worked out of, beyond whether it may begin with '_':
  * it may when the input may, or when an '_' is anywhere in what is known. */
-static void widened(const tval *in, tval *out)
+static void widened(const ggt_val *in, ggt_val *out)
 {
-    tval s;
-    tv_as_str(in, &s);
-    tv_unknown(out, in->data);
+    ggt_val s;
+    ggt_val_as_str(in, &s);
+    ggt_val_unknown(out, in->data);
     out->built = !in->data;
     const char *w;
     size_t wn;
@@ -616,9 +617,9 @@ static void widened(const tval *in, tval *out)
     }
 }
 
-static void map_case(const tval *in, const char *name, size_t len, tval *out)
+static void map_case(const ggt_val *in, const char *name, size_t len, ggt_val *out)
 {
-    tv_as_str(in, out);
+    ggt_val_as_str(in, out);
     bool start = true;
     for (size_t i = 0; i < out->plen; i++) {
         char c = out->prefix[i];
@@ -641,52 +642,52 @@ static void map_case(const tval *in, const char *name, size_t len, tval *out)
     }
 }
 
-static void replace(const tval *in, const tval *old, const tval *new_, tval *out)
+static void replace(const ggt_val *in, const ggt_val *old, const ggt_val *new_, ggt_val *out)
 {
-    if (in->kind != TV_STR || !in->complete || !old || !new_ || old->kind != TV_STR || !old->complete ||
-        new_->kind != TV_STR || !new_->complete || old->plen == 0) {
-        tval j;
-        tv_unknown(&j, false);
+    if (in->kind != GGT_V_STR || !in->complete || !old || !new_ || old->kind != GGT_V_STR || !old->complete ||
+        new_->kind != GGT_V_STR || !new_->complete || old->plen == 0) {
+        ggt_val j;
+        ggt_val_unknown(&j, false);
         if (new_)
-            tv_concat(in, new_, &j); // either may come first
+            ggt_val_concat(in, new_, &j); // either may come first
         widened(&j, out);
         or_flags(out, in);
         return;
     }
-    char buf[TV_PREFIX];
+    char buf[GGT_PREFIX];
     size_t o = 0;
     bool cut = false;
     for (size_t i = 0; i < in->plen && !cut;) {
         if (in->plen - i >= old->plen && memcmp(in->prefix + i, old->prefix, old->plen) == 0) {
-            cut = TV_PREFIX - o < new_->plen;
-            const size_t m = min_size(new_->plen, TV_PREFIX - o);
+            cut = GGT_PREFIX - o < new_->plen;
+            const size_t m = min_size(new_->plen, GGT_PREFIX - o);
             memcpy(buf + o, new_->prefix, m);
             o += m, i += old->plen;
         } else {
-            cut = o == TV_PREFIX;
+            cut = o == GGT_PREFIX;
             if (!cut)
                 buf[o++] = in->prefix[i++];
         }
     }
-    tv_str(out, buf, o);
+    ggt_val_str(out, buf, o);
     out->complete = !cut;
     or_flags(out, in);
 }
 
-static void reverse(tstore *st, const tval *in, tval *out)
+static void reverse(ggt_store *st, const ggt_val *in, ggt_val *out)
 {
-    if (in->kind == TV_LIST) {
-        tval items[TV_LIST_MAX];
+    if (in->kind == GGT_V_LIST) {
+        ggt_val items[GGT_LIST_MAX];
         for (uint32_t i = 0; i < in->n; i++)
             items[i] = st->elems[in->elems + in->n - 1 - i];
-        tv_list(st, items, in->n, out);
+        ggt_val_list(st, items, in->n, out);
         return;
     }
-    if (in->kind != TV_STR || !in->complete) {
+    if (in->kind != GGT_V_STR || !in->complete) {
         widened(in, out);
         return;
     }
-    char buf[TV_PREFIX];
+    char buf[GGT_PREFIX];
     size_t o = in->plen;
     for (size_t i = 0; i < in->plen;) {
         const size_t k = char_len(in->prefix + i, in->plen - i);
@@ -694,77 +695,77 @@ static void reverse(tstore *st, const tval *in, tval *out)
         memcpy(buf + o, in->prefix + i, k);
         i += k;
     }
-    tv_str(out, buf, in->plen);
+    ggt_val_str(out, buf, in->plen);
     or_flags(out, in);
 }
 
 /* A list whose elements are those of in (a list, or a string's
  * characters), known only by whether one may begin with '_'. */
-static void summary_of_elements(const tstore *st, const tval *in, tval *out)
+static void summary_of_elements(const ggt_store *st, const ggt_val *in, ggt_val *out)
 {
-    if (in->kind == TV_LIST || in->kind == TV_OTHER) {
-        tv_flatten(st, in, out);
-        out->kind = TV_OTHER;
+    if (in->kind == GGT_V_LIST || in->kind == GGT_V_OTHER) {
+        ggt_val_flatten(st, in, out);
+        out->kind = GGT_V_OTHER;
         return;
     }
-    tval e;
-    tv_element(st, in, &e);
-    tv_other(out, e.data);
+    ggt_val e;
+    ggt_val_element(st, in, &e);
+    ggt_val_other(out, e.data);
     out->built = e.built;
     const char *w;
     size_t wn;
-    if (tv_may_begin_under(&e, &w, &wn)) {
+    if (ggt_val_may_begin_under(&e, &w, &wn)) {
         out->may_under = true;
         set_witness(out, w, wn);
     }
 }
 
-static void chars(tstore *st, const tval *in, tval *out)
+static void chars(ggt_store *st, const ggt_val *in, ggt_val *out)
 {
-    if (in->kind == TV_LIST) {
+    if (in->kind == GGT_V_LIST) {
         *out = *in;
         return;
     }
-    if (in->kind != TV_STR || !in->complete) {
+    if (in->kind != GGT_V_STR || !in->complete) {
         summary_of_elements(st, in, out);
         return;
     }
-    tval items[TV_LIST_MAX + 1];
+    ggt_val items[GGT_LIST_MAX + 1];
     uint32_t n = 0;
-    for (size_t i = 0; i < in->plen && n <= TV_LIST_MAX;) {
+    for (size_t i = 0; i < in->plen && n <= GGT_LIST_MAX;) {
         const size_t k = char_len(in->prefix + i, in->plen - i);
-        tv_str(&items[n++], in->prefix + i, k);
+        ggt_val_str(&items[n++], in->prefix + i, k);
         or_flags(&items[n - 1], in);
         i += k;
     }
-    tv_list(st, items, n, out);
+    ggt_val_list(st, items, n, out);
 }
 
-static void join(tstore *st, const tval *in, const tval *sep, tval *out)
+static void join(ggt_store *st, const ggt_val *in, const ggt_val *sep, ggt_val *out)
 {
-    tval list;
+    ggt_val list;
     chars(st, in, &list);
-    if (list.kind != TV_LIST) {
+    if (list.kind != GGT_V_LIST) {
         // Elements known only as a summary: the first one's first character
         // comes first (or the separator's, after empty ones).
-        tval e, j;
-        tv_element(st, &list, &e);
+        ggt_val e, j;
+        ggt_val_element(st, &list, &e);
         if (sep)
-            tv_join(st, &e, sep, &j);
+            ggt_val_join(st, &e, sep, &j);
         else
             j = e;
-        tv_unknown(out, j.data);
+        ggt_val_unknown(out, j.data);
         out->built = j.built;
         const char *w;
         size_t wn;
-        if (tv_may_begin_under(&j, &w, &wn)) {
+        if (ggt_val_may_begin_under(&j, &w, &wn)) {
             out->may_under = true;
             set_witness(out, w, wn);
         }
         or_flags(out, in);
         return;
     }
-    tv_str(out, "", 0);
+    ggt_val_str(out, "", 0);
     for (uint32_t i = 0; i < list.n; i++) {
         if (i > 0 && sep)
             append(out, sep);
@@ -773,16 +774,16 @@ static void join(tstore *st, const tval *in, const tval *sep, tval *out)
     or_flags(out, in);
 }
 
-static void first_or_last(tstore *st, const tval *in, bool last, tval *out)
+static void first_or_last(ggt_store *st, const ggt_val *in, bool last, ggt_val *out)
 {
-    if (in->kind == TV_LIST) {
+    if (in->kind == GGT_V_LIST) {
         if (in->n == 0)
-            tv_other(out, in->data);
+            ggt_val_other(out, in->data);
         else
             *out = st->elems[in->elems + (last ? in->n - 1 : 0)];
         return;
     }
-    if (in->kind == TV_STR && in->plen > 0 && (!last || in->complete)) {
+    if (in->kind == GGT_V_STR && in->plen > 0 && (!last || in->complete)) {
         size_t at = 0, k = char_len(in->prefix, in->plen);
         if (last) {
             for (size_t i = 0; i < in->plen; i += k) {
@@ -790,17 +791,18 @@ static void first_or_last(tstore *st, const tval *in, bool last, tval *out)
                 at = i;
             }
         }
-        tv_str(out, in->prefix + at, k);
+        ggt_val_str(out, in->prefix + at, k);
         or_flags(out, in);
         return;
     }
-    tv_element(st, in, out);
+    ggt_val_element(st, in, out);
 }
 
-void tv_filter(tstore *st, const char *name, size_t len, const tval *in, const targ *args,
-               uint32_t n_args, const uint8_t *src, const jinja_tok *toks, tval *out)
+void ggt_val_filter(ggt_store *st, const char *name, size_t len, const ggt_val *in, const ggt_arg *args,
+                    uint32_t n_args, const uint8_t *src, const ggt_tok *toks, ggt_val *out)
 {
-    static const char *const same_text[] = {"string", "e", "escape", "forceescape", "safe", "urlencode", NULL};
+    static const char *const same_text[] = {"string", "e",         "escape", "forceescape",
+                                            "safe",   "urlencode", NULL};
     static const char *const numbers[] = {"length", "count", "wordcount", "int", "float", "abs",
                                           "round", "sum", "filesizeformat", NULL};
     static const char *const not_under[] = {"tojson", "pprint", "xmlattr", NULL};
@@ -814,9 +816,9 @@ void tv_filter(tstore *st, const char *name, size_t len, const tval *in, const t
     for (uint32_t i = 0; i < n_args; i++)
         data |= args[i].v.data || args[i].star;
     if (is(name, len, "format")) {
-        tval fmt;
-        tv_as_str(in, &fmt);
-        tval pos[TV_ARGS];
+        ggt_val fmt;
+        ggt_val_as_str(in, &fmt);
+        ggt_val pos[GGT_ARGS];
         uint32_t n = 0;
         bool mapping = false;
         for (uint32_t i = 0; i < n_args; i++) {
@@ -827,11 +829,11 @@ void tv_filter(tstore *st, const char *name, size_t len, const tval *in, const t
         }
         format_args(&fmt, pos, n, mapping, out);
     } else if (is(name, len, "join")) {
-        const tval *sep = positional(args, n_args, 0);
+        const ggt_val *sep = positional(args, n_args, 0);
         if (!sep)
             sep = keyword(args, n_args, src, toks, "d");
         if (positional(args, n_args, 1) || keyword(args, n_args, src, toks, "attribute"))
-            tv_unknown(out, true); // the elements' attributes
+            ggt_val_unknown(out, true); // the elements' attributes
         else
             join(st, in, sep, out);
     } else if (is(name, len, "first") || is(name, len, "last")) {
@@ -840,39 +842,39 @@ void tv_filter(tstore *st, const char *name, size_t len, const tval *in, const t
                is(name, len, "title")) {
         map_case(in, name, len, out);
     } else if (is(name, len, "replace")) {
-        tval s;
-        tv_as_str(in, &s);
+        ggt_val s;
+        ggt_val_as_str(in, &s);
         replace(&s, positional(args, n_args, 0), positional(args, n_args, 1), out);
     } else if (is(name, len, "reverse")) {
         reverse(st, in, out);
     } else if (is(name, len, "list")) {
         chars(st, in, out);
     } else if (is(name, len, "default") || is(name, len, "d")) {
-        const tval *alt = positional(args, n_args, 0);
+        const ggt_val *alt = positional(args, n_args, 0);
         if (!alt)
             alt = keyword(args, n_args, src, toks, "default_value");
-        tval empty;
-        tv_str(&empty, "", 0);
-        tv_join(st, in, alt ? alt : &empty, out);
+        ggt_val empty;
+        ggt_val_str(&empty, "", 0);
+        ggt_val_join(st, in, alt ? alt : &empty, out);
     } else if (in_list(name, len, same_text)) {
-        tv_as_str(in, out);
+        ggt_val_as_str(in, out);
     } else if (in_list(name, len, numbers)) {
-        tv_other(out, data);
+        ggt_val_other(out, data);
     } else if (in_list(name, len, not_under)) {
-        tv_unknown(out, data);
+        ggt_val_unknown(out, data);
         out->may_empty = false;
         out->built = false;
     } else if (in_list(name, len, elements)) {
-        tv_element(st, in, out);
+        ggt_val_element(st, in, out);
     } else if (in_list(name, len, reshaped)) {
         summary_of_elements(st, in, out);
     } else if (in_list(name, len, spaced)) {
-        tval s, t;
-        tv_as_str(in, &s);
+        ggt_val s, t;
+        ggt_val_as_str(in, &s);
         lstrip(&s, &t);
         widened(&t, out);
     } else if (is(name, len, "attr")) {
-        tv_unknown(out, true);
+        ggt_val_unknown(out, true);
     } else {
         widened(in, out); // a filter not known here
     }
