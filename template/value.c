@@ -400,6 +400,144 @@ static void encode_cp(int64_t cp, ggt_val *out)
     ggt_val_str(out, b, n);
 }
 
+/* One conversion specifier of a % format: %[(key)][flags][width][.precision][length]conv. */
+typedef struct conversion {
+    bool left, zero;    // the flags '-' and '0'
+    bool keyed;         // %(key)s: takes a mapping's value, not followed
+    int64_t width;      // 0: none
+    int64_t precision;  // -1: none
+    char conv;          // s, r, a, c, d, i, u, x, X, o, or one not followed
+} conversion;
+
+/* A '*' width or precision: the next argument, when it is a number. */
+static int64_t star_arg(const ggt_val *args, uint32_t n_args, uint32_t *next)
+{
+    const int64_t v = *next < n_args && args[*next].kind == GGT_V_INT ? args[*next].i : 0;
+    (*next)++;
+    return v;
+}
+
+/* Digits of a width or precision, added to v (which stops growing past
+ * 100000); *j moves past them. */
+static int64_t read_number(const char *f, size_t n, size_t *j, int64_t v)
+{
+    for (; *j < n && f[*j] >= '0' && f[*j] <= '9' && v < 100000; (*j)++)
+        v = v * 10 + (f[*j] - '0');
+    return v;
+}
+
+/* Reads the specifier after the '%' at f[*at], taking '*' widths and
+ * precisions from args at *next; *at moves past its conversion character.
+ * False when the format ends before that character (Python refuses it). */
+static bool read_conversion(const char *f, size_t n, size_t *at, const ggt_val *args, uint32_t n_args,
+                            uint32_t *next, conversion *c)
+{
+    *c = (conversion){.precision = -1};
+    size_t j = *at + 1;
+    if (j < n && f[j] == '(') { // %(name)s: a mapping, not followed
+        const char *close = memchr(f + j, ')', n - j);
+        j = close ? (size_t)(close - f) + 1 : n;
+        c->keyed = true;
+    }
+    for (; j < n && strchr("-+ #0", f[j]); j++) {
+        c->left |= f[j] == '-';
+        c->zero |= f[j] == '0';
+    }
+    if (j < n && f[j] == '*') {
+        c->width = star_arg(args, n_args, next);
+        j++;
+    }
+    c->width = read_number(f, n, &j, c->width);
+    if (j < n && f[j] == '.') {
+        c->precision = 0;
+        j++;
+        if (j < n && f[j] == '*') {
+            c->precision = star_arg(args, n_args, next);
+            j++;
+        }
+        c->precision = read_number(f, n, &j, c->precision);
+    }
+    for (; j < n && strchr("hlL", f[j]); j++) {
+    }
+    if (j >= n)
+        return false;
+    c->conv = f[j];
+    *at = j + 1;
+    return true;
+}
+
+/* The printf format of an integer conversion: %x, %X, %o, else decimal. */
+static const char *int_format(char conv)
+{
+    switch (conv) {
+    case 'x': return "%" PRIx64;
+    case 'X': return "%" PRIX64;
+    case 'o': return "%" PRIo64;
+    default: return "%" PRId64;
+    }
+}
+
+/* What conversion c makes of arg; a string, or a value Python refuses. */
+static void convert(const conversion *c, const ggt_val *arg, ggt_val *piece)
+{
+    char buf[32];
+    switch (c->conv) {
+    case 's':
+        ggt_val_as_str(arg, piece);
+        if (c->precision >= 0 && piece->complete)
+            piece->plen = (uint8_t)chars_bytes(piece->prefix, piece->plen, c->precision);
+        break;
+    case 'r': case 'a':
+        if (arg->kind == GGT_V_STR) {
+            ggt_val_str(piece, "'", 1); // repr() of a string starts with a quote
+            piece->complete = false;
+            or_flags(piece, arg);
+        } else {
+            ggt_val_as_str(arg, piece);
+        }
+        break;
+    case 'c':
+        if (arg->kind == GGT_V_INT)
+            encode_cp(arg->i, piece);
+        else
+            *piece = *arg; // a one-character string, or Python refuses it
+        break;
+    case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
+        if (arg->kind == GGT_V_INT) {
+            const int k = snprintf(buf, sizeof buf, int_format(c->conv), arg->i);
+            ggt_val_str(piece, buf, (size_t)k);
+        } else {
+            ggt_val_unknown(piece, arg->data); // a number: never '_'
+            piece->may_empty = false;
+            piece->built = false;
+        }
+        break;
+    default: // floats, and what Python refuses
+        ggt_val_unknown(piece, arg->data);
+        piece->may_empty = false;
+        piece->built = false;
+    }
+}
+
+/* Pads a piece known whole to the conversion's width: spaces (or zeros
+ * for a number with the '0' flag) before it, or after it with '-'. */
+static void pad_to_width(const conversion *c, ggt_val *piece)
+{
+    if (c->width <= 0 || !piece->complete || piece->plen >= c->width || piece->plen >= GGT_PREFIX)
+        return;
+    const size_t pad = min_size((size_t)c->width - piece->plen, GGT_PREFIX);
+    char spaces[GGT_PREFIX];
+    memset(spaces, c->zero && strchr("diuxXo", c->conv) ? '0' : ' ', pad);
+    ggt_val p;
+    ggt_val_str(&p, spaces, pad);
+    ggt_val r;
+    if (c->left)
+        ggt_val_concat(piece, &p, &r);
+    else
+        ggt_val_concat(&p, piece, &r);
+    *piece = r;
+}
+
 /* printf-style formatting of fmt with args, as Python's str % does it for
  * the conversions a name can be built with (%s %c %d %x %o %%). */
 static void format_args(const ggt_val *fmt, const ggt_val *args, uint32_t n_args, bool mapping, ggt_val *out)
@@ -419,108 +557,28 @@ static void format_args(const ggt_val *fmt, const ggt_val *args, uint32_t n_args
         i += lit;
         if (!pct)
             break;
-        size_t j = i + 1;
-        if (j < n && f[j] == '%') {
+        if (i + 1 < n && f[i + 1] == '%') {
             append_bytes(out, "%", 1);
-            i = j + 1;
+            i += 2;
             continue;
         }
-        bool left = false, zero = false, keyed = false;
-        if (j < n && f[j] == '(') { // %(name)s: a mapping, not followed
-            const char *close = memchr(f + j, ')', n - j);
-            j = close ? (size_t)(close - f) + 1 : n;
-            keyed = true;
-        }
-        for (; j < n && strchr("-+ #0", f[j]); j++) {
-            left |= f[j] == '-';
-            zero |= f[j] == '0';
-        }
-        int64_t width = 0, precision = -1;
-        if (j < n && f[j] == '*') {
-            width = next < n_args && args[next].kind == GGT_V_INT ? args[next].i : 0;
-            next++, j++;
-        }
-        for (; j < n && f[j] >= '0' && f[j] <= '9' && width < 100000; j++)
-            width = width * 10 + (f[j] - '0');
-        if (j < n && f[j] == '.') {
-            precision = 0;
-            j++;
-            if (j < n && f[j] == '*') {
-                precision = next < n_args && args[next].kind == GGT_V_INT ? args[next].i : 0;
-                next++, j++;
-            }
-            for (; j < n && f[j] >= '0' && f[j] <= '9' && precision < 100000; j++)
-                precision = precision * 10 + (f[j] - '0');
-        }
-        for (; j < n && strchr("hlL", f[j]); j++) {
-        }
-        if (j >= n) { // Python refuses an incomplete conversion
+        conversion c;
+        if (!read_conversion(f, n, &i, args, n_args, &next, &c)) {
             ggt_val_other(out, any_data);
             return;
         }
-        const char conv = f[j];
-        i = j + 1;
-        const ggt_val *arg = !keyed && !mapping && next < n_args ? &args[next++] : NULL;
-        if (keyed || mapping || !arg) {
+        const ggt_val *arg = !c.keyed && !mapping && next < n_args ? &args[next++] : NULL;
+        if (c.keyed || mapping || !arg) {
             append_unknown(out, !any_data, any_data);
             continue;
         }
         ggt_val piece;
-        char buf[32];
-        switch (conv) {
-        case 's':
-            ggt_val_as_str(arg, &piece);
-            if (precision >= 0 && piece.complete)
-                piece.plen = (uint8_t)chars_bytes(piece.prefix, piece.plen, precision);
-            break;
-        case 'r': case 'a':
-            if (arg->kind == GGT_V_STR) {
-                ggt_val_str(&piece, "'", 1); // repr() of a string starts with a quote
-                piece.complete = false;
-                or_flags(&piece, arg);
-            } else {
-                ggt_val_as_str(arg, &piece);
-            }
-            break;
-        case 'c':
-            if (arg->kind == GGT_V_INT)
-                encode_cp(arg->i, &piece);
-            else
-                piece = *arg; // a one-character string, or Python refuses it
-            break;
-        case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
-            if (arg->kind == GGT_V_INT) {
-                const char *spec = conv == 'x' ? "%" PRIx64 : conv == 'X' ? "%" PRIX64 : conv == 'o' ? "%" PRIo64 : "%" PRId64;
-                const int k = snprintf(buf, sizeof buf, spec, arg->i);
-                ggt_val_str(&piece, buf, (size_t)k);
-            } else {
-                ggt_val_unknown(&piece, arg->data); // a number: never '_'
-                piece.may_empty = false;
-                piece.built = false;
-            }
-            break;
-        default: // floats, and what Python refuses
-            ggt_val_unknown(&piece, arg->data);
-            piece.may_empty = false;
-            piece.built = false;
-        }
+        convert(&c, arg, &piece);
         if (piece.kind != GGT_V_STR) {
             ggt_val_other(out, any_data);
             return;
         }
-        if (width > 0 && piece.complete && piece.plen < width && piece.plen < GGT_PREFIX) {
-            const size_t pad = min_size((size_t)width - piece.plen, GGT_PREFIX);
-            char spaces[GGT_PREFIX];
-            memset(spaces, zero && strchr("diuxXo", conv) ? '0' : ' ', pad);
-            ggt_val p;
-            ggt_val_str(&p, spaces, pad);
-            ggt_val r;
-            if (left)
-                ggt_val_concat(&piece, &p, &r);
-            else
-                ggt_val_concat(&p, &piece, &r);
-            piece = r;
-        }
+        pad_to_width(&c, &piece);
         append(out, &piece);
     }
     if (!fmt->complete) { // the rest of the format is not known
