@@ -457,6 +457,92 @@ static uint32_t decode_cp(const uint8_t *p, size_t n)
     return cp;
 }
 
+/* \xNN, \uNNNN or \UNNNNNNNN at p: its code point, *q just past it; or -1,
+ * with "\x" kept as written and *q after it, when Python refuses it. */
+static int64_t hex_escape(out_buf *o, const uint8_t *p, const uint8_t *end, const uint8_t **q)
+{
+    const int count = p[1] == 'x' ? 2 : p[1] == 'u' ? 4 : 8;
+    const int64_t cp = hex_digits(p + 2, end, count);
+    if (cp < 0 || cp > 0x10ffff) {
+        emit(o, p, 2);
+        *q = p + 2;
+        return -1;
+    }
+    *q = p + 2 + count;
+    return cp;
+}
+
+/* \N{LOW LINE} at p, in any case, is '_'; other names are kept as written
+ * (and -1 returned). *q is just past the name's '}'. */
+static int64_t named_escape(out_buf *o, const uint8_t *p, const uint8_t *end, const uint8_t **q)
+{
+    const uint8_t *name = p + 2;
+    const uint8_t *close = name < end && *name == '{' ? memchr(name, '}', (size_t)(end - name)) : NULL;
+    if (close && close - name - 1 == 8 && strncasecmp((const char *)name + 1, "low line", 8) == 0) {
+        *q = close + 1;
+        return '_';
+    }
+    *q = close ? close + 1 : name;
+    emit(o, p, (size_t)(*q - p));
+    return -1;
+}
+
+/* A backslash before a character that is not ASCII, at p: Jinja writes the
+ * character as \xNN, \uNNNN or \UNNNNNNNN before decoding, so the
+ * backslash escapes the one it adds. Returns just past the character. */
+static const uint8_t *non_ascii_escape(out_buf *o, const uint8_t *p, const uint8_t *end)
+{
+    const size_t n = ggt_utf8_len(p + 1, (uint64_t)(end - p - 1));
+    emit(o, "\\", 1);
+    if (n) {
+        char esc[12];
+        const uint32_t v = decode_cp(p + 1, n);
+        const int w = v < 0x100 ? 2 : v < 0x10000 ? 4 : 8;
+        esc[0] = w == 2 ? 'x' : w == 4 ? 'u' : 'U';
+        for (int i = 0; i < w; i++)
+            esc[1 + i] = "0123456789abcdef"[(v >> (4 * (w - 1 - i))) & 15];
+        emit(o, esc, (size_t)w + 1);
+    }
+    return p + 1 + (n ? n : 1);
+}
+
+/* The escape at p (a backslash with at least one byte after it before
+ * end): the code point it stands for, or -1 when it stands for none or
+ * was written out as it is; *q is just past it. */
+static int64_t escape(out_buf *o, const uint8_t *p, const uint8_t *end, const uint8_t **q)
+{
+    const uint8_t d = p[1];
+    *q = p + 2;
+    switch (d) {
+    case '\n': return -1; // a line continuation
+    case '\r': *q += *q < end && **q == '\n'; return -1;
+    case '\\': case '\'': case '"': return d;
+    case 'a': return 7;
+    case 'b': return 8;
+    case 'f': return 12;
+    case 'n': return 10;
+    case 'r': return 13;
+    case 't': return 9;
+    case 'v': return 11;
+    case 'x': case 'u': case 'U': return hex_escape(o, p, end, q);
+    case 'N': return named_escape(o, p, end, q);
+    default:
+        break;
+    }
+    if (d >= '0' && d <= '7') { // octal, up to three digits
+        int64_t cp = d - '0';
+        for (int i = 0; i < 2 && *q < end && **q >= '0' && **q <= '7'; i++, (*q)++)
+            cp = cp * 8 + (**q - '0');
+        return cp;
+    }
+    if (d >= 0x80) {
+        *q = non_ascii_escape(o, p, end);
+        return -1;
+    }
+    emit(o, p, 2); // an unknown escape stays as it is
+    return -1;
+}
+
 size_t ggt_unescape(const uint8_t *src, const ggt_tok *t, char *out, size_t cap, bool *cut)
 {
     *cut = false;
@@ -482,67 +568,8 @@ size_t ggt_unescape(const uint8_t *src, const ggt_tok *t, char *out, size_t cap,
             emit(&o, "\\", 1);
             break;
         }
-        const uint8_t d = p[1];
-        const uint8_t *q = p + 2;
-        int64_t cp = -1;
-        switch (d) {
-        case '\n': break; // a line continuation
-        case '\r': q += q < end && *q == '\n'; break;
-        case '\\': case '\'': case '"': cp = d; break;
-        case 'a': cp = 7; break;
-        case 'b': cp = 8; break;
-        case 'f': cp = 12; break;
-        case 'n': cp = 10; break;
-        case 'r': cp = 13; break;
-        case 't': cp = 9; break;
-        case 'v': cp = 11; break;
-        case 'x': case 'u': case 'U': {
-            const int count = d == 'x' ? 2 : d == 'u' ? 4 : 8;
-            cp = hex_digits(q, end, count);
-            if (cp < 0 || cp > 0x10ffff) {
-                cp = -1, q = p + 2; // Python refuses it: kept as written
-                emit(&o, p, 2);
-            } else {
-                q += count;
-            }
-            break;
-        }
-        case 'N': {
-            // \N{LOW LINE}, any case, is '_'; other names are kept as written.
-            const uint8_t *close = q < end && *q == '{' ? memchr(q, '}', (size_t)(end - q)) : NULL;
-            if (close && close - q - 1 == 8 && strncasecmp((const char *)q + 1, "low line", 8) == 0) {
-                cp = '_', q = close + 1;
-            } else {
-                const uint8_t *stop = close ? close + 1 : q;
-                emit(&o, p, (size_t)(stop - p));
-                q = stop;
-            }
-            break;
-        }
-        default:
-            if (d >= '0' && d <= '7') {
-                cp = d - '0';
-                for (int i = 0; i < 2 && q < end && *q >= '0' && *q <= '7'; i++, q++)
-                    cp = cp * 8 + (*q - '0');
-            } else if (d >= 0x80) {
-                // Jinja writes the character as \xNN, \uNNNN or \UNNNNNNNN
-                // before decoding: the backslash escapes the one it adds.
-                const size_t n = ggt_utf8_len(p + 1, (uint64_t)(end - p - 1));
-                emit(&o, "\\", 1);
-                if (n) {
-                    char esc[12];
-                    const uint32_t v = decode_cp(p + 1, n);
-                    const int w = v < 0x100 ? 2 : v < 0x10000 ? 4 : 8;
-                    esc[0] = w == 2 ? 'x' : w == 4 ? 'u' : 'U';
-                    for (int i = 0; i < w; i++)
-                        esc[1 + i] = "0123456789abcdef"[(v >> (4 * (w - 1 - i))) & 15];
-                    emit(&o, esc, (size_t)w + 1);
-                }
-                q = p + 1 + (n ? n : 1);
-            } else {
-                emit(&o, p, 2); // an unknown escape stays as it is
-            }
-        }
+        const uint8_t *q;
+        const int64_t cp = escape(&o, p, end, &q);
         if (cp >= 0)
             emit_cp(&o, (uint32_t)cp);
         p = q;
