@@ -417,6 +417,86 @@ static void call_name(ggt_eval *e, const ggt_tok *name, ggt_val *v)
         ggt_val_unknown(v, true);
 }
 
+static void int_literal(ggt_eval *e, const ggt_tok *t, ggt_val *v)
+{
+    int64_t i;
+    if (ggt_int_value(e->src, t, &i))
+        ggt_val_int(v, i);
+    else
+        ggt_val_other(v, false);
+    e->pos++;
+}
+
+/* A name: a constant, a call of a global or macro, or a variable (whose
+ * name goes to var when it is short enough to be assigned to). */
+static void name_primary(ggt_eval *e, const ggt_tok *t, ggt_val *v, char *var, size_t *var_len)
+{
+    static const char *const constants[] = {"true", "false", "none", "True", "False", "None", NULL};
+    for (const char *const *c = constants; *c; c++) {
+        if (ggt_tok_is_name(e->src, t, *c)) {
+            ggt_val_other(v, false);
+            e->pos++;
+            return;
+        }
+    }
+    e->pos++;
+    if (at_op(e, GGT_OP_LPAREN)) {
+        call_name(e, t, v);
+        return;
+    }
+    const ggt_val *known = ggt_scope_get(e->scope, text_of(e, t), (size_t)t->len);
+    if (known)
+        *v = *known;
+    else
+        ggt_val_unknown(v, true);
+    if (t->len <= GGT_NAME) {
+        memcpy(var, text_of(e, t), (size_t)t->len);
+        *var_len = (size_t)t->len;
+    }
+}
+
+/* After the '(' at open: a tuple, or an expression in parentheses. */
+static void parenthesized(ggt_eval *e, uint32_t open, uint32_t end, ggt_val *v)
+{
+    ggt_val first;
+    cond(e, &first);
+    if (at_op(e, GGT_OP_COMMA) || e->pos == open + 1) {
+        e->pos = open + 1;
+        items(e, v, end, false); // a tuple
+        return;
+    }
+    *v = first;
+    // Anything else before the ')' is still read for findings.
+    while (e->pos + 1 < end) {
+        ggt_val more;
+        const uint32_t before = e->pos;
+        cond(e, &more);
+        if (e->pos == before)
+            e->pos++;
+    }
+}
+
+/* A tuple, list or dict, or an expression in parentheses, at the opening
+ * bracket t: read one level deeper, unless that is too deep. */
+static void bracketed(ggt_eval *e, const ggt_tok *t, ggt_val *v)
+{
+    const uint32_t open = e->pos, end = after_match(e, open);
+    if (e->depth >= GGT_DEPTH) {
+        report(e, t->at, "expression", "nests brackets deeper than 24, not followed", "", 0, false);
+        ggt_val_unknown(v, true); // reported: not followed
+        e->pos = end;
+        return;
+    }
+    e->depth++;
+    e->pos++;
+    if (t->op == GGT_OP_LPAREN)
+        parenthesized(e, open, end, v);
+    else
+        items(e, v, end, t->op == GGT_OP_LBRACE);
+    e->depth--;
+    e->pos = end;
+}
+
 /* Returns false, consuming nothing, when no primary starts here. */
 static bool primary(ggt_eval *e, ggt_val *v, char *var, size_t *var_len)
 {
@@ -430,77 +510,19 @@ static bool primary(ggt_eval *e, ggt_val *v, char *var, size_t *var_len)
     case GGT_TOK_STRING:
         string_literal(e, v);
         return true;
-    case GGT_TOK_INT: {
-        int64_t i;
-        if (ggt_int_value(e->src, t, &i))
-            ggt_val_int(v, i);
-        else
-            ggt_val_other(v, false);
-        e->pos++;
+    case GGT_TOK_INT:
+        int_literal(e, t, v);
         return true;
-    }
     case GGT_TOK_FLOAT:
         ggt_val_other(v, false);
         e->pos++;
         return true;
-    case GGT_TOK_NAME: {
-        static const char *const constants[] = {"true", "false", "none", "True", "False", "None", NULL};
-        for (const char *const *c = constants; *c; c++) {
-            if (ggt_tok_is_name(e->src, t, *c)) {
-                ggt_val_other(v, false);
-                e->pos++;
-                return true;
-            }
-        }
-        e->pos++;
-        if (at_op(e, GGT_OP_LPAREN)) {
-            call_name(e, t, v);
-            return true;
-        }
-        const ggt_val *known = ggt_scope_get(e->scope, text_of(e, t), (size_t)t->len);
-        if (known)
-            *v = *known;
-        else
-            ggt_val_unknown(v, true);
-        if (t->len <= GGT_NAME) {
-            memcpy(var, text_of(e, t), (size_t)t->len);
-            *var_len = (size_t)t->len;
-        }
+    case GGT_TOK_NAME:
+        name_primary(e, t, v, var, var_len);
         return true;
-    }
     case GGT_TOK_OP:
         if (t->op == GGT_OP_LPAREN || t->op == GGT_OP_LBRACKET || t->op == GGT_OP_LBRACE) {
-            const uint32_t open = e->pos, end = after_match(e, open);
-            if (e->depth >= GGT_DEPTH) {
-                report(e, t->at, "expression", "nests brackets deeper than 24, not followed", "", 0, false);
-                ggt_val_unknown(v, true); // reported: not followed
-                e->pos = end;
-                return true;
-            }
-            e->depth++;
-            e->pos++;
-            if (t->op == GGT_OP_LPAREN) {
-                ggt_val first;
-                cond(e, &first);
-                if (at_op(e, GGT_OP_COMMA) || e->pos == open + 1) {
-                    e->pos = open + 1;
-                    items(e, v, end, false); // a tuple
-                } else {
-                    *v = first;
-                    // Anything else before the ')' is still read for findings.
-                    while (e->pos + 1 < end) {
-                        ggt_val more;
-                        const uint32_t before = e->pos;
-                        cond(e, &more);
-                        if (e->pos == before)
-                            e->pos++;
-                    }
-                }
-            } else {
-                items(e, v, end, t->op == GGT_OP_LBRACE);
-            }
-            e->depth--;
-            e->pos = end;
+            bracketed(e, t, v);
             return true;
         }
         break;
