@@ -856,36 +856,31 @@ static void first_or_last(ggt_store *st, const ggt_val *in, bool last, ggt_val *
     ggt_val_element(st, in, out);
 }
 
-void ggt_val_filter(ggt_store *st, const char *name, size_t len, const ggt_val *in, const ggt_arg *args,
-                    uint32_t n_args, const uint8_t *src, const ggt_tok *toks, ggt_val *out)
+/* `in|format(args)`: str % with the positional arguments; keyword and
+ * starred ones make it a mapping's, which is not followed. */
+static void format_filter(const ggt_val *in, const ggt_arg *args, uint32_t n_args, ggt_val *out)
 {
-    static const char *const same_text[] = {"string", "e",         "escape", "forceescape",
-                                            "safe",   "urlencode", NULL};
-    static const char *const numbers[] = {"length", "count", "wordcount", "int", "float", "abs",
-                                          "round", "sum", "filesizeformat", NULL};
-    static const char *const not_under[] = {"tojson", "pprint", "xmlattr", NULL};
-    static const char *const elements[] = {"random", "min", "max", NULL};
-    static const char *const reshaped[] = {"dictsort", "items", "batch", "slice", "groupby", "map",
-                                           "select", "reject", "selectattr", "rejectattr", "sort",
-                                           "unique", NULL};
-    static const char *const spaced[] = {"striptags", "indent", "wordwrap", "truncate", "center",
-                                         "urlize", "trim", NULL};
-    bool data = in->data;
-    for (uint32_t i = 0; i < n_args; i++)
-        data |= args[i].v.data || args[i].star;
+    ggt_val fmt;
+    ggt_val_as_str(in, &fmt);
+    ggt_val pos[GGT_ARGS];
+    uint32_t n = 0;
+    bool mapping = false;
+    for (uint32_t i = 0; i < n_args; i++) {
+        if (args[i].name != UINT32_MAX || args[i].star)
+            mapping = true;
+        else
+            pos[n++] = args[i].v;
+    }
+    format_args(&fmt, pos, n, mapping, out);
+}
+
+/* The filters worked out one by one (format, join, first, last, the case
+ * filters, replace, reverse, list, default); false when name is none. */
+static bool exact_filter(ggt_store *st, const char *name, size_t len, const ggt_val *in, const ggt_arg *args,
+                         uint32_t n_args, const uint8_t *src, const ggt_tok *toks, ggt_val *out)
+{
     if (is(name, len, "format")) {
-        ggt_val fmt;
-        ggt_val_as_str(in, &fmt);
-        ggt_val pos[GGT_ARGS];
-        uint32_t n = 0;
-        bool mapping = false;
-        for (uint32_t i = 0; i < n_args; i++) {
-            if (args[i].name != UINT32_MAX || args[i].star)
-                mapping = true;
-            else
-                pos[n++] = args[i].v;
-        }
-        format_args(&fmt, pos, n, mapping, out);
+        format_filter(in, args, n_args, out);
     } else if (is(name, len, "join")) {
         const ggt_val *sep = positional(args, n_args, 0);
         if (!sep)
@@ -914,7 +909,28 @@ void ggt_val_filter(ggt_store *st, const char *name, size_t len, const ggt_val *
         ggt_val empty;
         ggt_val_str(&empty, "", 0);
         ggt_val_join(st, in, alt ? alt : &empty, out);
-    } else if (in_list(name, len, same_text)) {
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* The other filters, known by what kind of value they make; one not known
+ * here is widened. data: the input or an argument comes from data. */
+static void filter_by_kind(const ggt_store *st, const char *name, size_t len, const ggt_val *in, bool data,
+                           ggt_val *out)
+{
+    static const char *const same_text[] = {"string", "e", "escape", "forceescape", "safe", "urlencode", NULL};
+    static const char *const numbers[] = {"length", "count", "wordcount", "int", "float", "abs",
+                                          "round", "sum", "filesizeformat", NULL};
+    static const char *const not_under[] = {"tojson", "pprint", "xmlattr", NULL};
+    static const char *const elements[] = {"random", "min", "max", NULL};
+    static const char *const reshaped[] = {"dictsort", "items", "batch", "slice", "groupby", "map",
+                                           "select", "reject", "selectattr", "rejectattr", "sort",
+                                           "unique", NULL};
+    static const char *const spaced[] = {"striptags", "indent", "wordwrap", "truncate", "center",
+                                         "urlize", "trim", NULL};
+    if (in_list(name, len, same_text)) {
         ggt_val_as_str(in, out);
     } else if (in_list(name, len, numbers)) {
         ggt_val_other(out, data);
@@ -936,6 +952,16 @@ void ggt_val_filter(ggt_store *st, const char *name, size_t len, const ggt_val *
     } else {
         widened(in, out); // a filter not known here
     }
+}
+
+void ggt_val_filter(ggt_store *st, const char *name, size_t len, const ggt_val *in, const ggt_arg *args,
+                    uint32_t n_args, const uint8_t *src, const ggt_tok *toks, ggt_val *out)
+{
+    bool data = in->data;
+    for (uint32_t i = 0; i < n_args; i++)
+        data |= args[i].v.data || args[i].star;
+    if (!exact_filter(st, name, len, in, args, n_args, src, toks, out))
+        filter_by_kind(st, name, len, in, data, out);
     out->data |= data;
     if (out->data)
         out->built = false;
