@@ -256,6 +256,18 @@ static void format_hit(void *ctx, const char *name, size_t len)
 
 /* ==== Arguments ==== */
 
+/* Reads one expression into v, inside brackets; where none starts, the
+ * token is skipped so that the reading moves on, and false returned. */
+static bool expr_or_skip(ggt_eval *e, ggt_val *v)
+{
+    const uint32_t before = e->pos;
+    cond(e, v);
+    if (e->pos != before)
+        return true;
+    e->pos++;
+    return false;
+}
+
 uint32_t ggt_eval_args(ggt_eval *e, ggt_arg *args)
 {
     const uint32_t open = e->pos;
@@ -280,18 +292,24 @@ uint32_t ggt_eval_args(ggt_eval *e, ggt_arg *args)
             e->pos += 2;
         }
         a.first = e->pos;
-        const uint32_t before = e->pos;
-        cond(e, &a.v);
-        if (e->pos == before) {
-            e->pos++; // not an expression: skipped
+        if (!expr_or_skip(e, &a.v))
             continue;
-        }
         a.end = e->pos;
         if (n < GGT_ARGS)
             args[n++] = a;
     }
     e->pos = end;
     return n;
+}
+
+/* Reads the arguments of a call whose value is not followed, one bracket
+ * deeper, for what they report. */
+static void call_args_for_findings(ggt_eval *e)
+{
+    ggt_arg args[GGT_ARGS];
+    e->depth++;
+    ggt_eval_args(e, args);
+    e->depth--;
 }
 
 /* ==== Primaries ==== */
@@ -336,12 +354,8 @@ static void items(ggt_eval *e, ggt_val *v, uint32_t end, bool dict)
             continue;
         }
         ggt_val item;
-        const uint32_t before = e->pos;
-        cond(e, &item);
-        if (e->pos == before) {
-            e->pos++;
+        if (!expr_or_skip(e, &item))
             continue;
-        }
         if (dict && at_op(e, GGT_OP_COLON)) {
             e->pos++;
             ggt_val value;
@@ -469,10 +483,7 @@ static void parenthesized(ggt_eval *e, uint32_t open, uint32_t end, ggt_val *v)
     // Anything else before the ')' is still read for findings.
     while (e->pos + 1 < end) {
         ggt_val more;
-        const uint32_t before = e->pos;
-        cond(e, &more);
-        if (e->pos == before)
-            e->pos++;
+        expr_or_skip(e, &more);
     }
 }
 
@@ -558,11 +569,8 @@ static void subscript(ggt_eval *e, ggt_val *v)
         }
         ggt_val x;
         const uint32_t before = e->pos;
-        cond(e, &x);
-        if (e->pos == before) {
-            e->pos++;
+        if (!expr_or_skip(e, &x))
             continue;
-        }
         if (n_parts < 3 && !commas) {
             parts[n_parts] = x;
             if (n_parts == 0)
@@ -671,10 +679,7 @@ static void postfix(ggt_eval *e, ggt_val *v, char *var, size_t var_len)
             e->depth--;
             var_len = 0;
         } else if (at_op(e, GGT_OP_LPAREN)) {
-            ggt_arg args[GGT_ARGS];
-            e->depth++;
-            ggt_eval_args(e, args);
-            e->depth--;
+            call_args_for_findings(e);
             ggt_val_unknown(v, true);
             var_len = 0;
         } else {
@@ -740,10 +745,7 @@ static void test(ggt_eval *e, ggt_val *v)
             e->pos += 2;
     }
     if (at_op(e, GGT_OP_LPAREN)) {
-        ggt_arg args[GGT_ARGS];
-        e->depth++;
-        ggt_eval_args(e, args);
-        e->depth--;
+        call_args_for_findings(e);
     } else if (starts_test_arg(e)) {
         ggt_val arg;
         char var[GGT_NAME + 1];
@@ -762,10 +764,7 @@ static void filter_expr(ggt_eval *e, ggt_val *v)
         } else if (at_name(e, "is")) {
             test(e, v);
         } else if (at_op(e, GGT_OP_LPAREN)) {
-            ggt_arg args[GGT_ARGS];
-            e->depth++;
-            ggt_eval_args(e, args);
-            e->depth--;
+            call_args_for_findings(e);
             ggt_val_unknown(v, true);
         } else {
             return;

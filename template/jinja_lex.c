@@ -80,6 +80,26 @@ size_t ggt_utf8_len(const uint8_t *p, uint64_t n)
     return len;
 }
 
+size_t ggt_utf8_encode(uint32_t cp, uint8_t b[4])
+{
+    if (cp < 0x80) {
+        b[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        b[0] = (uint8_t)(0xc0 | cp >> 6), b[1] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        b[0] = (uint8_t)(0xe0 | cp >> 12), b[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+        b[2] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    b[0] = (uint8_t)(0xf0 | cp >> 18), b[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
+    b[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)), b[3] = (uint8_t)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 static bool is_alpha(uint8_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 
@@ -415,21 +435,9 @@ static void emit(out_buf *o, const void *bytes, size_t n)
 static void emit_cp(out_buf *o, uint32_t cp)
 {
     uint8_t b[4];
-    size_t n;
     if (cp >= 0xd800 && cp <= 0xdfff)
         cp = 0xfffd; // a lone surrogate: no UTF-8 for it
-    if (cp < 0x80) {
-        b[0] = (uint8_t)cp, n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (uint8_t)(0xc0 | cp >> 6), b[1] = (uint8_t)(0x80 | (cp & 0x3f)), n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (uint8_t)(0xe0 | cp >> 12), b[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        b[2] = (uint8_t)(0x80 | (cp & 0x3f)), n = 3;
-    } else {
-        b[0] = (uint8_t)(0xf0 | cp >> 18), b[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
-        b[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)), b[3] = (uint8_t)(0x80 | (cp & 0x3f)), n = 4;
-    }
-    emit(o, b, n);
+    emit(o, b, ggt_utf8_encode(cp, b));
 }
 
 /* `count` hex digits at p (before end) as a code point, or -1. */

@@ -102,6 +102,10 @@ bool ggt_int_value(const uint8_t *src, const ggt_tok *t, int64_t *value);
  * character as Python's decoder takes it. */
 size_t ggt_utf8_len(const uint8_t *p, uint64_t n);
 
+/* Writes the code point cp (at most U+10FFFF, no surrogate) as UTF-8 into
+ * b; returns its length. */
+size_t ggt_utf8_encode(uint32_t cp, uint8_t b[4]);
+
 /* Python's str.isspace for the UTF-8 character at p (n bytes left):
  * its length when it is whitespace, else 0. */
 size_t ggt_space_len(const uint8_t *p, uint64_t n);

@@ -95,6 +95,18 @@ bool ggt_val_may_begin_under(const ggt_val *v, const char **w, size_t *wn)
     return v->kind == GGT_V_STR && str_may_begin_under(v, w, wn);
 }
 
+/* Marks out as a value that may begin with '_', with v's witness, when v
+ * used as a string may. */
+static void may_begin_under_as(ggt_val *out, const ggt_val *v)
+{
+    const char *w;
+    size_t wn;
+    if (ggt_val_may_begin_under(v, &w, &wn)) {
+        out->may_under = true;
+        set_witness(out, w, wn);
+    }
+}
+
 static bool str_may_be_empty(const ggt_val *s)
 {
     return s->plen == 0 && (s->complete || s->may_empty);
@@ -253,12 +265,8 @@ void ggt_val_list(ggt_store *st, const ggt_val *items, uint32_t n, ggt_val *out)
     // Too many to keep one by one: a summary of them.
     ggt_val_other(out, false);
     for (uint32_t i = 0; i < n; i++) {
-        const char *w;
-        size_t wn;
-        if (!out->may_under && ggt_val_may_begin_under(&items[i], &w, &wn)) {
-            out->may_under = true;
-            set_witness(out, w, wn);
-        }
+        if (!out->may_under)
+            may_begin_under_as(out, &items[i]);
         or_flags(out, &items[i]);
     }
 }
@@ -378,26 +386,16 @@ static size_t chars_bytes(const char *s, size_t n, int64_t limit)
     return o < n ? o : n;
 }
 
+/* chr(cp), as %c makes it. */
 static void encode_cp(int64_t cp, ggt_val *out)
 {
-    char b[4];
-    size_t n;
     if (cp < 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
         ggt_val_other(out, false); // Python refuses it
         return;
     }
-    if (cp < 0x80) {
-        b[0] = (char)cp, n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xc0 | cp >> 6), b[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xe0 | cp >> 12), b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        b[2] = (char)(0x80 | (cp & 0x3f)), n = 3;
-    } else {
-        b[0] = (char)(0xf0 | cp >> 18), b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        b[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), b[3] = (char)(0x80 | (cp & 0x3f)), n = 4;
-    }
-    ggt_val_str(out, b, n);
+    uint8_t b[4];
+    const size_t n = ggt_utf8_encode((uint32_t)cp, b);
+    ggt_val_str(out, (const char *)b, n);
 }
 
 /* One conversion specifier of a % format: %[(key)][flags][width][.precision][length]conv. */
@@ -770,12 +768,7 @@ static void summary_of_elements(const ggt_store *st, const ggt_val *in, ggt_val 
     ggt_val_element(st, in, &e);
     ggt_val_other(out, e.data);
     out->built = e.built;
-    const char *w;
-    size_t wn;
-    if (ggt_val_may_begin_under(&e, &w, &wn)) {
-        out->may_under = true;
-        set_witness(out, w, wn);
-    }
+    may_begin_under_as(out, &e);
 }
 
 static void chars(ggt_store *st, const ggt_val *in, ggt_val *out)
@@ -814,12 +807,7 @@ static void join(ggt_store *st, const ggt_val *in, const ggt_val *sep, ggt_val *
             j = e;
         ggt_val_unknown(out, j.data);
         out->built = j.built;
-        const char *w;
-        size_t wn;
-        if (ggt_val_may_begin_under(&j, &w, &wn)) {
-            out->may_under = true;
-            set_witness(out, w, wn);
-        }
+        may_begin_under_as(out, &j);
         or_flags(out, in);
         return;
     }
