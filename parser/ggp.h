@@ -438,7 +438,7 @@ void ggp_render_metadata_json(const ggp_file *file, ggp_sink *sink);
  * "offset N: ", in order of offset: a key that appears again (its offset,
  * the first occurrence's, and its value as ggp_render_one_line writes it),
  * what the chat-template audit finds in each chat template key's value
- * (ggp_template.h; "key 'K' at byte M of its value: ...", N the value's
+ * (template/ggt.h; "key 'K' at byte M of its value: ...", N the value's
  * offset plus M, after that key's own line),
  * a tensor of unknown type, tensors whose data overlap (both names and
  * ranges; each overlapping tensor once, against the earlier tensor reaching

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "ggp_i.h"
-#include "ggp_template.h"
+#include "ggt.h"
 
 static void put(ggp_sink *sink, const char *s, size_t n)
 {
@@ -50,9 +50,10 @@ typedef struct template_lines {
     const ggp_kv *kv;
 } template_lines;
 
-static void put_template_finding(void *ctx, const ggp_template_finding *t)
+static void put_template_finding(void *ctx, const ggt_finding *t)
 {
     const template_lines *l = ctx;
+    const ggp_str name = {t->name.ptr, t->name.len};
     ggp_sink_printf(l->sink, "offset %" PRIu64 ": key ", l->kv->value.offset + t->at);
     put_name(l->kv->key, l->sink);
     ggp_sink_printf(l->sink, " at byte %" PRIu64 " of its value: %s ", t->at, t->what);
@@ -60,23 +61,23 @@ static void put_template_finding(void *ctx, const ggp_template_finding *t)
         ggp_sink_printf(l->sink, "%s", t->how);
     } else if (t->source) {
         ggp_sink_printf(l->sink, "%s ", t->how);
-        ggp_render_line_escaped(t->name, l->sink);
+        ggp_render_line_escaped(name, l->sink);
     } else {
-        put_name(t->name, l->sink);
+        put_name(name, l->sink);
         ggp_sink_printf(l->sink, "%s %s", t->cut ? "..." : "", t->how);
     }
     put(l->sink, t->cut && t->source ? "...\n" : "\n", t->cut && t->source ? 4 : 1);
 }
 
-/* A chat template's findings (ggp_template.h), every occurrence's: which
+/* A chat template's findings (ggt.h), every occurrence's: which
  * one a reader takes differs between readers. */
 static bool put_template(const ggp_file *f, const ggp_kv *kv, ggp_sink *sink)
 {
-    if (kv->value.type != GGP_V_STRING || !ggp_is_chat_template_key(kv->key))
+    if (kv->value.type != GGP_V_STRING || !ggt_is_chat_template_key((ggt_str){kv->key.ptr, kv->key.len}))
         return true;
     const ggp_str s = ggp_value_str(f, &kv->value);
     template_lines l = {sink, kv};
-    return ggp_template_audit(s.ptr, s.len, put_template_finding, &l);
+    return ggt_audit(s.ptr, s.len, put_template_finding, &l);
 }
 
 /* The keys' lines in file order: repeats, and chat templates' findings. */

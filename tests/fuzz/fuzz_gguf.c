@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "ggp.h"
-#include "ggp_template.h"
+#include "ggt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,7 +28,7 @@ typedef struct audit_check {
     uint64_t checksum; // reads every byte of every name
 } audit_check;
 
-static void finding(void *ctx, const ggp_template_finding *f)
+static void finding(void *ctx, const ggt_finding *f)
 {
     audit_check *a = ctx;
     if (f->at > a->size || f->at < a->last_at || f->name.len > 96)
@@ -101,7 +101,7 @@ static void check_prefix(const uint8_t *data, size_t size, const ggp_file *whole
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     audit_check audit = {size, 0, 0};
-    if (!ggp_template_audit(data, size, finding, &audit))
+    if (!ggt_audit(data, size, finding, &audit))
         abort();
     ggp_error err;
     ggp_file *f = ggp_open_mem(data, size, &err);

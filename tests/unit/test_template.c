@@ -1,5 +1,5 @@
 /*
- * The chat-template audit (parser/ggp_template.h): the shapes of known
+ * The chat-template audit (template/ggt.h): the shapes of known
  * template-injection payloads, each with the exact offset and name of its
  * findings; names decoded as Jinja decodes string literals; names built of
  * constants; what is not code (text, comments, raw blocks); hostile bytes
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ggp_template.h"
+#include "ggt.h"
 
 /* ==== Findings as text: "AT WHAT 'NAME' HOW" a line ==== */
 
@@ -40,7 +40,7 @@ static void add(lines *l, const char *s, size_t n)
     l->buf[l->len] = '\0';
 }
 
-static void on_finding(void *ctx, const ggp_template_finding *f)
+static void on_finding(void *ctx, const ggt_finding *f)
 {
     lines *l = ctx;
     char head[256];
@@ -66,7 +66,7 @@ static int audit_bytes(const char *bytes, size_t len, lines *out)
     memcpy(copy, bytes, len);
     *out = (lines){NULL, 0, 0, 0};
     add(out, "", 0);
-    const bool ok = ggp_template_audit(copy, len, on_finding, out);
+    const bool ok = ggt_audit(copy, len, on_finding, out);
     free(copy);
     return ok;
 }
@@ -351,11 +351,11 @@ static int test_huge_templates(void)
 
 static int test_keys(void)
 {
-    EXPECT(ggp_is_chat_template_key((ggp_str){"tokenizer.chat_template", 23}));
-    EXPECT(ggp_is_chat_template_key((ggp_str){"tokenizer.chat_template.tool_use", 32}));
-    EXPECT(!ggp_is_chat_template_key((ggp_str){"tokenizer.chat_template.", 24}));
-    EXPECT(!ggp_is_chat_template_key((ggp_str){"tokenizer.chat_templates", 24}));
-    EXPECT(!ggp_is_chat_template_key((ggp_str){"tokenizer.chat_templat", 22}));
+    EXPECT(ggt_is_chat_template_key((ggt_str){"tokenizer.chat_template", 23}));
+    EXPECT(ggt_is_chat_template_key((ggt_str){"tokenizer.chat_template.tool_use", 32}));
+    EXPECT(!ggt_is_chat_template_key((ggt_str){"tokenizer.chat_template.", 24}));
+    EXPECT(!ggt_is_chat_template_key((ggt_str){"tokenizer.chat_templates", 24}));
+    EXPECT(!ggt_is_chat_template_key((ggt_str){"tokenizer.chat_templat", 22}));
     return 1;
 }
 

@@ -20,34 +20,42 @@
  * blocks are not code. The template is any bytes: reading stops at its
  * end, takes time linear in its length (a few passes), and recursion stops
  * at 24 nested brackets (deeper ones are reported, not followed).
+ *
+ * A library of its own, below parser/: the parser's warnings view calls
+ * it, and it needs nothing of the parser's (libc alone), so it takes plain
+ * bytes and gives names as ggt_str views the caller turns into its own.
  */
-#ifndef GGP_TEMPLATE_H
-#define GGP_TEMPLATE_H
+#ifndef GGT_H
+#define GGT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ggp.h"
+/* Bytes that are not NUL-terminated. */
+typedef struct ggt_str {
+    const char *ptr;
+    uint64_t len;
+} ggt_str;
 
-typedef struct ggp_template_finding {
+typedef struct ggt_finding {
     uint64_t at;        // byte offset in the template
     const char *what;   // "attribute", "subscript", "attr filter name", ...
     const char *how;    // "begins with '_'", "is computed:", ...
-    ggp_str name;       // the name as Jinja decodes it, or (source) the
+    ggt_str name;       // the name as Jinja decodes it, or (source) the
                         // expression's text, at most 64 bytes
     bool source;        // name is source text, written after how
     bool cut;           // name was cut short
-} ggp_template_finding;
+} ggt_finding;
 
-typedef void (*ggp_template_found)(void *ctx, const ggp_template_finding *finding);
+typedef void (*ggt_found)(void *ctx, const ggt_finding *finding);
 
 /* Calls found for each finding, in order of offset (at most 1000; one more
  * finding then says how many were left out). Allocates and frees its
  * tables; returns false, having called nothing, when that fails. */
-bool ggp_template_audit(const void *bytes, uint64_t len, ggp_template_found found, void *ctx);
+bool ggt_audit(const void *bytes, uint64_t len, ggt_found found, void *ctx);
 
 /* Whether a key is a chat template's: tokenizer.chat_template or
  * tokenizer.chat_template.NAME. */
-bool ggp_is_chat_template_key(ggp_str key);
+bool ggt_is_chat_template_key(ggt_str key);
 
 #endif

@@ -9,23 +9,22 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ggp_i.h"
 
-void jinja_lexer_init(jinja_lexer *lx, const uint8_t *src, uint64_t len, jinja_tok *toks,
-                      uint32_t *open, uint32_t cap, jinja_token_fn on_token, void *ctx)
+void ggt_lexer_init(ggt_lexer *lx, const uint8_t *src, uint64_t len, ggt_tok *toks,
+                    uint32_t *open, uint32_t cap, ggt_token_fn on_token, void *ctx)
 {
-    *lx = (jinja_lexer){src, len, 0, toks, cap, open, on_token, ctx, false};
+    *lx = (ggt_lexer){src, len, 0, toks, cap, open, on_token, ctx, false};
 }
 
-bool jinja_is_name(const uint8_t *src, const jinja_tok *t, const char *word)
+bool ggt_tok_is_name(const uint8_t *src, const ggt_tok *t, const char *word)
 {
     const size_t n = strlen(word);
-    return t->kind == JK_NAME && t->len == n && memcmp(src + t->at, word, n) == 0;
+    return t->kind == GGT_TOK_NAME && t->len == n && memcmp(src + t->at, word, n) == 0;
 }
 
 /* ==== Characters ==== */
 
-size_t jinja_space_len(const uint8_t *p, uint64_t n)
+size_t ggt_space_len(const uint8_t *p, uint64_t n)
 {
     if (n == 0)
         return 0;
@@ -48,9 +47,57 @@ size_t jinja_space_len(const uint8_t *p, uint64_t n)
     return 0;
 }
 
-static size_t seq_len(const uint8_t *p, uint64_t n)
+/* Unicode's table of well-formed sequences (3-7): the lead byte gives the
+ * length and the second byte's range, which leaves out overlong forms,
+ * UTF-16 surrogates and code points past U+10FFFF, as Python's decoder does. */
+size_t ggt_utf8_len(const uint8_t *p, uint64_t n)
 {
-    return ggp_utf8_seq_len(p, n < 4 ? (size_t)n : 4);
+    if (n == 0)
+        return 0;
+    const uint8_t c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    uint8_t lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        lo = c == 0xe0 ? 0xa0 : lo;
+        hi = c == 0xed ? 0x9f : hi;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        lo = c == 0xf0 ? 0x90 : lo;
+        hi = c == 0xf4 ? 0x8f : hi;
+    } else {
+        return 0;
+    }
+    if (n < len || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return len;
+}
+
+size_t ggt_utf8_encode(uint32_t cp, uint8_t b[4])
+{
+    if (cp < 0x80) {
+        b[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        b[0] = (uint8_t)(0xc0 | cp >> 6), b[1] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        b[0] = (uint8_t)(0xe0 | cp >> 12), b[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+        b[2] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    b[0] = (uint8_t)(0xf0 | cp >> 18), b[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
+    b[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)), b[3] = (uint8_t)(0x80 | (cp & 0x3f));
+    return 4;
 }
 
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
@@ -92,7 +139,7 @@ static uint64_t find_pair(const uint8_t *s, uint64_t len, uint64_t from, uint8_t
 static uint64_t skip_spaces(const uint8_t *s, uint64_t len, uint64_t p)
 {
     size_t n;
-    while (p < len && (n = jinja_space_len(s + p, len - p)) > 0)
+    while (p < len && (n = ggt_space_len(s + p, len - p)) > 0)
         p += n;
     return p;
 }
@@ -119,11 +166,12 @@ static uint64_t match_word_tag(const uint8_t *s, uint64_t len, uint64_t p, const
 /* ==== Tokens ==== */
 
 static const struct { char text[3]; uint8_t op; } operators[] = {
-    {"//", JO_FLOORDIV}, {"**", JO_POW}, {"==", JO_EQ}, {"!=", JO_NE}, {">=", JO_GTEQ}, {"<=", JO_LTEQ},
-    {"+", JO_ADD}, {"-", JO_SUB}, {"/", JO_DIV}, {"*", JO_MUL}, {"%", JO_MOD}, {"~", JO_TILDE},
-    {"[", JO_LBRACKET}, {"]", JO_RBRACKET}, {"(", JO_LPAREN}, {")", JO_RPAREN}, {"{", JO_LBRACE},
-    {"}", JO_RBRACE}, {">", JO_GT}, {"<", JO_LT}, {"=", JO_ASSIGN}, {".", JO_DOT}, {":", JO_COLON},
-    {"|", JO_PIPE}, {",", JO_COMMA}, {";", JO_SEMICOLON},
+    {"//", GGT_OP_FLOORDIV}, {"**", GGT_OP_POW}, {"==", GGT_OP_EQ}, {"!=", GGT_OP_NE},
+    {">=", GGT_OP_GTEQ}, {"<=", GGT_OP_LTEQ}, {"+", GGT_OP_ADD}, {"-", GGT_OP_SUB}, {"/", GGT_OP_DIV},
+    {"*", GGT_OP_MUL}, {"%", GGT_OP_MOD}, {"~", GGT_OP_TILDE}, {"[", GGT_OP_LBRACKET},
+    {"]", GGT_OP_RBRACKET}, {"(", GGT_OP_LPAREN}, {")", GGT_OP_RPAREN}, {"{", GGT_OP_LBRACE},
+    {"}", GGT_OP_RBRACE}, {">", GGT_OP_GT}, {"<", GGT_OP_LT}, {"=", GGT_OP_ASSIGN}, {".", GGT_OP_DOT},
+    {":", GGT_OP_COLON}, {"|", GGT_OP_PIPE}, {",", GGT_OP_COMMA}, {";", GGT_OP_SEMICOLON},
 };
 
 /* Digits with single underscores between them, in the given base. */
@@ -196,10 +244,10 @@ static uint64_t lex_name(const uint8_t *s, uint64_t len, uint64_t p)
             if (!is_alpha(c) && !is_digit(c))
                 break;
             p++;
-        } else if (jinja_space_len(s + p, len - p)) {
+        } else if (ggt_space_len(s + p, len - p)) {
             break;
         } else {
-            const size_t n = seq_len(s + p, len - p);
+            const size_t n = ggt_utf8_len(s + p, len - p);
             p += n ? n : 1;
         }
     }
@@ -219,7 +267,7 @@ static uint64_t lex_string(const uint8_t *s, uint64_t len, uint64_t p)
     return 0;
 }
 
-static void keep(jinja_lexer *lx, jinja_tag *tag, const jinja_tok *t, uint64_t *depth)
+static void keep(ggt_lexer *lx, ggt_tag *tag, const ggt_tok *t, uint64_t *depth)
 {
     const bool kept = tag->n_tokens < lx->cap;
     const uint32_t index = tag->n_tokens;
@@ -227,36 +275,36 @@ static void keep(jinja_lexer *lx, jinja_tag *tag, const jinja_tok *t, uint64_t *
         lx->toks[tag->n_tokens++] = *t;
     else
         tag->cut = true;
-    if (t->kind != JK_OP)
+    if (t->kind != GGT_TOK_OP)
         return;
-    if (t->op == JO_LPAREN || t->op == JO_LBRACKET || t->op == JO_LBRACE) {
+    if (t->op == GGT_OP_LPAREN || t->op == GGT_OP_LBRACKET || t->op == GGT_OP_LBRACE) {
         if (*depth < lx->cap)
-            lx->open[*depth] = kept ? index : JINJA_NO_MATCH;
+            lx->open[*depth] = kept ? index : GGT_NO_MATCH;
         ++*depth;
-    } else if ((t->op == JO_RPAREN || t->op == JO_RBRACKET || t->op == JO_RBRACE) && *depth > 0) {
+    } else if ((t->op == GGT_OP_RPAREN || t->op == GGT_OP_RBRACKET || t->op == GGT_OP_RBRACE) && *depth > 0) {
         --*depth;
-        if (*depth < lx->cap && kept && lx->open[*depth] != JINJA_NO_MATCH)
+        if (*depth < lx->cap && kept && lx->open[*depth] != GGT_NO_MATCH)
             lx->toks[lx->open[*depth]].match = index;
     }
 }
 
 /* Lexes a tag's body from p; fills tag and returns the offset after it. */
-static uint64_t lex_body(jinja_lexer *lx, jinja_tag *tag, uint64_t p)
+static uint64_t lex_body(ggt_lexer *lx, ggt_tag *tag, uint64_t p)
 {
     const uint8_t *s = lx->src;
     const uint64_t len = lx->len;
     const uint8_t closer = tag->block ? '%' : '}';
     uint64_t depth = 0;
-    jinja_tok prev = {0};
+    ggt_tok prev = {0};
     bool have_prev = false;
     while (p < len) {
-        size_t n = jinja_space_len(s + p, len - p);
+        size_t n = ggt_space_len(s + p, len - p);
         if (n) {
             p += n;
             continue;
         }
         const uint8_t c = s[p];
-        if (c >= 0x80 && seq_len(s + p, len - p) == 0) {
+        if (c >= 0x80 && ggt_utf8_len(s + p, len - p) == 0) {
             p++; // not UTF-8: skipped
             continue;
         }
@@ -269,15 +317,16 @@ static uint64_t lex_body(jinja_lexer *lx, jinja_tag *tag, uint64_t p)
                 return q + 2;
             }
         }
-        jinja_tok t = {p, 1, JINJA_NO_MATCH, JK_BAD, JO_NONE};
+        ggt_tok t = {p, 1, GGT_NO_MATCH, GGT_TOK_BAD, GGT_OP_NONE};
         if (is_digit(c)) {
             bool is_float;
-            const bool after_dot = have_prev && prev.kind == JK_OP && prev.op == JO_DOT && prev.at + 1 == p;
+            const bool after_dot =
+                have_prev && prev.kind == GGT_TOK_OP && prev.op == GGT_OP_DOT && prev.at + 1 == p;
             t.len = lex_number(s, len, p, after_dot, &is_float) - p;
-            t.kind = is_float ? JK_FLOAT : JK_INT;
+            t.kind = is_float ? GGT_TOK_FLOAT : GGT_TOK_INT;
         } else if (is_alpha(c) || c >= 0x80) {
             t.len = lex_name(s, len, p) - p;
-            t.kind = JK_NAME;
+            t.kind = GGT_TOK_NAME;
         } else if (c == '\'' || c == '"') {
             const uint64_t end = lex_string(s, len, p);
             if (!end) {
@@ -285,12 +334,12 @@ static uint64_t lex_body(jinja_lexer *lx, jinja_tag *tag, uint64_t p)
                 return len;
             }
             t.len = end - p;
-            t.kind = JK_STRING;
+            t.kind = GGT_TOK_STRING;
         } else {
             for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++) {
                 const size_t k = strlen(operators[i].text);
                 if (len - p >= k && memcmp(s + p, operators[i].text, k) == 0) {
-                    t.len = k, t.kind = JK_OP, t.op = operators[i].op;
+                    t.len = k, t.kind = GGT_TOK_OP, t.op = operators[i].op;
                     break;
                 }
             }
@@ -304,11 +353,11 @@ static uint64_t lex_body(jinja_lexer *lx, jinja_tag *tag, uint64_t p)
     return len;
 }
 
-bool jinja_next_tag(jinja_lexer *lx, jinja_tag *tag)
+bool ggt_next_tag(ggt_lexer *lx, ggt_tag *tag)
 {
     const uint8_t *s = lx->src;
     const uint64_t len = lx->len;
-    *tag = (jinja_tag){lx->pos, len, len, 0, 0, false, false, false, false, false, 0};
+    *tag = (ggt_tag){lx->pos, len, len, 0, 0, false, false, false, false, false, 0};
     if (lx->stopped || lx->pos >= len)
         return false;
     const uint64_t at = find_tag_start(s, len, lx->pos);
@@ -386,21 +435,9 @@ static void emit(out_buf *o, const void *bytes, size_t n)
 static void emit_cp(out_buf *o, uint32_t cp)
 {
     uint8_t b[4];
-    size_t n;
     if (cp >= 0xd800 && cp <= 0xdfff)
         cp = 0xfffd; // a lone surrogate: no UTF-8 for it
-    if (cp < 0x80) {
-        b[0] = (uint8_t)cp, n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (uint8_t)(0xc0 | cp >> 6), b[1] = (uint8_t)(0x80 | (cp & 0x3f)), n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (uint8_t)(0xe0 | cp >> 12), b[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        b[2] = (uint8_t)(0x80 | (cp & 0x3f)), n = 3;
-    } else {
-        b[0] = (uint8_t)(0xf0 | cp >> 18), b[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
-        b[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)), b[3] = (uint8_t)(0x80 | (cp & 0x3f)), n = 4;
-    }
-    emit(o, b, n);
+    emit(o, b, ggt_utf8_encode(cp, b));
 }
 
 /* `count` hex digits at p (before end) as a code point, or -1. */
@@ -428,11 +465,97 @@ static uint32_t decode_cp(const uint8_t *p, size_t n)
     return cp;
 }
 
-size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t cap, bool *cut)
+/* \xNN, \uNNNN or \UNNNNNNNN at p: its code point, *q just past it; or -1,
+ * with "\x" kept as written and *q after it, when Python refuses it. */
+static int64_t hex_escape(out_buf *o, const uint8_t *p, const uint8_t *end, const uint8_t **q)
+{
+    const int count = p[1] == 'x' ? 2 : p[1] == 'u' ? 4 : 8;
+    const int64_t cp = hex_digits(p + 2, end, count);
+    if (cp < 0 || cp > 0x10ffff) {
+        emit(o, p, 2);
+        *q = p + 2;
+        return -1;
+    }
+    *q = p + 2 + count;
+    return cp;
+}
+
+/* \N{LOW LINE} at p, in any case, is '_'; other names are kept as written
+ * (and -1 returned). *q is just past the name's '}'. */
+static int64_t named_escape(out_buf *o, const uint8_t *p, const uint8_t *end, const uint8_t **q)
+{
+    const uint8_t *name = p + 2;
+    const uint8_t *close = name < end && *name == '{' ? memchr(name, '}', (size_t)(end - name)) : NULL;
+    if (close && close - name - 1 == 8 && strncasecmp((const char *)name + 1, "low line", 8) == 0) {
+        *q = close + 1;
+        return '_';
+    }
+    *q = close ? close + 1 : name;
+    emit(o, p, (size_t)(*q - p));
+    return -1;
+}
+
+/* A backslash before a character that is not ASCII, at p: Jinja writes the
+ * character as \xNN, \uNNNN or \UNNNNNNNN before decoding, so the
+ * backslash escapes the one it adds. Returns just past the character. */
+static const uint8_t *non_ascii_escape(out_buf *o, const uint8_t *p, const uint8_t *end)
+{
+    const size_t n = ggt_utf8_len(p + 1, (uint64_t)(end - p - 1));
+    emit(o, "\\", 1);
+    if (n) {
+        char esc[12];
+        const uint32_t v = decode_cp(p + 1, n);
+        const int w = v < 0x100 ? 2 : v < 0x10000 ? 4 : 8;
+        esc[0] = w == 2 ? 'x' : w == 4 ? 'u' : 'U';
+        for (int i = 0; i < w; i++)
+            esc[1 + i] = "0123456789abcdef"[(v >> (4 * (w - 1 - i))) & 15];
+        emit(o, esc, (size_t)w + 1);
+    }
+    return p + 1 + (n ? n : 1);
+}
+
+/* The escape at p (a backslash with at least one byte after it before
+ * end): the code point it stands for, or -1 when it stands for none or
+ * was written out as it is; *q is just past it. */
+static int64_t escape(out_buf *o, const uint8_t *p, const uint8_t *end, const uint8_t **q)
+{
+    const uint8_t d = p[1];
+    *q = p + 2;
+    switch (d) {
+    case '\n': return -1; // a line continuation
+    case '\r': *q += *q < end && **q == '\n'; return -1;
+    case '\\': case '\'': case '"': return d;
+    case 'a': return 7;
+    case 'b': return 8;
+    case 'f': return 12;
+    case 'n': return 10;
+    case 'r': return 13;
+    case 't': return 9;
+    case 'v': return 11;
+    case 'x': case 'u': case 'U': return hex_escape(o, p, end, q);
+    case 'N': return named_escape(o, p, end, q);
+    default:
+        break;
+    }
+    if (d >= '0' && d <= '7') { // octal, up to three digits
+        int64_t cp = d - '0';
+        for (int i = 0; i < 2 && *q < end && **q >= '0' && **q <= '7'; i++, (*q)++)
+            cp = cp * 8 + (**q - '0');
+        return cp;
+    }
+    if (d >= 0x80) {
+        *q = non_ascii_escape(o, p, end);
+        return -1;
+    }
+    emit(o, p, 2); // an unknown escape stays as it is
+    return -1;
+}
+
+size_t ggt_unescape(const uint8_t *src, const ggt_tok *t, char *out, size_t cap, bool *cut)
 {
     *cut = false;
     out_buf o = {out, 0, cap, cut};
-    if (t->kind != JK_STRING || t->len < 2)
+    if (t->kind != GGT_TOK_STRING || t->len < 2)
         return 0;
     const uint8_t *p = src + t->at + 1, *end = src + t->at + t->len - 1;
     while (p < end && !*cut) {
@@ -443,7 +566,7 @@ size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t 
             continue;
         }
         if (c != '\\') {
-            const size_t n = c < 0x80 ? 1 : seq_len(p, (uint64_t)(end - p));
+            const size_t n = c < 0x80 ? 1 : ggt_utf8_len(p, (uint64_t)(end - p));
             if (n)
                 emit(&o, p, n);
             p += n ? n : 1; // not UTF-8: dropped
@@ -453,67 +576,8 @@ size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t 
             emit(&o, "\\", 1);
             break;
         }
-        const uint8_t d = p[1];
-        const uint8_t *q = p + 2;
-        int64_t cp = -1;
-        switch (d) {
-        case '\n': break; // a line continuation
-        case '\r': q += q < end && *q == '\n'; break;
-        case '\\': case '\'': case '"': cp = d; break;
-        case 'a': cp = 7; break;
-        case 'b': cp = 8; break;
-        case 'f': cp = 12; break;
-        case 'n': cp = 10; break;
-        case 'r': cp = 13; break;
-        case 't': cp = 9; break;
-        case 'v': cp = 11; break;
-        case 'x': case 'u': case 'U': {
-            const int count = d == 'x' ? 2 : d == 'u' ? 4 : 8;
-            cp = hex_digits(q, end, count);
-            if (cp < 0 || cp > 0x10ffff) {
-                cp = -1, q = p + 2; // Python refuses it: kept as written
-                emit(&o, p, 2);
-            } else {
-                q += count;
-            }
-            break;
-        }
-        case 'N': {
-            // \N{LOW LINE}, any case, is '_'; other names are kept as written.
-            const uint8_t *close = q < end && *q == '{' ? memchr(q, '}', (size_t)(end - q)) : NULL;
-            if (close && close - q - 1 == 8 && strncasecmp((const char *)q + 1, "low line", 8) == 0) {
-                cp = '_', q = close + 1;
-            } else {
-                const uint8_t *stop = close ? close + 1 : q;
-                emit(&o, p, (size_t)(stop - p));
-                q = stop;
-            }
-            break;
-        }
-        default:
-            if (d >= '0' && d <= '7') {
-                cp = d - '0';
-                for (int i = 0; i < 2 && q < end && *q >= '0' && *q <= '7'; i++, q++)
-                    cp = cp * 8 + (*q - '0');
-            } else if (d >= 0x80) {
-                // Jinja writes the character as \xNN, \uNNNN or \UNNNNNNNN
-                // before decoding: the backslash escapes the one it adds.
-                const size_t n = seq_len(p + 1, (uint64_t)(end - p - 1));
-                emit(&o, "\\", 1);
-                if (n) {
-                    char esc[12];
-                    const uint32_t v = decode_cp(p + 1, n);
-                    const int w = v < 0x100 ? 2 : v < 0x10000 ? 4 : 8;
-                    esc[0] = w == 2 ? 'x' : w == 4 ? 'u' : 'U';
-                    for (int i = 0; i < w; i++)
-                        esc[1 + i] = "0123456789abcdef"[(v >> (4 * (w - 1 - i))) & 15];
-                    emit(&o, esc, (size_t)w + 1);
-                }
-                q = p + 1 + (n ? n : 1);
-            } else {
-                emit(&o, p, 2); // an unknown escape stays as it is
-            }
-        }
+        const uint8_t *q;
+        const int64_t cp = escape(&o, p, end, &q);
         if (cp >= 0)
             emit_cp(&o, (uint32_t)cp);
         p = q;
@@ -523,7 +587,7 @@ size_t jinja_unescape(const uint8_t *src, const jinja_tok *t, char *out, size_t 
     return o.n;
 }
 
-bool jinja_int_value(const uint8_t *src, const jinja_tok *t, int64_t *value)
+bool ggt_int_value(const uint8_t *src, const ggt_tok *t, int64_t *value)
 {
     const uint8_t *p = src + t->at, *end = p + t->len;
     int base = 10;

@@ -1,6 +1,6 @@
 /*
- * The chat-template audit (ggp_template.h): walks a template's tags, reads
- * each statement and expression (template_eval.c), follows assignments
+ * The chat-template audit (ggt.h): walks a template's tags, reads
+ * each statement and expression (eval.c), follows assignments
  * (set, for, with, macro parameters and what macros and block sets render)
  * until they settle, then reads it once more reporting, and hands the
  * findings over sorted by offset.
@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ggp_i.h"
-#include "ggp_template.h"
-#include "template_i.h"
+#include "ggt.h"
+#include "ggt_i.h"
 
 #define MAX_TOKENS 4096   // tokens of one tag read as statements
 #define MAX_ELEMS 1024    // list elements kept while one tag is read
@@ -35,18 +34,18 @@ typedef struct body {
     bool any;           // a piece was seen
     bool macro;
     bool filtered;      // {% set x | filter %}
-    tval acc;
-    char target[TV_NAME];
+    ggt_val acc;
+    char target[GGT_NAME];
     uint8_t target_len;
 } body;
 
 typedef struct audit {
     const uint8_t *src;
     uint64_t len;
-    jinja_tok *toks;
+    ggt_tok *toks;
     uint32_t *open;
-    tval *elems;
-    tscope *scope;
+    ggt_val *elems;
+    ggt_scope *scope;
     bool report;
     finding *found;
     uint32_t n_found, cap_found;
@@ -105,8 +104,8 @@ static bool same_finding(const finding *a, const finding *b)
 
 /* ==== str.format fields ==== */
 
-void template_check_format(const char *s, size_t n, void (*hit)(void *ctx, const char *name, size_t len),
-                           void *ctx)
+void ggt_check_format(const char *s, size_t n, void (*hit)(void *ctx, const char *name, size_t len),
+                      void *ctx)
 {
     static const char stops[] = ".[!:}";
     for (size_t i = 0; i < n; i++) {
@@ -149,38 +148,39 @@ static void literal_format_hit(void *ctx, const char *name, size_t len)
 /* Every token: `.NAME` with NAME beginning with '_', and str.format
  * fields in string literals. Runs for tags too long to read as
  * statements, too. */
-static void on_token(void *ctx, const uint8_t *src, const jinja_tok *prev, const jinja_tok *tok)
+static void on_token(void *ctx, const uint8_t *src, const ggt_tok *prev, const ggt_tok *tok)
 {
     audit *a = ctx;
     if (!a->report)
         return;
-    if (prev && prev->kind == JK_OP && prev->op == JO_DOT && tok->kind == JK_NAME && src[tok->at] == '_') {
+    if (prev && prev->kind == GGT_TOK_OP && prev->op == GGT_OP_DOT && tok->kind == GGT_TOK_NAME &&
+        src[tok->at] == '_') {
         add_finding(a, tok->at, "attribute", "begins with '_'", (const char *)src + tok->at,
                     tok->len > 96 ? 96 : (size_t)tok->len, tok->len > 96);
-    } else if (tok->kind == JK_STRING && memchr(src + tok->at, '{', (size_t)tok->len)) {
+    } else if (tok->kind == GGT_TOK_STRING && memchr(src + tok->at, '{', (size_t)tok->len)) {
         char buf[512];
         bool cut;
-        const size_t n = jinja_unescape(src, tok, buf, sizeof buf, &cut);
+        const size_t n = ggt_unescape(src, tok, buf, sizeof buf, &cut);
         format_ctx f = {a, tok->at};
-        template_check_format(buf, n, literal_format_hit, &f);
+        ggt_check_format(buf, n, literal_format_hit, &f);
     }
 }
 
 /* ==== What block sets and macros render ==== */
 
-static void body_piece(audit *a, const tval *v, const tstore *st)
+static void body_piece(audit *a, const ggt_val *v, const ggt_store *st)
 {
     if (a->n_bodies == 0 || a->skipped_bodies)
         return;
     body *b = &a->bodies[a->n_bodies - 1];
-    tval flat;
-    tv_flatten(st, v, &flat);
+    ggt_val flat;
+    ggt_val_flatten(st, v, &flat);
     if (!b->any) {
         b->acc = flat;
         b->any = true;
     } else {
-        tval j;
-        tv_join(NULL, &b->acc, &flat, &j);
+        ggt_val j;
+        ggt_val_join(NULL, &b->acc, &flat, &j);
         b->acc = j;
     }
 }
@@ -191,12 +191,12 @@ static void body_text(audit *a, uint64_t from, uint64_t to)
     if (a->n_bodies == 0 || a->skipped_bodies)
         return;
     size_t n;
-    while (from < to && (n = jinja_space_len(a->src + from, to - from)) > 0)
+    while (from < to && (n = ggt_space_len(a->src + from, to - from)) > 0)
         from += n;
     if (from >= to)
         return;
-    tval v;
-    tv_str(&v, (const char *)a->src + from, (size_t)(to - from));
+    ggt_val v;
+    ggt_val_str(&v, (const char *)a->src + from, (size_t)(to - from));
     body_piece(a, &v, NULL);
 }
 
@@ -212,7 +212,7 @@ static body *push_body(audit *a)
 }
 
 /* The body's value, or NULL when it was not followed. */
-static body *pop_body(audit *a, tval *v)
+static body *pop_body(audit *a, ggt_val *v)
 {
     if (a->skipped_bodies) {
         a->skipped_bodies--;
@@ -222,54 +222,54 @@ static body *pop_body(audit *a, tval *v)
         return NULL;
     body *b = &a->bodies[--a->n_bodies];
     if (!b->any)
-        tv_str(&b->acc, "", 0);
+        ggt_val_str(&b->acc, "", 0);
     *v = b->acc;
     if (b->filtered) {
-        tval in = *v;
-        tv_filter(NULL, "", 0, &in, NULL, 0, a->src, a->toks, v);
+        ggt_val in = *v;
+        ggt_val_filter(NULL, "", 0, &in, NULL, 0, a->src, a->toks, v);
     }
     return b;
 }
 
 /* ==== Statements ==== */
 
-static bool at_name(const teval *e, const char *word)
+static bool at_name(const ggt_eval *e, const char *word)
 {
-    return e->pos < e->n && jinja_is_name(e->src, &e->toks[e->pos], word);
+    return e->pos < e->n && ggt_tok_is_name(e->src, &e->toks[e->pos], word);
 }
 
-static bool at_op(const teval *e, uint8_t op)
+static bool at_op(const ggt_eval *e, uint8_t op)
 {
-    return e->pos < e->n && e->toks[e->pos].kind == JK_OP && e->toks[e->pos].op == op;
+    return e->pos < e->n && e->toks[e->pos].kind == GGT_TOK_OP && e->toks[e->pos].op == op;
 }
 
 /* Reads the rest of the tag: every expression in it, for findings. */
-static void read_rest(teval *e)
+static void read_rest(ggt_eval *e)
 {
     while (e->pos < e->n) {
-        tval v;
-        if (!teval_expr(e, &v))
+        ggt_val v;
+        if (!ggt_eval_expr(e, &v))
             e->pos++;
     }
 }
 
 /* Assignment targets: names or ns.attr, separated by commas, into
  * names[k] (k < 4); returns how many. Stops at what is no target. */
-static uint32_t targets(teval *e, char names[4][TV_NAME], uint8_t *lens)
+static uint32_t targets(ggt_eval *e, char names[4][GGT_NAME], uint8_t *lens)
 {
     uint32_t k = 0;
-    if (at_op(e, JO_LPAREN))
+    if (at_op(e, GGT_OP_LPAREN))
         e->pos++;
-    while (e->pos < e->n && e->toks[e->pos].kind == JK_NAME && !at_name(e, "in")) {
-        const jinja_tok *t = &e->toks[e->pos++];
+    while (e->pos < e->n && e->toks[e->pos].kind == GGT_TOK_NAME && !at_name(e, "in")) {
+        const ggt_tok *t = &e->toks[e->pos++];
         size_t len = (size_t)t->len;
-        char name[TV_NAME];
-        bool fits = len <= TV_NAME;
+        char name[GGT_NAME];
+        bool fits = len <= GGT_NAME;
         if (fits)
             memcpy(name, e->src + t->at, len);
-        while (at_op(e, JO_DOT) && e->pos + 1 < e->n && e->toks[e->pos + 1].kind == JK_NAME) {
-            const jinja_tok *u = &e->toks[e->pos + 1];
-            fits = fits && len + 1 + u->len <= TV_NAME;
+        while (at_op(e, GGT_OP_DOT) && e->pos + 1 < e->n && e->toks[e->pos + 1].kind == GGT_TOK_NAME) {
+            const ggt_tok *u = &e->toks[e->pos + 1];
+            fits = fits && len + 1 + u->len <= GGT_NAME;
             if (fits) {
                 name[len] = '.';
                 memcpy(name + len + 1, e->src + u->at, (size_t)u->len);
@@ -284,65 +284,66 @@ static uint32_t targets(teval *e, char names[4][TV_NAME], uint8_t *lens)
             e->scope->full = true;
             e->scope->failures++;
         }
-        if (!at_op(e, JO_COMMA))
+        if (!at_op(e, GGT_OP_COMMA))
             break;
         e->pos++;
     }
-    if (at_op(e, JO_RPAREN))
+    if (at_op(e, GGT_OP_RPAREN))
         e->pos++;
     return k;
 }
 
-static void assign_all(teval *e, char names[4][TV_NAME], const uint8_t *lens, uint32_t k, const tval *v)
+static void assign_all(ggt_eval *e, char names[4][GGT_NAME], const uint8_t *lens, uint32_t k,
+                       const ggt_val *v)
 {
-    tval flat, each;
+    ggt_val flat, each;
     if (k == 1) {
-        tv_flatten(&e->store, v, &flat);
+        ggt_val_flatten(&e->store, v, &flat);
     } else {
-        tv_element(&e->store, v, &each); // unpacking: any element
-        tv_flatten(&e->store, &each, &flat);
+        ggt_val_element(&e->store, v, &each); // unpacking: any element
+        ggt_val_flatten(&e->store, &each, &flat);
     }
     for (uint32_t i = 0; i < k; i++)
-        tscope_assign(e->scope, names[i], lens[i], &flat);
+        ggt_scope_assign(e->scope, names[i], lens[i], &flat);
 }
 
 /* {% set ns = namespace(k=v, ...) %}: the attributes as variables. */
-static void namespace_attrs(teval *e, const char *target, size_t target_len, uint32_t call_at)
+static void namespace_attrs(ggt_eval *e, const char *target, size_t target_len, uint32_t call_at)
 {
-    if (call_at + 1 >= e->n || !jinja_is_name(e->src, &e->toks[call_at], "namespace") ||
-        e->toks[call_at + 1].kind != JK_OP || e->toks[call_at + 1].op != JO_LPAREN)
+    if (call_at + 1 >= e->n || !ggt_tok_is_name(e->src, &e->toks[call_at], "namespace") ||
+        e->toks[call_at + 1].kind != GGT_TOK_OP || e->toks[call_at + 1].op != GGT_OP_LPAREN)
         return;
-    teval sub = *e;
+    ggt_eval sub = *e;
     sub.pos = call_at + 1;
     sub.report = false;
-    targ args[TV_ARGS];
-    const uint32_t n = teval_args(&sub, args);
+    ggt_arg args[GGT_ARGS];
+    const uint32_t n = ggt_eval_args(&sub, args);
     for (uint32_t i = 0; i < n; i++) {
         if (args[i].name == UINT32_MAX)
             continue;
-        const jinja_tok *kw = &e->toks[args[i].name];
-        char name[TV_NAME];
-        if (target_len + 1 + kw->len > TV_NAME)
+        const ggt_tok *kw = &e->toks[args[i].name];
+        char name[GGT_NAME];
+        if (target_len + 1 + kw->len > GGT_NAME)
             continue;
         memcpy(name, target, target_len);
         name[target_len] = '.';
         memcpy(name + target_len + 1, e->src + kw->at, (size_t)kw->len);
-        tval flat;
-        tv_flatten(&sub.store, &args[i].v, &flat);
-        tscope_assign(e->scope, name, target_len + 1 + (size_t)kw->len, &flat);
+        ggt_val flat;
+        ggt_val_flatten(&sub.store, &args[i].v, &flat);
+        ggt_scope_assign(e->scope, name, target_len + 1 + (size_t)kw->len, &flat);
     }
 }
 
-static void statement_set(audit *a, teval *e)
+static void statement_set(audit *a, ggt_eval *e)
 {
-    char names[4][TV_NAME];
+    char names[4][GGT_NAME];
     uint8_t lens[4];
     const uint32_t k = targets(e, names, lens);
-    if (at_op(e, JO_ASSIGN)) {
+    if (at_op(e, GGT_OP_ASSIGN)) {
         e->pos++;
         const uint32_t value_at = e->pos;
-        tval v;
-        if (teval_expr(e, &v) && k > 0) {
+        ggt_val v;
+        if (ggt_eval_expr(e, &v) && k > 0) {
             assign_all(e, names, lens, k, &v);
             if (k == 1)
                 namespace_attrs(e, names[0], lens[0], value_at);
@@ -355,39 +356,39 @@ static void statement_set(audit *a, teval *e)
         memcpy(b->target, names[0], lens[0]);
         b->target_len = lens[0];
     }
-    if (at_op(e, JO_PIPE)) {
+    if (at_op(e, GGT_OP_PIPE)) {
         if (b)
             b->filtered = true;
         e->pos++;
-        teval_filter_chain(e);
+        ggt_eval_filter_chain(e);
     }
     read_rest(e);
 }
 
-static void statement_for(teval *e)
+static void statement_for(ggt_eval *e)
 {
-    char names[4][TV_NAME];
+    char names[4][GGT_NAME];
     uint8_t lens[4];
     const uint32_t k = targets(e, names, lens);
     if (at_name(e, "in")) {
         e->pos++;
-        tval iter, each;
-        if (teval_expr(e, &iter) && k > 0) {
-            if (iter.kind == TV_LIST && k > 1) {
+        ggt_val iter, each;
+        if (ggt_eval_expr(e, &iter) && k > 0) {
+            if (iter.kind == GGT_V_LIST && k > 1) {
                 // for a, b in [(x, y), ...]: a takes each first item, b each second.
                 for (uint32_t j = 0; j < iter.n; j++) {
-                    const tval *item = &e->store.elems[iter.elems + j];
+                    const ggt_val *item = &e->store.elems[iter.elems + j];
                     for (uint32_t i = 0; i < k; i++) {
-                        tval flat;
-                        if (item->kind == TV_LIST && i < item->n)
-                            tv_flatten(&e->store, &e->store.elems[item->elems + i], &flat);
+                        ggt_val flat;
+                        if (item->kind == GGT_V_LIST && i < item->n)
+                            ggt_val_flatten(&e->store, &e->store.elems[item->elems + i], &flat);
                         else
-                            tv_element(&e->store, item, &each), tv_flatten(&e->store, &each, &flat);
-                        tscope_assign(e->scope, names[i], lens[i], &flat);
+                            ggt_val_element(&e->store, item, &each), ggt_val_flatten(&e->store, &each, &flat);
+                        ggt_scope_assign(e->scope, names[i], lens[i], &flat);
                     }
                 }
             } else {
-                tv_element(&e->store, &iter, &each);
+                ggt_val_element(&e->store, &iter, &each);
                 assign_all(e, names, lens, k, &each);
             }
         }
@@ -395,41 +396,41 @@ static void statement_for(teval *e)
     read_rest(e);
 }
 
-static void statement_macro(audit *a, teval *e)
+static void statement_macro(audit *a, ggt_eval *e)
 {
-    tmacro *m = NULL;
-    if (e->pos < e->n && e->toks[e->pos].kind == JK_NAME) {
-        const jinja_tok *t = &e->toks[e->pos++];
-        m = tscope_macro(e->scope, (const char *)e->src + t->at, (size_t)t->len, true);
+    ggt_macro *m = NULL;
+    if (e->pos < e->n && e->toks[e->pos].kind == GGT_TOK_NAME) {
+        const ggt_tok *t = &e->toks[e->pos++];
+        m = ggt_scope_macro(e->scope, (const char *)e->src + t->at, (size_t)t->len, true);
     }
-    if (at_op(e, JO_LPAREN)) {
+    if (at_op(e, GGT_OP_LPAREN)) {
         const uint32_t close = e->toks[e->pos].match;
-        const uint32_t end = close == JINJA_NO_MATCH ? e->n : close;
+        const uint32_t end = close == GGT_NO_MATCH ? e->n : close;
         e->pos++;
         uint32_t k = 0;
         while (e->pos < end) {
-            const jinja_tok *t = &e->toks[e->pos];
-            if (t->kind != JK_NAME) {
+            const ggt_tok *t = &e->toks[e->pos];
+            if (t->kind != GGT_TOK_NAME) {
                 e->pos++;
                 continue;
             }
             e->pos++;
-            const bool kept = m && k < TV_PARAMS && t->len <= TV_PARAM_NAME;
+            const bool kept = m && k < GGT_PARAMS && t->len <= GGT_PARAM_NAME;
             if (kept) {
                 memcpy(m->params[k], e->src + t->at, (size_t)t->len);
                 m->param_len[k] = (uint8_t)t->len;
                 m->n_params = (uint8_t)(k + 1 > m->n_params ? k + 1 : m->n_params);
             }
-            if (at_op(e, JO_ASSIGN)) {
+            if (at_op(e, GGT_OP_ASSIGN)) {
                 e->pos++;
-                tval v, flat;
-                if (teval_expr(e, &v)) {
-                    tv_flatten(&e->store, &v, &flat);
-                    tscope_assign(e->scope, (const char *)e->src + t->at, (size_t)t->len, &flat);
+                ggt_val v, flat;
+                if (ggt_eval_expr(e, &v)) {
+                    ggt_val_flatten(&e->store, &v, &flat);
+                    ggt_scope_assign(e->scope, (const char *)e->src + t->at, (size_t)t->len, &flat);
                 }
             }
             k++;
-            while (e->pos < end && !at_op(e, JO_COMMA))
+            while (e->pos < end && !at_op(e, GGT_OP_COMMA))
                 e->pos++;
         }
         e->pos = end < e->n ? end + 1 : e->n;
@@ -443,22 +444,22 @@ static void statement_macro(audit *a, teval *e)
     read_rest(e);
 }
 
-static void end_body(audit *a, teval *e)
+static void end_body(audit *a, ggt_eval *e)
 {
-    tval v;
+    ggt_val v;
     body *b = pop_body(a, &v);
     if (!b || b->target_len == 0)
         return;
     if (!b->macro) {
-        tscope_assign(e->scope, b->target, b->target_len, &v);
+        ggt_scope_assign(e->scope, b->target, b->target_len, &v);
         return;
     }
-    tmacro *m = tscope_macro(e->scope, b->target, b->target_len, false);
+    ggt_macro *m = ggt_scope_macro(e->scope, b->target, b->target_len, false);
     if (!m)
         return;
-    tval joined = v;
+    ggt_val joined = v;
     if (m->has_out)
-        tv_join(NULL, &m->out, &v, &joined);
+        ggt_val_join(NULL, &m->out, &v, &joined);
     if (!m->has_out || memcmp(&joined, &m->out, sizeof joined) != 0) {
         m->out = joined;
         m->has_out = true;
@@ -466,25 +467,25 @@ static void end_body(audit *a, teval *e)
     }
 }
 
-static void statement_with(teval *e)
+static void statement_with(ggt_eval *e)
 {
-    while (e->pos + 1 < e->n && e->toks[e->pos].kind == JK_NAME && e->toks[e->pos + 1].kind == JK_OP &&
-           e->toks[e->pos + 1].op == JO_ASSIGN) {
-        const jinja_tok *t = &e->toks[e->pos];
+    while (e->pos + 1 < e->n && e->toks[e->pos].kind == GGT_TOK_NAME &&
+           e->toks[e->pos + 1].kind == GGT_TOK_OP && e->toks[e->pos + 1].op == GGT_OP_ASSIGN) {
+        const ggt_tok *t = &e->toks[e->pos];
         e->pos += 2;
-        tval v, flat;
-        if (!teval_expr(e, &v))
+        ggt_val v, flat;
+        if (!ggt_eval_expr(e, &v))
             break;
-        tv_flatten(&e->store, &v, &flat);
-        tscope_assign(e->scope, (const char *)e->src + t->at, (size_t)t->len, &flat);
-        if (!at_op(e, JO_COMMA))
+        ggt_val_flatten(&e->store, &v, &flat);
+        ggt_scope_assign(e->scope, (const char *)e->src + t->at, (size_t)t->len, &flat);
+        if (!at_op(e, GGT_OP_COMMA))
             break;
         e->pos++;
     }
     read_rest(e);
 }
 
-static void read_tag(audit *a, const jinja_tag *tag)
+static void read_tag(audit *a, const ggt_tag *tag)
 {
     body_text(a, tag->text_at, tag->at);
     if (tag->comment)
@@ -494,55 +495,56 @@ static void read_tag(audit *a, const jinja_tag *tag)
         return;
     }
     if (tag->cut)
-        add_finding(a, tag->at, "tag", "has more than 4096 tokens, the rest are not read as expressions", "", 0,
-                    false);
+        add_finding(a, tag->at, "tag", "has more than 4096 tokens, the rest are not read as expressions", "",
+                    0, false);
     const uint32_t failures = a->scope->failures;
-    teval e = {a->src, a->toks, tag->n_tokens, 0, 0, {a->elems, 0, MAX_ELEMS}, a->scope, a->report,
+    ggt_eval e = {a->src, a->toks, tag->n_tokens, 0, 0, {a->elems, 0, MAX_ELEMS}, a->scope, a->report,
                add_finding, a};
     if (!tag->block) {
-        tval v;
-        if (teval_expr(&e, &v))
+        ggt_val v;
+        if (ggt_eval_expr(&e, &v))
             body_piece(a, &v, &e.store);
         read_rest(&e);
-    } else if (e.n == 0 || a->toks[0].kind != JK_NAME) {
+    } else if (e.n == 0 || a->toks[0].kind != GGT_TOK_NAME) {
         read_rest(&e);
     } else {
         e.pos = 1;
-        const jinja_tok *t = &a->toks[0];
-        if (jinja_is_name(a->src, t, "set"))
+        const ggt_tok *t = &a->toks[0];
+        if (ggt_tok_is_name(a->src, t, "set"))
             statement_set(a, &e);
-        else if (jinja_is_name(a->src, t, "for"))
+        else if (ggt_tok_is_name(a->src, t, "for"))
             statement_for(&e);
-        else if (jinja_is_name(a->src, t, "macro"))
+        else if (ggt_tok_is_name(a->src, t, "macro"))
             statement_macro(a, &e);
-        else if (jinja_is_name(a->src, t, "with"))
+        else if (ggt_tok_is_name(a->src, t, "with"))
             statement_with(&e);
-        else if (jinja_is_name(a->src, t, "filter"))
-            teval_filter_chain(&e), read_rest(&e);
-        else if (jinja_is_name(a->src, t, "endset") || jinja_is_name(a->src, t, "endmacro"))
+        else if (ggt_tok_is_name(a->src, t, "filter"))
+            ggt_eval_filter_chain(&e), read_rest(&e);
+        else if (ggt_tok_is_name(a->src, t, "endset") || ggt_tok_is_name(a->src, t, "endmacro"))
             end_body(a, &e), read_rest(&e);
         else
             read_rest(&e);
     }
     if (a->scope->failures != failures && !a->full_reported++)
-        add_finding(a, tag->at, "tag", "assigns more variables than are followed, taken as data", "", 0, false);
+        add_finding(a, tag->at, "tag", "assigns more variables than are followed, taken as data", "", 0,
+                    false);
 }
 
 /* One read of the whole template. */
 static void walk(audit *a)
 {
-    jinja_lexer lx;
-    jinja_lexer_init(&lx, a->src, a->len, a->toks, a->open, MAX_TOKENS, on_token, a);
+    ggt_lexer lx;
+    ggt_lexer_init(&lx, a->src, a->len, a->toks, a->open, MAX_TOKENS, on_token, a);
     a->n_bodies = a->skipped_bodies = a->full_reported = 0;
-    jinja_tag tag;
-    while (jinja_next_tag(&lx, &tag))
+    ggt_tag tag;
+    while (ggt_next_tag(&lx, &tag))
         read_tag(a, &tag);
     body_text(a, tag.text_at, a->len);
 }
 
 /* ==== The API ==== */
 
-bool ggp_is_chat_template_key(ggp_str key)
+bool ggt_is_chat_template_key(ggt_str key)
 {
     static const char base[] = "tokenizer.chat_template";
     const size_t n = sizeof base - 1;
@@ -551,7 +553,7 @@ bool ggp_is_chat_template_key(ggp_str key)
     return key.len == n || (key.len > n + 1 && key.ptr[n] == '.');
 }
 
-bool ggp_template_audit(const void *bytes, uint64_t len, ggp_template_found found, void *ctx)
+bool ggt_audit(const void *bytes, uint64_t len, ggt_found found, void *ctx)
 {
     audit a = {0};
     a.src = bytes;
@@ -578,13 +580,13 @@ bool ggp_template_audit(const void *bytes, uint64_t len, ggp_template_found foun
             const finding *f = &a.found[i];
             if (i > 0 && same_finding(f, &a.found[i - 1]))
                 continue;
-            const ggp_template_finding out = {f->at, f->what, f->how, {f->name, f->name_len}, f->source, f->cut};
+            const ggt_finding out = {f->at, f->what, f->how, {f->name, f->name_len}, f->source, f->cut};
             found(ctx, &out);
         }
         if (a.dropped) {
             char more[64];
             const int n = snprintf(more, sizeof more, "%llu more findings", (unsigned long long)a.dropped);
-            const ggp_template_finding out = {a.found[a.n_found - 1].at, "template", "has", {more, (uint64_t)n},
+            const ggt_finding out = {a.found[a.n_found - 1].at, "template", "has", {more, (uint64_t)n},
                                               true, false};
             found(ctx, &out);
         }
