@@ -27,6 +27,7 @@
 #include "tree/page_push.h"
 #include "tree/prefetch_trigger.h"
 #include "tree/remote_files.h"
+#include "tree/shape.h"
 #include "tree/read_data.h"
 #include "tree/text.h"
 #include "tree/tree.h"
@@ -41,29 +42,12 @@ static ggfs_tree *tree_of(fuse_req_t req)
 
 static bool is_dir(ggfs_kind k)
 {
-    return k == GGFS_ROOT || k == GGFS_METADATA_DIR || k == GGFS_TENSORS_DIR || k == GGFS_TENSOR_DIR ||
-           k == GGFS_SHARDS_DIR;
+    return ggfs_kind_is(k, GGFS_K_DIR);
 }
 
-static bool is_text(ggfs_kind k)
-{
-    return k == GGFS_HEADER || k == GGFS_KV || k == GGFS_TENSOR_INFO || k == GGFS_SHARD ||
-           k == GGFS_WARNINGS || k == GGFS_METADATA_JSON || k == GGFS_TENSORS_TSV ||
-           k == GGFS_TENSOR_STATS || ggfs_kind_is_hash(k) || k == GGFS_HASHES || k == GGFS_REMOTE_STATUS;
-}
-
-/* Text files whose first open reads tensor data (a pass over a tensor, or
- * over the model). */
-static bool reads_data(ggfs_kind k)
-{
-    return k == GGFS_TENSOR_STATS || ggfs_kind_is_hash(k) || k == GGFS_HASHES;
-}
-
-/* Whether a file's text or bytes follow the keys, so change with edits. */
 static bool follows_keys(ggfs_kind k)
 {
-    return k == GGFS_KV || k == GGFS_HEADER || k == GGFS_WARNINGS || k == GGFS_METADATA_JSON ||
-           k == GGFS_MODEL_GGUF;
+    return ggfs_kind_is(k, GGFS_K_FOLLOWS_KEYS);
 }
 
 bool ggfs_tree_entry(ggfs_tree *tree, ggfs_view *view, ggfs_node node, struct fuse_entry_param *e)
@@ -145,29 +129,21 @@ void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
  * metadata/ lists view's keys, then an edited one's scratch files. */
 static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uint64_t i, char *name, ggfs_node *node)
 {
-    static const char *const root_names[] = {"header", "warnings", "model.gguf", "metadata.json",
-                                             "tensors.tsv", "hashes", "remote", "metadata", "tensors",
-                                             "shards"};
-    static const ggfs_kind root_kinds[] = {GGFS_HEADER, GGFS_WARNINGS, GGFS_MODEL_GGUF,
-                                           GGFS_METADATA_JSON, GGFS_TENSORS_TSV, GGFS_HASHES,
-                                           GGFS_REMOTE_STATUS, GGFS_METADATA_DIR, GGFS_TENSORS_DIR,
-                                           GGFS_SHARDS_DIR};
-    static const char *const tensor_files[] = {"info", "raw", "f32", "f32.npy", "stats",
-                                               "xxh64", "sha1", "sha256"};
-    static const ggfs_kind tensor_kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
-                                             GGFS_TENSOR_NPY, GGFS_TENSOR_STATS, GGFS_TENSOR_XXH64,
-                                             GGFS_TENSOR_SHA1, GGFS_TENSOR_SHA256};
     const ggfs_model *m = tree->model;
+    const ggfs_row *rows = dir.kind == GGFS_ROOT ? ggfs_root_rows : ggfs_tensor_rows; // the fixed ones
     uint32_t shard;
     // Entries that do not exist for this model or tensor (shards, raw,
     // f32...) are skipped by the caller, which keeps offsets stable.
     switch (dir.kind) {
     case GGFS_ROOT:
-        if (i >= sizeof root_names / sizeof root_names[0])
+    case GGFS_TENSOR_DIR: {
+        const ggfs_row *row = ggfs_row_at(rows, i);
+        if (!row)
             return false;
-        strcpy(name, root_names[i]);
-        *node = ggfs_node_at(root_kinds[i], 0);
+        strcpy(name, row->name);
+        *node = ggfs_node_at(row->kind, dir.index);
         return true;
+    }
     case GGFS_METADATA_DIR: {
         const ggp_kv *kv = ggp_kv_at(view->keys, i);
         ggfs_scratch_info scratch;
@@ -195,12 +171,6 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
             return false;
         snprintf(name, GGFS_NAME_MAX + 1, "%s", m->shards[i].file_name);
         *node = ggfs_node_at(GGFS_SHARD, i);
-        return true;
-    case GGFS_TENSOR_DIR:
-        if (i >= sizeof tensor_files / sizeof tensor_files[0])
-            return false;
-        strcpy(name, tensor_files[i]);
-        *node = ggfs_node_at(tensor_kinds[i], dir.index);
         return true;
     default:
         return false;
@@ -416,7 +386,7 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
             ggfs_affinity_opened(tree->affinity, process_of(req), view);
         ggfs_view_put(view);
     }
-    if (!is_text(node.kind)) {
+    if (!ggfs_kind_is(node.kind, GGFS_K_TEXT)) {
         if (node.kind == GGFS_MODEL_GGUF)
             ggfs_prefetch_trigger_opened(tree->prefetch_trigger);
         fuse_reply_open(req, fi);
@@ -424,7 +394,7 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
             ggfs_page_push_known(tree->page_push);
         return;
     }
-    if (reads_data(node.kind) && tree->remote_reads) {
+    if (ggfs_kind_is(node.kind, GGFS_K_READS_DATA) && tree->remote_reads) {
         deferred_open *d = malloc(sizeof *d);
         if (d) {
             *d = (deferred_open){tree, req, node, *fi};
@@ -522,7 +492,7 @@ static long xattr_value(ggfs_tree *tree, ggfs_node node, const char *name, char 
             memcpy(*owned, full.ptr, (size_t)full.len);
         full.ptr = *owned;
         ggfs_kv_file_put(&f);
-    } else if (node.kind >= GGFS_TENSOR_DIR && node.kind <= GGFS_TENSOR_SHA256) {
+    } else if (ggfs_kind_is(node.kind, GGFS_K_OF_TENSOR)) {
         t = ggfs_model_tensor(tree->model, node.index, &shard);
         full = t->name;
     }

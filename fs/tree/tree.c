@@ -8,11 +8,11 @@
 #include "tree/names.h"
 #include "tree/page_push.h"
 #include "tree/prefetch_trigger.h"
+#include "tree/shape.h"
 #include "tree/tree.h"
 #include "tree/affinity.h"
 #include "tree/versions.h"
 
-#define TENSOR_INODES 9 // directory, info, raw, f32, f32.npy, stats, xxh64, sha1, sha256
 
 static uint64_t first_shard_ino(const ggfs_tree *tree)
 {
@@ -27,7 +27,7 @@ static uint64_t first_tensor_ino(const ggfs_tree *tree)
 /* Files made in metadata/ by edits are numbered after the tensors' files. */
 static uint64_t first_new_kv_ino(const ggfs_tree *tree)
 {
-    return first_tensor_ino(tree) + tree->model->n_tensors * TENSOR_INODES;
+    return first_tensor_ino(tree) + tree->model->n_tensors * GGFS_TENSOR_INODES;
 }
 
 /* Ids from here on are files made by edits. */
@@ -46,12 +46,6 @@ ggfs_view *ggfs_tree_view(const ggfs_tree *tree)
 #define PIN_SLOT_MASK UINT64_C(0xffffffff)
 #define PIN_VERSION_MAX UINT64_C(0xfffff)
 
-static bool follows_keys(ggfs_kind k)
-{
-    return k == GGFS_HEADER || k == GGFS_WARNINGS || k == GGFS_MODEL_GGUF || k == GGFS_METADATA_JSON ||
-           k == GGFS_KV;
-}
-
 /* The version of node's file in view; UINT64_MAX when view has no such
  * file (a key it does not hold). */
 static uint64_t version_in(const ggfs_view *view, ggfs_node node)
@@ -65,7 +59,7 @@ static uint64_t version_in(const ggfs_view *view, ggfs_node node)
 ggfs_node ggfs_node_pin(const ggfs_tree *tree, const ggfs_view *view, ggfs_node node)
 {
     node.pinned = false;
-    if (!tree->edits || !follows_keys(node.kind))
+    if (!tree->edits || !ggfs_kind_is(node.kind, GGFS_K_FOLLOWS_KEYS))
         return node;
     const uint64_t version = version_in(view, node);
     // Past 2^20 versions (edits), or 2^32 files, a file is no longer versioned.
@@ -106,21 +100,13 @@ void ggfs_tree_forget(ggfs_tree *tree, uint64_t ino, uint64_t n)
 /* The pinned node of inode number ino (GGFS_INO_PINNED set). */
 static ggfs_node pinned_node_of(uint64_t ino)
 {
-    const uint64_t slot = ino & PIN_SLOT_MASK;
-    const ggfs_node none = ggfs_node_at(GGFS_NONE, 0);
-    ggfs_node node = {GGFS_KV, slot - GGFS_INO_FIRST_KV, true, (ino >> 32) & PIN_VERSION_MAX};
-    switch (slot) {
-    case GGFS_INO_HEADER: node.kind = GGFS_HEADER; break;
-    case GGFS_INO_WARNINGS: node.kind = GGFS_WARNINGS; break;
-    case GGFS_INO_MODEL_GGUF: node.kind = GGFS_MODEL_GGUF; break;
-    case GGFS_INO_METADATA_JSON: node.kind = GGFS_METADATA_JSON; break;
-    default:
-        if (slot < GGFS_INO_FIRST_KV)
-            return none;
-    }
-    if (node.kind != GGFS_KV)
-        node.index = 0;
-    return node;
+    const uint64_t slot = ino & PIN_SLOT_MASK, version = (ino >> 32) & PIN_VERSION_MAX;
+    if (slot >= GGFS_INO_FIRST_KV)
+        return (ggfs_node){GGFS_KV, slot - GGFS_INO_FIRST_KV, true, version};
+    const ggfs_row *row = ggfs_row_at_ino(ggfs_root_rows, slot);
+    if (!row || !ggfs_kind_is(row->kind, GGFS_K_FOLLOWS_KEYS))
+        return ggfs_node_at(GGFS_NONE, 0);
+    return (ggfs_node){row->kind, 0, true, version};
 }
 
 /* ==== Files of metadata/ ==== */
@@ -299,19 +285,11 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     if (tree->edits && (ino & GGFS_INO_PINNED))
         return pinned_node_of(ino); // an edited tree is alone: its base is 0
     ino -= tree->ino_base;
-    switch (ino) {
-    case GGFS_INO_ROOT: return ggfs_node_at(GGFS_ROOT, 0);
-    case GGFS_INO_HEADER: return ggfs_node_at(GGFS_HEADER, 0);
-    case GGFS_INO_METADATA: return ggfs_node_at(GGFS_METADATA_DIR, 0);
-    case GGFS_INO_TENSORS: return ggfs_node_at(GGFS_TENSORS_DIR, 0);
-    case GGFS_INO_MODEL_GGUF: return ggfs_node_at(GGFS_MODEL_GGUF, 0);
-    case GGFS_INO_SHARDS: return ggfs_node_at(GGFS_SHARDS_DIR, 0);
-    case GGFS_INO_WARNINGS: return ggfs_node_at(GGFS_WARNINGS, 0);
-    case GGFS_INO_METADATA_JSON: return ggfs_node_at(GGFS_METADATA_JSON, 0);
-    case GGFS_INO_TENSORS_TSV: return ggfs_node_at(GGFS_TENSORS_TSV, 0);
-    case GGFS_INO_HASHES: return ggfs_node_at(GGFS_HASHES, 0);
-    case GGFS_INO_REMOTE: return ggfs_node_at(GGFS_REMOTE_STATUS, 0);
-    }
+    if (ino == GGFS_INO_ROOT)
+        return ggfs_node_at(GGFS_ROOT, 0);
+    const ggfs_row *root_file = ino < GGFS_INO_FIRST_KV ? ggfs_row_at_ino(ggfs_root_rows, ino) : NULL;
+    if (root_file)
+        return ggfs_node_at(root_file->kind, 0);
     const uint64_t first_shard = first_shard_ino(tree);
     const uint64_t first_tensor = first_tensor_ino(tree);
     if (ino >= GGFS_INO_FIRST_KV && ino < first_shard)
@@ -322,50 +300,32 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
         return ggfs_node_at(GGFS_SHARD, ino - first_shard);
     if (ino >= first_tensor) {
         const uint64_t rel = ino - first_tensor;
-        const uint64_t index = rel / TENSOR_INODES;
-        if (index < tree->model->n_tensors) {
-            static const ggfs_kind kinds[TENSOR_INODES] = {
-                GGFS_TENSOR_DIR, GGFS_TENSOR_INFO, GGFS_TENSOR_RAW,
-                GGFS_TENSOR_F32, GGFS_TENSOR_NPY,  GGFS_TENSOR_STATS,
-                GGFS_TENSOR_XXH64, GGFS_TENSOR_SHA1, GGFS_TENSOR_SHA256,
-            };
-            return ggfs_node_at(kinds[rel % TENSOR_INODES], index);
-        }
+        const uint64_t index = rel / GGFS_TENSOR_INODES;
+        const ggfs_row *file = ggfs_row_at_ino(ggfs_tensor_rows, rel % GGFS_TENSOR_INODES);
+        if (index < tree->model->n_tensors)
+            return ggfs_node_at(file ? file->kind : GGFS_TENSOR_DIR, index);
     }
     return ggfs_node_at(GGFS_NONE, 0);
 }
 
 static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
 {
-    const uint64_t tensor_base = first_tensor_ino(tree) + node.index * TENSOR_INODES;
+    const uint64_t tensor_base = first_tensor_ino(tree) + node.index * GGFS_TENSOR_INODES;
+    const ggfs_row *row;
     switch (node.kind) {
+    case GGFS_NONE: return 0;
     case GGFS_ROOT: return GGFS_INO_ROOT;
-    case GGFS_HEADER: return GGFS_INO_HEADER;
-    case GGFS_METADATA_DIR: return GGFS_INO_METADATA;
-    case GGFS_TENSORS_DIR: return GGFS_INO_TENSORS;
-    case GGFS_MODEL_GGUF: return GGFS_INO_MODEL_GGUF;
-    case GGFS_SHARDS_DIR: return GGFS_INO_SHARDS;
-    case GGFS_WARNINGS: return GGFS_INO_WARNINGS;
-    case GGFS_METADATA_JSON: return GGFS_INO_METADATA_JSON;
-    case GGFS_TENSORS_TSV: return GGFS_INO_TENSORS_TSV;
-    case GGFS_HASHES: return GGFS_INO_HASHES;
-    case GGFS_REMOTE_STATUS: return GGFS_INO_REMOTE;
     case GGFS_KV:
         return node.index < first_new_id(tree) ? GGFS_INO_FIRST_KV + node.index
                                                : first_new_kv_ino(tree) + (node.index - first_new_id(tree));
     case GGFS_SHARD: return first_shard_ino(tree) + node.index;
     case GGFS_TENSOR_DIR: return tensor_base;
-    case GGFS_TENSOR_INFO: return tensor_base + 1;
-    case GGFS_TENSOR_RAW: return tensor_base + 2;
-    case GGFS_TENSOR_F32: return tensor_base + 3;
-    case GGFS_TENSOR_NPY: return tensor_base + 4;
-    case GGFS_TENSOR_STATS: return tensor_base + 5;
-    case GGFS_TENSOR_XXH64: return tensor_base + 6;
-    case GGFS_TENSOR_SHA1: return tensor_base + 7;
-    case GGFS_TENSOR_SHA256: return tensor_base + 8;
-    case GGFS_NONE: break;
+    default:
+        if ((row = ggfs_row_of_kind(ggfs_tensor_rows, node.kind)) != NULL)
+            return tensor_base + row->ino;
+        row = ggfs_row_of_kind(ggfs_root_rows, node.kind);
+        return row ? row->ino : 0;
     }
-    return 0;
 }
 
 uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node)
@@ -511,19 +471,11 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
 {
     const ggfs_node none = ggfs_node_at(GGFS_NONE, 0);
     uint64_t i;
+    const ggfs_row *row;
     switch (parent.kind) {
     case GGFS_ROOT:
-        if (strcmp(name, "header") == 0) return ggfs_node_at(GGFS_HEADER, 0);
-        if (strcmp(name, "metadata") == 0) return ggfs_node_at(GGFS_METADATA_DIR, 0);
-        if (strcmp(name, "tensors") == 0) return ggfs_node_at(GGFS_TENSORS_DIR, 0);
-        if (strcmp(name, "model.gguf") == 0) return ggfs_node_at(GGFS_MODEL_GGUF, 0);
-        if (strcmp(name, "shards") == 0) return ggfs_node_at(GGFS_SHARDS_DIR, 0);
-        if (strcmp(name, "warnings") == 0) return ggfs_node_at(GGFS_WARNINGS, 0);
-        if (strcmp(name, "metadata.json") == 0) return ggfs_node_at(GGFS_METADATA_JSON, 0);
-        if (strcmp(name, "tensors.tsv") == 0) return ggfs_node_at(GGFS_TENSORS_TSV, 0);
-        if (strcmp(name, "hashes") == 0) return ggfs_node_at(GGFS_HASHES, 0);
-        if (strcmp(name, "remote") == 0) return ggfs_node_at(GGFS_REMOTE_STATUS, 0);
-        return none;
+        row = ggfs_row_named(ggfs_root_rows, name);
+        return row ? ggfs_node_at(row->kind, 0) : none;
     case GGFS_METADATA_DIR:
         i = find_metadata(tree, name);
         return i == UINT64_MAX ? none : ggfs_node_at(GGFS_KV, i);
@@ -533,68 +485,16 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
     case GGFS_SHARDS_DIR:
         i = find_shard(tree, name);
         return i == UINT64_MAX ? none : ggfs_node_at(GGFS_SHARD, i);
-    case GGFS_TENSOR_DIR: {
-        static const char *const files[] = {"info", "raw", "f32", "f32.npy", "stats",
-                                            "xxh64", "sha1", "sha256"};
-        static const ggfs_kind kinds[] = {GGFS_TENSOR_INFO, GGFS_TENSOR_RAW, GGFS_TENSOR_F32,
-                                          GGFS_TENSOR_NPY, GGFS_TENSOR_STATS, GGFS_TENSOR_XXH64,
-                                          GGFS_TENSOR_SHA1, GGFS_TENSOR_SHA256};
-        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-            if (strcmp(name, files[f]) == 0)
-                return ggfs_node_at(kinds[f], parent.index);
-        }
-        return none;
-    }
+    case GGFS_TENSOR_DIR:
+        row = ggfs_row_named(ggfs_tensor_rows, name);
+        return row ? ggfs_node_at(row->kind, parent.index) : none;
     default:
         return none;
     }
-}
-
-/* Whether node's version is still there (always, unpinned). */
-static bool version_held(const ggfs_tree *tree, ggfs_node node)
-{
-    ggfs_view *view = node.pinned ? ggfs_node_view(tree, node) : NULL;
-    ggfs_view_put(view);
-    return !node.pinned || view;
 }
 
 bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
 {
-    switch (node.kind) {
-    case GGFS_NONE:
-        return false;
-    case GGFS_TENSOR_RAW:
-    case GGFS_TENSOR_XXH64:
-    case GGFS_TENSOR_SHA1:
-    case GGFS_TENSOR_SHA256:
-        return ggfs_tensor_has_raw(tree, node.index);
-    case GGFS_HASHES:
-        return ggfs_hashes_available(&tree->hashes);
-    case GGFS_REMOTE_STATUS:
-        return tree->remote != NULL;
-    case GGFS_TENSOR_F32:
-    case GGFS_TENSOR_NPY:
-    case GGFS_TENSOR_STATS:
-        return ggfs_tensor_has_f32(tree, node.index);
-    case GGFS_KV: {
-        if (!tree->edits)
-            return node.index < ggp_kv_count(tree->keys);
-        ggfs_kv_file f;
-        if (!ggfs_kv_file_get(tree, node, &f))
-            return false;
-        ggfs_kv_file_put(&f);
-        return true;
-    }
-    case GGFS_MODEL_GGUF:
-        return tree->model->merged.available && version_held(tree, node);
-    case GGFS_HEADER:
-    case GGFS_WARNINGS:
-    case GGFS_METADATA_JSON:
-        return version_held(tree, node);
-    case GGFS_SHARDS_DIR:
-    case GGFS_SHARD:
-        return ggfs_model_is_split(tree->model);
-    default:
-        return true;
-    }
+    const ggfs_kind_info *k = ggfs_kind_info_of(node.kind);
+    return !k->exists || k->exists(tree, node);
 }

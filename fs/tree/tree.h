@@ -52,6 +52,7 @@ typedef enum ggfs_kind {
     GGFS_TENSORS_TSV,
     GGFS_HASHES,
     GGFS_REMOTE_STATUS,
+    GGFS_KIND_COUNT,
 } ggfs_kind;
 
 /* The root's files whose text covers the whole model; their sizes are

@@ -1,0 +1,178 @@
+/*
+ * The tree's shape (see shape.h): one line per kind of node, one row per
+ * entry of the root and of a tensor's directory.
+ */
+#include <string.h>
+
+#include "tree/shape.h"
+
+const ggfs_row ggfs_root_rows[] = {
+    {"header", GGFS_HEADER, GGFS_INO_HEADER},
+    {"warnings", GGFS_WARNINGS, GGFS_INO_WARNINGS},
+    {"model.gguf", GGFS_MODEL_GGUF, GGFS_INO_MODEL_GGUF},
+    {"metadata.json", GGFS_METADATA_JSON, GGFS_INO_METADATA_JSON},
+    {"tensors.tsv", GGFS_TENSORS_TSV, GGFS_INO_TENSORS_TSV},
+    {"hashes", GGFS_HASHES, GGFS_INO_HASHES},
+    {"remote", GGFS_REMOTE_STATUS, GGFS_INO_REMOTE},
+    {"metadata", GGFS_METADATA_DIR, GGFS_INO_METADATA},
+    {"tensors", GGFS_TENSORS_DIR, GGFS_INO_TENSORS},
+    {"shards", GGFS_SHARDS_DIR, GGFS_INO_SHARDS},
+    {NULL, GGFS_NONE, 0},
+};
+
+const ggfs_row ggfs_tensor_rows[] = {
+    {"info", GGFS_TENSOR_INFO, 1},
+    {"raw", GGFS_TENSOR_RAW, 2},
+    {"f32", GGFS_TENSOR_F32, 3},
+    {"f32.npy", GGFS_TENSOR_NPY, 4},
+    {"stats", GGFS_TENSOR_STATS, 5},
+    {"xxh64", GGFS_TENSOR_XXH64, 6},
+    {"sha1", GGFS_TENSOR_SHA1, 7},
+    {"sha256", GGFS_TENSOR_SHA256, 8},
+    {NULL, GGFS_NONE, 0},
+};
+
+_Static_assert(sizeof ggfs_tensor_rows / sizeof ggfs_tensor_rows[0] == GGFS_TENSOR_INODES,
+               "a tensor's inodes: its directory and one per row (the rows end with NULL)");
+
+/* ==== Whether a node is in the tree ==== */
+
+static bool never(const ggfs_tree *tree, ggfs_node node)
+{
+    (void)tree, (void)node;
+    return false;
+}
+
+static bool has_raw(const ggfs_tree *tree, ggfs_node node)
+{
+    return ggfs_tensor_has_raw(tree, node.index);
+}
+
+static bool has_f32(const ggfs_tree *tree, ggfs_node node)
+{
+    return ggfs_tensor_has_f32(tree, node.index);
+}
+
+static bool has_hashes(const ggfs_tree *tree, ggfs_node node)
+{
+    (void)node;
+    return ggfs_hashes_available(&tree->hashes);
+}
+
+static bool is_remote(const ggfs_tree *tree, ggfs_node node)
+{
+    (void)node;
+    return tree->remote != NULL;
+}
+
+static bool is_split(const ggfs_tree *tree, ggfs_node node)
+{
+    (void)node;
+    return ggfs_model_is_split(tree->model);
+}
+
+/* A version of a file that follows the keys: there while the kernel holds
+ * it or it is current (always, unpinned). */
+static bool version_held(const ggfs_tree *tree, ggfs_node node)
+{
+    if (!node.pinned)
+        return true;
+    ggfs_view *view = ggfs_node_view(tree, node);
+    ggfs_view_put(view);
+    return view != NULL;
+}
+
+static bool gguf_exists(const ggfs_tree *tree, ggfs_node node)
+{
+    return tree->model->merged.available && version_held(tree, node);
+}
+
+static bool kv_exists(const ggfs_tree *tree, ggfs_node node)
+{
+    if (!tree->edits)
+        return node.index < ggp_kv_count(tree->keys);
+    ggfs_kv_file f;
+    if (!ggfs_kv_file_get(tree, node, &f))
+        return false;
+    ggfs_kv_file_put(&f);
+    return true;
+}
+
+enum {
+    DIR = GGFS_K_DIR,
+    TEXT = GGFS_K_TEXT,
+    DATA = GGFS_K_READS_DATA,
+    KEYS = GGFS_K_FOLLOWS_KEYS,
+    TENSOR = GGFS_K_OF_TENSOR,
+};
+
+static const ggfs_kind_info kinds[] = {
+    [GGFS_NONE] = {0, never},
+    [GGFS_ROOT] = {DIR, NULL},
+    [GGFS_HEADER] = {TEXT | KEYS, version_held},
+    [GGFS_METADATA_DIR] = {DIR, NULL},
+    [GGFS_TENSORS_DIR] = {DIR, NULL},
+    [GGFS_KV] = {TEXT | KEYS, kv_exists},
+    [GGFS_TENSOR_DIR] = {DIR | TENSOR, NULL},
+    [GGFS_TENSOR_INFO] = {TEXT | TENSOR, NULL},
+    [GGFS_TENSOR_RAW] = {TENSOR, has_raw},
+    [GGFS_TENSOR_F32] = {TENSOR, has_f32},
+    [GGFS_TENSOR_NPY] = {TENSOR, has_f32},
+    [GGFS_TENSOR_STATS] = {TEXT | DATA | TENSOR, has_f32},
+    [GGFS_TENSOR_XXH64] = {TEXT | DATA | TENSOR, has_raw},
+    [GGFS_TENSOR_SHA1] = {TEXT | DATA | TENSOR, has_raw},
+    [GGFS_TENSOR_SHA256] = {TEXT | DATA | TENSOR, has_raw},
+    [GGFS_MODEL_GGUF] = {KEYS, gguf_exists},
+    [GGFS_SHARDS_DIR] = {DIR, is_split},
+    [GGFS_SHARD] = {TEXT, is_split},
+    [GGFS_WARNINGS] = {TEXT | KEYS, version_held},
+    [GGFS_METADATA_JSON] = {TEXT | KEYS, version_held},
+    [GGFS_TENSORS_TSV] = {TEXT, NULL},
+    [GGFS_HASHES] = {TEXT | DATA, has_hashes},
+    [GGFS_REMOTE_STATUS] = {TEXT, is_remote},
+};
+
+_Static_assert(sizeof kinds / sizeof kinds[0] == GGFS_KIND_COUNT, "one line per kind");
+
+const ggfs_kind_info *ggfs_kind_info_of(ggfs_kind kind)
+{
+    return &kinds[(unsigned)kind < GGFS_KIND_COUNT ? kind : GGFS_NONE];
+}
+
+/* ==== Finding rows ==== */
+
+const ggfs_row *ggfs_row_at(const ggfs_row *rows, uint64_t i)
+{
+    for (uint64_t r = 0; r < i; r++) {
+        if (!rows[r].name)
+            return NULL;
+    }
+    return rows[i].name ? &rows[i] : NULL;
+}
+
+const ggfs_row *ggfs_row_named(const ggfs_row *rows, const char *name)
+{
+    for (; rows->name; rows++) {
+        if (strcmp(rows->name, name) == 0)
+            return rows;
+    }
+    return NULL;
+}
+
+const ggfs_row *ggfs_row_of_kind(const ggfs_row *rows, ggfs_kind kind)
+{
+    for (; rows->name; rows++) {
+        if (rows->kind == kind)
+            return rows;
+    }
+    return NULL;
+}
+
+const ggfs_row *ggfs_row_at_ino(const ggfs_row *rows, uint64_t ino)
+{
+    for (; rows->name; rows++) {
+        if (rows->ino == ino)
+            return rows;
+    }
+    return NULL;
+}
