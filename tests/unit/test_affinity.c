@@ -12,27 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bare_view.h"
 #include "check.h"
 #include "tree/affinity.h"
-
-static ggfs_view *new_view(uint64_t version)
-{
-    ggfs_view *v = calloc(1, sizeof *v);
-    atomic_init(&v->refs, 1);
-    v->version = version;
-    v->edited = true;
-    return v;
-}
-
-static unsigned refs(ggfs_view *v)
-{
-    return atomic_load(&v->refs);
-}
 
 static int test_a_process_keeps_its_first_version(void)
 {
     ggfs_affinity *a = ggfs_affinity_new(INT64_C(60) * 1000000000);
-    ggfs_view *v1 = new_view(1), *v2 = new_view(2);
+    ggfs_view *v1 = bare_view(1), *v2 = bare_view(2);
     EXPECT(ggfs_affinity_view(a, 10) == NULL);
     ggfs_affinity_opened(a, 10, v1);
     ggfs_affinity_opened(a, 10, v2); // a later open: the first version stays
@@ -60,7 +47,7 @@ static int test_a_process_keeps_its_first_version(void)
 static int test_time_runs_out(void)
 {
     ggfs_affinity *a = ggfs_affinity_new(INT64_C(50) * 1000000);
-    ggfs_view *v = new_view(3);
+    ggfs_view *v = bare_view(3);
     ggfs_affinity_opened(a, 20, v);
     ggfs_affinity_opened(a, 21, v);
     EXPECT_EQ(refs(v), 3);

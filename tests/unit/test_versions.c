@@ -8,29 +8,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "bare_view.h"
 #include "check.h"
 #include "tree/versions.h"
-
-/* An edited view holding nothing: the test keeps one reference, so what
- * the table holds shows in refs. */
-static ggfs_view *new_view(uint64_t version)
-{
-    ggfs_view *v = calloc(1, sizeof *v);
-    atomic_init(&v->refs, 1);
-    v->version = version;
-    v->edited = true;
-    return v;
-}
-
-static unsigned refs(ggfs_view *v)
-{
-    return atomic_load(&v->refs);
-}
 
 static int test_one_reference_per_inode_until_forgotten(void)
 {
     ggfs_versions *vs = ggfs_versions_new(false);
-    ggfs_view *v = new_view(3);
+    ggfs_view *v = bare_view(3);
     EXPECT(ggfs_versions_hold(vs, 100, v, 1));
     EXPECT(ggfs_versions_hold(vs, 100, v, 2));
     EXPECT_EQ(refs(v), 2);
@@ -59,7 +44,7 @@ static int test_one_reference_per_inode_until_forgotten(void)
 static int test_unknown_and_excess_forgets(void)
 {
     ggfs_versions *vs = ggfs_versions_new(false);
-    ggfs_view *v = new_view(1);
+    ggfs_view *v = bare_view(1);
     ggfs_versions_forget(vs, 5, 1);
     EXPECT(ggfs_versions_hold(vs, 5, v, 1));
     ggfs_versions_forget(vs, 6, 3);
@@ -80,7 +65,7 @@ static int test_many_inodes(void)
     ggfs_versions *vs = ggfs_versions_new(false);
     static ggfs_view *views[MANY];
     for (uint64_t i = 0; i < MANY; i++) {
-        views[i] = new_view(i);
+        views[i] = bare_view(i);
         EXPECT(ggfs_versions_hold(vs, (UINT64_C(1) << 52) | i << 32 | 16, views[i], 1 + i % 3));
     }
     EXPECT_EQ(ggfs_versions_count(vs), MANY);
@@ -135,12 +120,12 @@ static void *run_worker(void *arg)
 static int test_threads(void)
 {
     ggfs_versions *vs = ggfs_versions_new(false);
-    ggfs_view *shared = new_view(1);
+    ggfs_view *shared = bare_view(1);
     EXPECT(ggfs_versions_hold(vs, 1, shared, 1)); // kept throughout
     pthread_t t[THREADS];
     worker w[THREADS];
     for (int i = 0; i < THREADS; i++) {
-        w[i] = (worker){vs, shared, new_view(10 + (uint64_t)i), 1000 * (uint64_t)(i + 1), 0};
+        w[i] = (worker){vs, shared, bare_view(10 + (uint64_t)i), 1000 * (uint64_t)(i + 1), 0};
         pthread_create(&t[i], NULL, run_worker, &w[i]);
     }
     for (int i = 0; i < THREADS; i++)
