@@ -13,10 +13,10 @@
 
 #include "tree/attr.h"
 #include "tree/edit_ops.h"
+#include "tree/entry.h"
 #include "tree/invalidate.h"
 #include "tree/mount.h"
 #include "tree/names.h"
-#include "tree/ops.h"
 #include "tree/text.h"
 #include "util/log.h"
 
@@ -26,8 +26,6 @@
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
 #endif
-
-#define CACHE_SECONDS (365.0 * 24 * 3600)
 
 static ggfs_model_mount *mount_of(fuse_req_t req)
 {
@@ -348,7 +346,7 @@ void ggfs_edit_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int
         st.st_size = (off_t)o->text.len;
         pthread_mutex_unlock(&o->lock);
     }
-    fuse_reply_attr(req, &st, CACHE_SECONDS);
+    fuse_reply_attr(req, &st, GGFS_CACHE_SECONDS);
 }
 
 /* ==== Names ==== */

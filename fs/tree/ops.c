@@ -18,9 +18,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "tree/affinity.h"
 #include "tree/attr.h"
 #include "tree/edit_ops.h"
+#include "tree/entry.h"
 #include "tree/names.h"
 #include "tree/open_text.h"
 #include "tree/ops.h"
@@ -32,8 +32,6 @@
 #include "tree/text.h"
 #include "tree/tree.h"
 #include "util/workers.h"
-
-#define CACHE_SECONDS (365.0 * 24 * 3600)
 
 static ggfs_tree *tree_of(fuse_req_t req)
 {
@@ -50,57 +48,16 @@ static bool follows_keys(ggfs_kind k)
     return ggfs_kind_is(k, GGFS_K_FOLLOWS_KEYS);
 }
 
-bool ggfs_tree_entry(ggfs_tree *tree, ggfs_view *view, ggfs_node node, struct fuse_entry_param *e)
-{
-    memset(e, 0, sizeof *e);
-    node = ggfs_node_pin(tree, view, node);
-    if (!ggfs_tree_hold(tree, node, view, 1))
-        return false;
-    if (!ggfs_stat(tree, node, &e->attr)) {
-        ggfs_tree_forget(tree, ggfs_ino_of(tree, node), node.pinned);
-        return false;
-    }
-    e->ino = e->attr.st_ino;
-    e->attr_timeout = CACHE_SECONDS;
-    // An edited tree's files that follow the keys are looked up at each
-    // open, which finds the version the last edit made (a new inode).
-    e->entry_timeout = ggfs_tree_editable(tree) && follows_keys(node.kind) ? 0 : CACHE_SECONDS;
-    return true;
-}
-
-/* Whether k is a file of the root that follows the keys (affinity.h). */
-static bool root_follows_keys(ggfs_kind k)
-{
-    return k != GGFS_KV && follows_keys(k);
-}
-
-/* The process of req's thread. */
-static pid_t process_of(fuse_req_t req)
-{
-    return ggfs_affinity_process(fuse_req_ctx(req)->pid);
-}
-
-void ggfs_tree_edited_by(ggfs_tree *tree, fuse_req_t req)
-{
-    if (tree->affinity)
-        ggfs_affinity_forget(tree->affinity, process_of(req));
-}
-
 unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     const ggfs_node node = ggfs_lookup(tree, ggfs_node_of(tree, parent), name);
-    // A root file of an edited model: the version this process loads, if any.
-    ggfs_view *view = tree->affinity && root_follows_keys(node.kind)
-                          ? ggfs_affinity_view(tree->affinity, process_of(req))
-                          : NULL;
-    if (!view)
-        view = ggfs_tree_view(tree);
+    ggfs_view *view = ggfs_tree_lookup_view(tree, req, node);
     struct fuse_entry_param e;
     const bool found = ggfs_tree_entry(tree, view, node, &e);
     ggfs_view_put(view);
     if (!found) {
         // A negative entry is cached as long as a positive one: the tree is fixed.
-        e.entry_timeout = CACHE_SECONDS;
+        e.entry_timeout = GGFS_CACHE_SECONDS;
         fuse_reply_entry(req, &e);
         return 0;
     }
@@ -120,7 +77,7 @@ void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
         fuse_reply_err(req, ENOENT);
         return;
     }
-    fuse_reply_attr(req, &st, CACHE_SECONDS);
+    fuse_reply_attr(req, &st, GGFS_CACHE_SECONDS);
 }
 
 /* ==== Directories ==== */
@@ -380,12 +337,7 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
         fi->keep_cache = 0;
         fi->direct_io = 1;
     }
-    if (tree->affinity && node.pinned && root_follows_keys(node.kind)) {
-        ggfs_view *view = ggfs_node_view(tree, node);
-        if (view)
-            ggfs_affinity_opened(tree->affinity, process_of(req), view);
-        ggfs_view_put(view);
-    }
+    ggfs_tree_opened_by(tree, req, node);
     if (!ggfs_kind_is(node.kind, GGFS_K_TEXT)) {
         if (node.kind == GGFS_MODEL_GGUF)
             ggfs_prefetch_trigger_opened(tree->prefetch_trigger);

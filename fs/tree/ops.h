@@ -17,16 +17,6 @@ extern const struct fuse_lowlevel_ops ggfs_ops;
  * the inode belongs to (tree->ino_base tells them apart). lookup and
  * readdir return how many references to inodes the reply gave the kernel
  * (FUSE's lookup count, which forget gives back). */
-/* Fills e with node's entry as found in view (the current one): pinned to
- * its version there, with the kernel's reference to it held (tree.h's
- * ggfs_tree_hold; a reply that fails gives it back with ggfs_tree_forget).
- * False when node does not exist. */
-bool ggfs_tree_entry(ggfs_tree *tree, ggfs_view *view, ggfs_node node, struct fuse_entry_param *e);
-
-/* The process of req made an edit: it sees the newest version from now
- * on (affinity.h). */
-void ggfs_tree_edited_by(ggfs_tree *tree, fuse_req_t req);
-
 unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name);
 void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino);
 uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,

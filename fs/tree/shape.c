@@ -35,69 +35,6 @@ const ggfs_row ggfs_tensor_rows[] = {
 _Static_assert(sizeof ggfs_tensor_rows / sizeof ggfs_tensor_rows[0] == GGFS_TENSOR_INODES,
                "a tensor's inodes: its directory and one per row (the rows end with NULL)");
 
-/* ==== Whether a node is in the tree ==== */
-
-static bool never(const ggfs_tree *tree, ggfs_node node)
-{
-    (void)tree, (void)node;
-    return false;
-}
-
-static bool has_raw(const ggfs_tree *tree, ggfs_node node)
-{
-    return ggfs_tensor_has_raw(tree, node.index);
-}
-
-static bool has_f32(const ggfs_tree *tree, ggfs_node node)
-{
-    return ggfs_tensor_has_f32(tree, node.index);
-}
-
-static bool has_hashes(const ggfs_tree *tree, ggfs_node node)
-{
-    (void)node;
-    return ggfs_hashes_available(&tree->hashes);
-}
-
-static bool is_remote(const ggfs_tree *tree, ggfs_node node)
-{
-    (void)node;
-    return tree->remote != NULL;
-}
-
-static bool is_split(const ggfs_tree *tree, ggfs_node node)
-{
-    (void)node;
-    return ggfs_model_is_split(tree->model);
-}
-
-/* A version of a file that follows the keys: there while the kernel holds
- * it or it is current (always, unpinned). */
-static bool version_held(const ggfs_tree *tree, ggfs_node node)
-{
-    if (!node.pinned)
-        return true;
-    ggfs_view *view = ggfs_node_view(tree, node);
-    ggfs_view_put(view);
-    return view != NULL;
-}
-
-static bool gguf_exists(const ggfs_tree *tree, ggfs_node node)
-{
-    return tree->model->merged.available && version_held(tree, node);
-}
-
-static bool kv_exists(const ggfs_tree *tree, ggfs_node node)
-{
-    if (!tree->edits)
-        return node.index < ggp_kv_count(tree->keys);
-    ggfs_kv_file f;
-    if (!ggfs_kv_file_get(tree, node, &f))
-        return false;
-    ggfs_kv_file_put(&f);
-    return true;
-}
-
 enum {
     DIR = GGFS_K_DIR,
     TEXT = GGFS_K_TEXT,
@@ -106,37 +43,37 @@ enum {
     TENSOR = GGFS_K_OF_TENSOR,
 };
 
-static const ggfs_kind_info kinds[] = {
-    [GGFS_NONE] = {0, never},
-    [GGFS_ROOT] = {DIR, NULL},
-    [GGFS_HEADER] = {TEXT | KEYS, version_held},
-    [GGFS_METADATA_DIR] = {DIR, NULL},
-    [GGFS_TENSORS_DIR] = {DIR, NULL},
-    [GGFS_KV] = {TEXT | KEYS, kv_exists},
-    [GGFS_TENSOR_DIR] = {DIR | TENSOR, NULL},
-    [GGFS_TENSOR_INFO] = {TEXT | TENSOR, NULL},
-    [GGFS_TENSOR_RAW] = {TENSOR, has_raw},
-    [GGFS_TENSOR_F32] = {TENSOR, has_f32},
-    [GGFS_TENSOR_NPY] = {TENSOR, has_f32},
-    [GGFS_TENSOR_STATS] = {TEXT | DATA | TENSOR, has_f32},
-    [GGFS_TENSOR_XXH64] = {TEXT | DATA | TENSOR, has_raw},
-    [GGFS_TENSOR_SHA1] = {TEXT | DATA | TENSOR, has_raw},
-    [GGFS_TENSOR_SHA256] = {TEXT | DATA | TENSOR, has_raw},
-    [GGFS_MODEL_GGUF] = {KEYS, gguf_exists},
-    [GGFS_SHARDS_DIR] = {DIR, is_split},
-    [GGFS_SHARD] = {TEXT, is_split},
-    [GGFS_WARNINGS] = {TEXT | KEYS, version_held},
-    [GGFS_METADATA_JSON] = {TEXT | KEYS, version_held},
-    [GGFS_TENSORS_TSV] = {TEXT, NULL},
-    [GGFS_HASHES] = {TEXT | DATA, has_hashes},
-    [GGFS_REMOTE_STATUS] = {TEXT, is_remote},
+static const unsigned kinds[] = {
+    [GGFS_NONE] = 0,
+    [GGFS_ROOT] = DIR,
+    [GGFS_HEADER] = TEXT | KEYS,
+    [GGFS_METADATA_DIR] = DIR,
+    [GGFS_TENSORS_DIR] = DIR,
+    [GGFS_KV] = TEXT | KEYS,
+    [GGFS_TENSOR_DIR] = DIR | TENSOR,
+    [GGFS_TENSOR_INFO] = TEXT | TENSOR,
+    [GGFS_TENSOR_RAW] = TENSOR,
+    [GGFS_TENSOR_F32] = TENSOR,
+    [GGFS_TENSOR_NPY] = TENSOR,
+    [GGFS_TENSOR_STATS] = TEXT | DATA | TENSOR,
+    [GGFS_TENSOR_XXH64] = TEXT | DATA | TENSOR,
+    [GGFS_TENSOR_SHA1] = TEXT | DATA | TENSOR,
+    [GGFS_TENSOR_SHA256] = TEXT | DATA | TENSOR,
+    [GGFS_MODEL_GGUF] = KEYS,
+    [GGFS_SHARDS_DIR] = DIR,
+    [GGFS_SHARD] = TEXT,
+    [GGFS_WARNINGS] = TEXT | KEYS,
+    [GGFS_METADATA_JSON] = TEXT | KEYS,
+    [GGFS_TENSORS_TSV] = TEXT,
+    [GGFS_HASHES] = TEXT | DATA,
+    [GGFS_REMOTE_STATUS] = TEXT,
 };
 
 _Static_assert(sizeof kinds / sizeof kinds[0] == GGFS_KIND_COUNT, "one line per kind");
 
-const ggfs_kind_info *ggfs_kind_info_of(ggfs_kind kind)
+unsigned ggfs_kind_flags(ggfs_kind kind)
 {
-    return &kinds[(unsigned)kind < GGFS_KIND_COUNT ? kind : GGFS_NONE];
+    return (unsigned)kind < GGFS_KIND_COUNT ? kinds[kind] : 0;
 }
 
 /* ==== Finding rows ==== */

@@ -2,11 +2,11 @@
  * The tree's shape, written once: what each kind of node is, and the
  * entries of the fixed directories (the root's, each tensor's) in the
  * order readdir lists them, with the inode numbers they take. Lookup,
- * readdir, the inode arithmetic, whether a node exists, and how a file is
- * opened derive from these tables (tree.c, ops.c): a new file at the root
- * or in every tensor's directory is one row here, plus its kind's size
- * (attr.c) and its bytes (a text's render in text.c or ops.c, or a data
- * reader in read_data.c).
+ * readdir, the inode arithmetic and how a file is opened derive from these
+ * tables (tree.c, ops.c): a new file at the root or in every tensor's
+ * directory is one row here, plus its kind's size (attr.c), its bytes (a
+ * text's render in text.c or ops.c, or a data reader in read_data.c) and,
+ * if not every model has it, when it exists (tree.c).
  */
 #ifndef GGFS_TREE_SHAPE_H
 #define GGFS_TREE_SHAPE_H
@@ -15,7 +15,50 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tree/tree.h"
+typedef enum ggfs_kind {
+    GGFS_NONE,
+    GGFS_ROOT,
+    GGFS_HEADER,
+    GGFS_METADATA_DIR,
+    GGFS_TENSORS_DIR,
+    GGFS_KV,
+    GGFS_TENSOR_DIR,
+    GGFS_TENSOR_INFO,
+    GGFS_TENSOR_RAW,
+    GGFS_TENSOR_F32,
+    GGFS_TENSOR_NPY,
+    GGFS_TENSOR_STATS,
+    GGFS_TENSOR_XXH64,
+    GGFS_TENSOR_SHA1,
+    GGFS_TENSOR_SHA256,
+    GGFS_MODEL_GGUF,
+    GGFS_SHARDS_DIR,
+    GGFS_SHARD,
+    GGFS_WARNINGS,
+    GGFS_METADATA_JSON,
+    GGFS_TENSORS_TSV,
+    GGFS_HASHES,
+    GGFS_REMOTE_STATUS,
+    GGFS_KIND_COUNT,
+} ggfs_kind;
+
+/* The root's inode numbers, and where the numbers of the keys' files
+ * start (tree.h numbers the rest). */
+enum {
+    GGFS_INO_ROOT = 1,
+    GGFS_INO_HEADER = 2,
+    GGFS_INO_METADATA = 3,
+    GGFS_INO_TENSORS = 4,
+    GGFS_INO_MODEL_GGUF = 5,
+    GGFS_INO_SHARDS = 6,
+    GGFS_INO_WARNINGS = 7,
+    GGFS_INO_METADATA_JSON = 8,
+    GGFS_INO_TENSORS_TSV = 9,
+    GGFS_INO_HASHES = 10,
+    GGFS_INO_REMOTE = 11,
+    // 12..15 are kept for further files at the root
+    GGFS_INO_FIRST_KV = 16,
+};
 
 /* What a kind of node is. */
 enum {
@@ -26,25 +69,19 @@ enum {
     GGFS_K_OF_TENSOR = 1 << 4,    // a tensor's directory or file: the tensor's xattrs
 };
 
-typedef struct ggfs_kind_info {
-    unsigned flags;
-    // Whether a node of the kind is in this tree; NULL: always.
-    bool (*exists)(const ggfs_tree *tree, ggfs_node node);
-} ggfs_kind_info;
-
-/* The kind's row (GGFS_NONE's has no flags and exists nowhere). */
-const ggfs_kind_info *ggfs_kind_info_of(ggfs_kind kind);
+/* The kind's flags (GGFS_NONE's and any unknown kind's: none). */
+unsigned ggfs_kind_flags(ggfs_kind kind);
 
 static inline bool ggfs_kind_is(ggfs_kind kind, unsigned flag)
 {
-    return (ggfs_kind_info_of(kind)->flags & flag) != 0;
+    return (ggfs_kind_flags(kind) & flag) != 0;
 }
 
 /* An entry of a fixed directory. */
 typedef struct ggfs_row {
     const char *name;
     ggfs_kind kind;
-    uint64_t ino;  // the root's: its inode number (tree.h's GGFS_INO_*);
+    uint64_t ino;  // the root's: its inode number (GGFS_INO_*, tree.h);
                    // a tensor's: after the tensor's directory's
 } ggfs_row;
 

@@ -8,7 +8,6 @@
 #include "tree/names.h"
 #include "tree/page_push.h"
 #include "tree/prefetch_trigger.h"
-#include "tree/shape.h"
 #include "tree/tree.h"
 #include "tree/affinity.h"
 #include "tree/versions.h"
@@ -493,8 +492,61 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
     }
 }
 
+/* A version of a file that follows the keys: there while the kernel holds
+ * it or it is current (always, unpinned). */
+static bool version_held(const ggfs_tree *tree, ggfs_node node)
+{
+    if (!node.pinned)
+        return true;
+    ggfs_view *view = ggfs_node_view(tree, node);
+    ggfs_view_put(view);
+    return view != NULL;
+}
+
 bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
 {
-    const ggfs_kind_info *k = ggfs_kind_info_of(node.kind);
-    return !k->exists || k->exists(tree, node);
+    switch (node.kind) {
+    case GGFS_NONE:
+    case GGFS_KIND_COUNT:
+        return false;
+    case GGFS_TENSOR_RAW:
+    case GGFS_TENSOR_XXH64:
+    case GGFS_TENSOR_SHA1:
+    case GGFS_TENSOR_SHA256:
+        return ggfs_tensor_has_raw(tree, node.index);
+    case GGFS_TENSOR_F32:
+    case GGFS_TENSOR_NPY:
+    case GGFS_TENSOR_STATS:
+        return ggfs_tensor_has_f32(tree, node.index);
+    case GGFS_HASHES:
+        return ggfs_hashes_available(&tree->hashes);
+    case GGFS_REMOTE_STATUS:
+        return tree->remote != NULL;
+    case GGFS_KV: {
+        if (!tree->edits)
+            return node.index < ggp_kv_count(tree->keys);
+        ggfs_kv_file f;
+        if (!ggfs_kv_file_get(tree, node, &f))
+            return false;
+        ggfs_kv_file_put(&f);
+        return true;
+    }
+    case GGFS_MODEL_GGUF:
+        return tree->model->merged.available && version_held(tree, node);
+    case GGFS_HEADER:
+    case GGFS_WARNINGS:
+    case GGFS_METADATA_JSON:
+        return version_held(tree, node);
+    case GGFS_SHARDS_DIR:
+    case GGFS_SHARD:
+        return ggfs_model_is_split(tree->model);
+    case GGFS_ROOT:
+    case GGFS_METADATA_DIR:
+    case GGFS_TENSORS_DIR:
+    case GGFS_TENSOR_DIR:
+    case GGFS_TENSOR_INFO:
+    case GGFS_TENSORS_TSV:
+        return true;
+    }
+    return false;
 }

@@ -26,55 +26,13 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "tree/hash_cache.h"
+#include "tree/shape.h"
 #include "tree/stats_cache.h"
-
-typedef enum ggfs_kind {
-    GGFS_NONE,
-    GGFS_ROOT,
-    GGFS_HEADER,
-    GGFS_METADATA_DIR,
-    GGFS_TENSORS_DIR,
-    GGFS_KV,
-    GGFS_TENSOR_DIR,
-    GGFS_TENSOR_INFO,
-    GGFS_TENSOR_RAW,
-    GGFS_TENSOR_F32,
-    GGFS_TENSOR_NPY,
-    GGFS_TENSOR_STATS,
-    GGFS_TENSOR_XXH64,
-    GGFS_TENSOR_SHA1,
-    GGFS_TENSOR_SHA256,
-    GGFS_MODEL_GGUF,
-    GGFS_SHARDS_DIR,
-    GGFS_SHARD,
-    GGFS_WARNINGS,
-    GGFS_METADATA_JSON,
-    GGFS_TENSORS_TSV,
-    GGFS_HASHES,
-    GGFS_REMOTE_STATUS,
-    GGFS_KIND_COUNT,
-} ggfs_kind;
 
 /* The root's files whose text covers the whole model; their sizes are
  * computed on first stat and kept. */
 enum { GGFS_VIEW_WARNINGS, GGFS_VIEW_METADATA_JSON, GGFS_VIEW_TENSORS_TSV, GGFS_N_VIEWS };
 _Static_assert(GGFS_N_VIEWS <= GGFS_VIEW_SIZE_SLOTS, "each view keeps the sizes of the root's views");
-
-enum {
-    GGFS_INO_ROOT = 1,
-    GGFS_INO_HEADER = 2,
-    GGFS_INO_METADATA = 3,
-    GGFS_INO_TENSORS = 4,
-    GGFS_INO_MODEL_GGUF = 5,
-    GGFS_INO_SHARDS = 6,
-    GGFS_INO_WARNINGS = 7,
-    GGFS_INO_METADATA_JSON = 8,
-    GGFS_INO_TENSORS_TSV = 9,
-    GGFS_INO_HASHES = 10,
-    GGFS_INO_REMOTE = 11,
-    // 12..15 are kept for further files at the root
-    GGFS_INO_FIRST_KV = 16,
-};
 
 /* An edited tree's files that follow the keys (header, warnings,
  * model.gguf, metadata.json, and each key's file) have one inode per
