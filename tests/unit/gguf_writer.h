@@ -20,7 +20,7 @@ typedef struct gguf_writer {
     bool big;               // big-endian numbers
 } gguf_writer;
 
-enum { GW_U8 = 0, GW_U32 = 4, GW_I32 = 5, GW_F32 = 6, GW_BOOL = 7, GW_STR = 8, GW_ARR = 9, GW_U64 = 10 };
+enum { GW_U8 = 0, GW_U16 = 2, GW_U32 = 4, GW_I32 = 5, GW_F32 = 6, GW_BOOL = 7, GW_STR = 8, GW_ARR = 9, GW_U64 = 10 };
 enum { GW_TENSOR_F32 = 0, GW_TENSOR_F16 = 1 };
 
 static inline void gw_bytes(gguf_writer *w, const void *p, size_t n)
@@ -85,6 +85,13 @@ static inline void gw_kv_u32(gguf_writer *w, const char *name, uint32_t value)
 {
     gw_key(w, name, GW_U32);
     gw_uint(w, value, 4);
+}
+
+/* An integer key of any type, width bytes wide. */
+static inline void gw_kv_int(gguf_writer *w, const char *name, uint32_t type, uint64_t value, unsigned width)
+{
+    gw_key(w, name, type);
+    gw_uint(w, value, width);
 }
 
 static inline void gw_kv_u64(gguf_writer *w, const char *name, uint64_t value)
