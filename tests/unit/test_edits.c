@@ -876,6 +876,56 @@ static int test_limit_of_array_elements(void)
     return 1;
 }
 
+/* Edits of a model in version 1 (32-bit lengths) and of a big-endian one:
+ * names are read back from the keys' own bytes in that format. */
+static int test_edits_in_other_formats(void)
+{
+    static const struct {
+        uint32_t version;
+        bool big;
+    } formats[] = {{1, false}, {2, true}, {3, true}};
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+        gguf_writer w;
+        static const uint64_t ne[] = {2};
+        gw_begin(&w, formats[i].version, formats[i].big, 1, 2);
+        gw_kv_str(&w, "general.name", "orig");
+        gw_kv_u32(&w, "x.count", 7);
+        gw_tensor(&w, "t", 1, ne, GW_TENSOR_F32, 0);
+        gw_pad(&w, 32);
+        const uint8_t data[8] = {0};
+        gw_bytes(&w, data, sizeof data);
+        char name[32], path[4200];
+        snprintf(name, sizeof name, "f%zu.gguf", i);
+        EXPECT(tmptree_file(g_root, name, w.b, w.n));
+        gw_free(&w);
+        snprintf(path, sizeof path, "%s/%s", g_root, name);
+        ggfs_model_error err;
+        ggfs_model *m = ggfs_model_open(path, NULL, &err);
+        EXPECT(m);
+        char why[256];
+        ggfs_edits *e = ggfs_edits_open(m, NULL, why, sizeof why);
+        EXPECT(e);
+        bool changed;
+        uint64_t ids[2], id;
+        EXPECT_EQ(ggfs_edits_write(e, 1, "258\n", 4, &changed), 0);
+        EXPECT_EQ(ggfs_edits_create(e, "new.key", 7, &id), 0);
+        EXPECT_EQ(ggfs_edits_write(e, id, "a value", 7, &changed), 0);
+        EXPECT_EQ(rename_(e, "general.name", "general.title", false, ids, &changed), 0);
+        EXPECT_EQ(rename_(e, "new.key", "x.count", false, ids, &changed), EINVAL);
+        EXPECT_STR(names(e), "x.count,new.key,general.title");
+        EXPECT_STR(key_of(e, "x.count").text, "258\n");
+        EXPECT_STR(key_of(e, "new.key").text, "a value\n");
+        EXPECT_STR(key_of(e, "general.title").text, "orig\n");
+        ggfs_view *v = ggfs_edits_view(e);
+        EXPECT_EQ(ggp_version(v->keys), formats[i].version);
+        EXPECT_EQ(ggp_byte_order_of(v->keys), formats[i].big ? GGP_BIG : GGP_LITTLE);
+        ggfs_view_put(v);
+        ggfs_edits_close(e);
+        ggfs_model_close(m);
+    }
+    return 1;
+}
+
 /* ==== The file of edits ==== */
 
 static bool read_file(const char *path, char *buf, size_t cap)
@@ -1075,6 +1125,7 @@ int main(void)
     ok &= test_each_change_makes_a_new_view_and_keeps_the_old();
     ok &= test_limits_of_one_value_and_of_all();
     ok &= test_limit_of_array_elements();
+    ok &= test_edits_in_other_formats();
     ok &= test_edits_file_is_saved_and_read_back();
     ok &= test_edits_file_that_does_not_fit_is_refused();
     ok &= test_failed_save_leaves_everything_as_it_was();
