@@ -51,13 +51,19 @@ static const struct {
     bool big;
 } FORMATS[] = {{1, false}, {2, false}, {3, false}, {2, true}, {3, true}};
 
+/* The file in format i, written into w and opened; NULL when refused. */
+static ggp_file *open_format(size_t i, gguf_writer *w, size_t *header_end)
+{
+    write_file(w, FORMATS[i].version, FORMATS[i].big, header_end);
+    return open_or_say(w);
+}
+
 static int test_plan_of_a_file_gives_its_header_back(void)
 {
     for (size_t i = 0; i < sizeof FORMATS / sizeof *FORMATS; i++) {
         gguf_writer w;
         size_t end;
-        write_file(&w, FORMATS[i].version, FORMATS[i].big, &end);
-        ggp_file *f = open_or_say(&w);
+        ggp_file *f = open_format(i, &w, &end);
         EXPECT(f);
         EXPECT_EQ(ggp_header_end(f), end);
         ggfs_run runs[3];
@@ -105,8 +111,7 @@ static int test_a_key_encoded_is_the_key_as_stored(void)
     for (size_t i = 0; i < sizeof FORMATS / sizeof *FORMATS; i++) {
         gguf_writer w;
         size_t end;
-        write_file(&w, FORMATS[i].version, FORMATS[i].big, &end);
-        ggp_file *f = open_or_say(&w);
+        ggp_file *f = open_format(i, &w, &end);
         EXPECT(f);
         const uint64_t width = FORMATS[i].version == 1 ? 4 : 8;
         for (uint64_t k = 0; k < 3; k++) {

@@ -20,6 +20,7 @@
 #include "source/prefetch.h"
 #include "source/remote.h"
 #include "util/clock.h"
+#include "wait_until.h"
 
 #define MIB (UINT64_C(1) << 20)
 #define RUN (8 * MIB) // prefetch.c's runs
@@ -109,19 +110,9 @@ static void reset(unsigned fail_first)
     pthread_mutex_unlock(&g_rec.lock);
 }
 
-/* Waits until *counter reaches want; false after WAIT_S. */
-static bool wait_for(const unsigned *counter, unsigned want)
+static bool wait_for(const unsigned *count, unsigned want)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += WAIT_S;
-    pthread_mutex_lock(&g_rec.lock);
-    int r = 0;
-    while (*counter < want && r != ETIMEDOUT)
-        r = pthread_cond_timedwait(&g_rec.changed, &g_rec.lock, &until);
-    const bool reached = *counter >= want;
-    pthread_mutex_unlock(&g_rec.lock);
-    return reached;
+    return wait_until(&g_rec.lock, &g_rec.changed, count, want, WAIT_S);
 }
 
 /* Whether call i was (source, off). */

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "util/workers.h"
+#include "wait_until.h"
 
 #define WAIT_S 10 // the most any event is waited for
 
@@ -88,19 +89,9 @@ static void blocking(void *arg, bool cancelled)
     counted(arg, cancelled);
 }
 
-/* Waits until *value (under the board's lock) reaches want; false after WAIT_S. */
-static bool wait_for(const unsigned *value, unsigned want)
+static bool wait_for(const unsigned *count, unsigned want)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += WAIT_S;
-    pthread_mutex_lock(&g_board.lock);
-    int r = 0;
-    while (*value < want && r != ETIMEDOUT)
-        r = pthread_cond_timedwait(&g_board.changed, &g_board.lock, &until);
-    const bool reached = *value >= want;
-    pthread_mutex_unlock(&g_board.lock);
-    return reached;
+    return wait_until(&g_board.lock, &g_board.changed, count, want, WAIT_S);
 }
 
 static void open_board(void)
