@@ -564,6 +564,47 @@ static int test_rename_among_scratch_files(void)
     return 1;
 }
 
+/* A model's own key may have a name tools give temporary files: it is a
+ * key all the same, and a rename onto it replaces it. */
+static int test_rename_onto_a_key_named_like_a_scratch_file(void)
+{
+    gguf_writer w;
+    static const uint64_t ne[] = {2};
+    gw_begin(&w, 3, false, 1, 2);
+    gw_kv_str(&w, "general.name", "orig");
+    gw_kv_str(&w, "x.old~", "old");
+    gw_tensor(&w, "t", 1, ne, GW_TENSOR_F32, 0);
+    gw_pad(&w, 32);
+    const uint8_t data[8] = {0};
+    gw_bytes(&w, data, sizeof data);
+    EXPECT(tmptree_file(g_root, "tilde.gguf", w.b, w.n));
+    gw_free(&w);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/tilde.gguf", g_root);
+    ggfs_model_error err;
+    ggfs_model *m = ggfs_model_open(path, NULL, &err);
+    EXPECT(m);
+    char why[256];
+    ggfs_edits *e = ggfs_edits_open(m, NULL, why, sizeof why);
+    EXPECT(e);
+    uint64_t ids[2], id;
+    bool changed;
+    EXPECT_EQ(ggfs_edits_create(e, "x.old~", 6, &id), EEXIST);
+    EXPECT_EQ(rename_(e, "general.name", "x.old~", true, ids, &changed), EEXIST);
+    EXPECT_EQ(rename_(e, "general.name", "x.old~", false, ids, &changed), 0);
+    EXPECT(changed);
+    EXPECT_EQ(ids[0], 0);
+    EXPECT_EQ(ids[1], 1);
+    EXPECT_STR(names(e), "x.old~");
+    EXPECT_STR(key_of(e, "x.old~").text, "orig\n");
+    EXPECT_EQ(key_of(e, "x.old~").id, 0);
+    ggfs_scratch_info info;
+    EXPECT(!ggfs_edits_scratch_named(e, "x.old~", 6, &info)); // one file of that name
+    ggfs_edits_close(e);
+    ggfs_model_close(m);
+    return 1;
+}
+
 /* ==== Write, create, unlink, type ==== */
 
 static int test_write_parses_text_as_the_key_type(void)
@@ -1117,6 +1158,7 @@ int main(void)
     ok &= test_rename_of_nothing_and_to_itself();
     ok &= test_rename_among_added_keys();
     ok &= test_rename_among_scratch_files();
+    ok &= test_rename_onto_a_key_named_like_a_scratch_file();
     ok &= test_write_parses_text_as_the_key_type();
     ok &= test_create_makes_scratch_files_keys_and_deleted_keys_again();
     ok &= test_unlink_deletes_keys_and_scratch_files();
