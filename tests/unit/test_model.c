@@ -365,6 +365,53 @@ static int test_single_file_model_is_the_file(void)
     return 1;
 }
 
+/* A header longer than the first read (64 KiB) and than the second
+ * (4 MiB): read again, larger, until the parser has it all. */
+static int test_long_headers_are_read_in_rounds(void)
+{
+    static const size_t lengths[] = {100 << 10, 5 << 20};
+    for (size_t i = 0; i < 2; i++) {
+        char *dir = tmptree_new();
+        EXPECT(dir);
+        char *value = malloc(lengths[i] + 1);
+        EXPECT(value);
+        for (size_t k = 0; k < lengths[i]; k++)
+            value[k] = (char)('a' + k % 26);
+        value[lengths[i]] = '\0';
+        gguf_writer w;
+        gw_begin(&w, 3, false, 1, 2);
+        gw_kv_str(&w, "general.architecture", "llama");
+        gw_kv_str(&w, "x.long", value);
+        gw_tensor(&w, "a", 1, &LENS[0], GW_TENSOR_F32, 0);
+        gw_pad(&w, ALIGN);
+        const float data[3] = {1, 2, 3};
+        gw_bytes(&w, data, sizeof data);
+        EXPECT(tmptree_file(dir, "long.gguf", w.b, w.n));
+        ggfs_model_error err;
+        ggfs_model *m = open_shard(dir, "long.gguf", &err);
+        EXPECT(m);
+        const ggp_file *f = ggfs_model_keys(m);
+        const ggp_kv *kv = ggp_kv_find(f, "x.long", 6);
+        EXPECT(kv);
+        const ggp_str v = ggp_value_str(f, &kv->value);
+        EXPECT_EQ(v.len, lengths[i]);
+        EXPECT(memcmp(v.ptr, value, v.len) == 0);
+        if (m->shards[0].header.mapped) {
+            // Read into huge pages: what was read past the header went back.
+            EXPECT_EQ(m->shards[0].header.size, ggp_header_end(f));
+            EXPECT(m->shards[0].header.cap < ggp_header_end(f) + 4096);
+        }
+        EXPECT_EQ(m->shards[0].header.mapped, i == 1);
+        EXPECT_EQ(ggp_tensor_at(f, 0)->offset + 12, w.n);
+        EXPECT_EQ(m->merged.size, w.n);
+        ggfs_model_close(m);
+        gw_free(&w);
+        free(value);
+        tmptree_free(dir);
+    }
+    return 1;
+}
+
 int main(void)
 {
     int ok = test_any_shard_opens_the_whole_set();
@@ -373,6 +420,7 @@ int main(void)
     ok &= test_merged_model_is_what_ggml_writes();
     ok &= test_edited_merged_model_is_what_ggml_writes();
     ok &= test_single_file_model_is_the_file();
+    ok &= test_long_headers_are_read_in_rounds();
     printf("model: %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }
