@@ -566,8 +566,6 @@ static int apply_loaded(ggfs_edits *e, const ggfs_edits_loaded *l, char *why, si
         if (ggfs_edits_is_protected(r->name, r->name_len))
             return loaded_refuse(why, why_size, e->path, r->name, r->name_len,
                                  "set, but the model's layout depends on it");
-        if (r->type.leaf == GGP_V_COUNT)
-            return loaded_refuse(why, why_size, e->path, r->name, r->name_len, "the type needs its element type");
         const bool model_key = ggfs_ed_find_key(e, s, r->name, r->name_len, &slot);
         if (model_key && (slot >= e->n_src || s->src[slot].kv))
             return loaded_refuse(why, why_size, e->path, r->name, r->name_len, "set twice");
