@@ -967,6 +967,53 @@ static int test_edits_in_other_formats(void)
     return 1;
 }
 
+/* An empty array of arrays has no known leaf type ("arr[arr]"): a key of
+ * it renamed is saved as such and read back at the next open. */
+static int test_array_of_unknown_leaf_is_saved_and_read_back(void)
+{
+    gguf_writer w;
+    static const uint64_t ne[] = {2};
+    gw_begin(&w, 3, false, 1, 2);
+    gw_kv_str(&w, "general.name", "orig");
+    gw_key(&w, "x.nested", GW_ARR); // an empty array of arrays
+    gw_uint(&w, GW_ARR, 4);
+    gw_count(&w, 0);
+    gw_tensor(&w, "t", 1, ne, GW_TENSOR_F32, 0);
+    gw_pad(&w, 32);
+    const uint8_t data[8] = {0};
+    gw_bytes(&w, data, sizeof data);
+    EXPECT(tmptree_file(g_root, "nested.gguf", w.b, w.n));
+    gw_free(&w);
+    char path[4200], edits[4200];
+    snprintf(path, sizeof path, "%s/nested.gguf", g_root);
+    snprintf(edits, sizeof edits, "%s/nested.json", g_root);
+    ggfs_model_error err;
+    ggfs_model *m = ggfs_model_open(path, NULL, &err);
+    EXPECT(m);
+    char why[512] = "";
+    ggfs_edits *e = ggfs_edits_open(m, edits, why, sizeof why);
+    EXPECT(e);
+    EXPECT_STR(key_of(e, "x.nested").type, "arr[arr]");
+    EXPECT_STR(key_of(e, "x.nested").text, "");
+    bool changed;
+    uint64_t ids[2];
+    EXPECT_EQ(ggfs_edits_write(e, 1, "[1]\n", 4, &changed), EINVAL); // no leaf to read 1 as
+    EXPECT_EQ(rename_(e, "x.nested", "y.nested", false, ids, &changed), 0);
+    EXPECT(changed);
+    EXPECT_STR(key_of(e, "y.nested").type, "arr[arr]");
+    ggfs_edits_close(e);
+    e = ggfs_edits_open(m, edits, why, sizeof why);
+    if (!e)
+        fprintf(stderr, "reopening: %s\n", why);
+    EXPECT(e);
+    EXPECT_STR(names(e), "general.name,y.nested");
+    EXPECT_STR(key_of(e, "y.nested").type, "arr[arr]");
+    EXPECT_STR(key_of(e, "y.nested").text, "");
+    ggfs_edits_close(e);
+    ggfs_model_close(m);
+    return 1;
+}
+
 /* ==== The file of edits ==== */
 
 static bool read_file(const char *path, char *buf, size_t cap)
@@ -1168,6 +1215,7 @@ int main(void)
     ok &= test_limits_of_one_value_and_of_all();
     ok &= test_limit_of_array_elements();
     ok &= test_edits_in_other_formats();
+    ok &= test_array_of_unknown_leaf_is_saved_and_read_back();
     ok &= test_edits_file_is_saved_and_read_back();
     ok &= test_edits_file_that_does_not_fit_is_refused();
     ok &= test_failed_save_leaves_everything_as_it_was();
