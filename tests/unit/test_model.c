@@ -29,13 +29,15 @@ static const uint64_t LENS[] = {3, 5, 2};
 static const uint32_t SHARD_OF[] = {0, 0, 1};
 
 typedef struct set_opts {
-    uint32_t no[2];        // each shard's split.no
-    uint32_t count;        // split.count in both
+    uint32_t no[3];        // each shard's split.no
+    uint32_t count;        // split.count in each
     int32_t total;         // split.tensors.count
-    const char *c_name;    // the name of shard 2's tensor
+    const char *c_name;    // the name of tensor c
+    const uint32_t *shard_of; // each tensor's shard (NULL: SHARD_OF)
+    uint32_t files;        // shards written (0: 2)
 } set_opts;
 
-static const set_opts GOOD = {{0, 1}, 2, 3, "c"};
+static const set_opts GOOD = {{0, 1}, 2, 3, "c", NULL, 0};
 
 static float value_of(uint64_t tensor, uint64_t i)
 {
@@ -44,9 +46,10 @@ static float value_of(uint64_t tensor, uint64_t i)
 
 static void write_shard(gguf_writer *w, const set_opts *o, uint32_t k)
 {
+    const uint32_t *shard_of = o->shard_of ? o->shard_of : SHARD_OF;
     uint64_t n = 0;
     for (int t = 0; t < 3; t++)
-        n += SHARD_OF[t] == k;
+        n += shard_of[t] == k;
     gw_begin(w, 3, false, n, k == 0 ? 4 : 3);
     if (k == 0)
         gw_kv_str(w, "general.architecture", "llama");
@@ -55,14 +58,14 @@ static void write_shard(gguf_writer *w, const set_opts *o, uint32_t k)
     gw_kv_int(w, "split.tensors.count", GW_I32, (uint64_t)(uint32_t)o->total, 4);
     uint64_t at = 0;
     for (int t = 0; t < 3; t++) {
-        if (SHARD_OF[t] != k)
+        if (shard_of[t] != k)
             continue;
         gw_tensor(w, t == 2 ? o->c_name : NAMES[t], 1, &LENS[t], GW_TENSOR_F32, at);
         at += (LENS[t] * 4 + ALIGN - 1) / ALIGN * ALIGN;
     }
     gw_pad(w, ALIGN);
     for (int t = 0; t < 3; t++) {
-        if (SHARD_OF[t] != k)
+        if (shard_of[t] != k)
             continue;
         for (uint64_t i = 0; i < LENS[t]; i++) {
             const float v = value_of((uint64_t)t, i);
@@ -72,14 +75,15 @@ static void write_shard(gguf_writer *w, const set_opts *o, uint32_t k)
     }
 }
 
-/* Writes dir/s-0000K-of-00002.gguf for both shards. */
+/* Writes dir/s-0000K-of-0000N.gguf for each shard. */
 static bool write_set(const char *dir, const set_opts *o)
 {
-    for (uint32_t k = 0; k < 2; k++) {
+    const uint32_t files = o->files ? o->files : 2;
+    for (uint32_t k = 0; k < files; k++) {
         gguf_writer w;
         write_shard(&w, o, k);
         char name[64];
-        snprintf(name, sizeof name, "s-%05u-of-00002.gguf", k + 1);
+        snprintf(name, sizeof name, "s-%05u-of-%05u.gguf", k + 1, files);
         const bool ok = tmptree_file(dir, name, w.b, w.n);
         gw_free(&w);
         if (!ok)
@@ -183,7 +187,7 @@ static int test_any_shard_opens_the_whole_set(void)
 static int test_key_int_reads_any_integer(void)
 {
     char *dir = tmptree_new();
-    EXPECT(dir && write_set(dir, &(set_opts){{0, 1}, 2, -5, "c"}));
+    EXPECT(dir && write_set(dir, &(set_opts){{0, 1}, 2, -5, "c", NULL, 0}));
     char path[4200];
     snprintf(path, sizeof path, "%s/s-00001-of-00002.gguf", dir);
     ggp_error err;
@@ -243,15 +247,15 @@ static int test_broken_sets_are_refused(void)
 {
     int ok = refused(&GOOD, "s-00002-of-00002.gguf", "s-00001-of-00002.gguf", "s-00001-of-00002.gguf", true,
                      "split.count is 2, but shard 2, s-00002-of-00002.gguf, cannot be read");
-    ok &= refused(&(set_opts){{0, 0}, 2, 3, "c"}, NULL, "s-00001-of-00002.gguf", "s-00002-of-00002.gguf", false,
+    ok &= refused(&(set_opts){{0, 0}, 2, 3, "c", NULL, 0}, NULL, "s-00001-of-00002.gguf", "s-00002-of-00002.gguf", false,
                   "split.no is 0, the same as in s-00001-of-00002.gguf");
-    ok &= refused(&(set_opts){{0, 3}, 2, 3, "c"}, NULL, "s-00001-of-00002.gguf", "s-00002-of-00002.gguf", false,
+    ok &= refused(&(set_opts){{0, 3}, 2, 3, "c", NULL, 0}, NULL, "s-00001-of-00002.gguf", "s-00002-of-00002.gguf", false,
                   "split.no is 3, but the file name makes it shard 2 (split.no 1)");
-    ok &= refused(&(set_opts){{0, 1}, 2, 4, "c"}, NULL, "s-00002-of-00002.gguf", "s-00001-of-00002.gguf", false,
+    ok &= refused(&(set_opts){{0, 1}, 2, 4, "c", NULL, 0}, NULL, "s-00002-of-00002.gguf", "s-00001-of-00002.gguf", false,
                   "split.tensors.count is 4, but the 2 shards hold 3 tensors");
-    ok &= refused(&(set_opts){{0, 1}, 2, 3, "a"}, NULL, "s-00001-of-00002.gguf", "s-00002-of-00002.gguf", false,
+    ok &= refused(&(set_opts){{0, 1}, 2, 3, "a", NULL, 0}, NULL, "s-00001-of-00002.gguf", "s-00002-of-00002.gguf", false,
                   "tensor 'a' is also in s-00001-of-00002.gguf");
-    ok &= refused(&(set_opts){{0, 1}, 3, 3, "c"}, NULL, "s-00001-of-00002.gguf", "s-00001-of-00002.gguf", true,
+    ok &= refused(&(set_opts){{0, 1}, 3, 3, "c", NULL, 0}, NULL, "s-00001-of-00002.gguf", "s-00001-of-00002.gguf", true,
                   "split.count is 3, but the file name says 2 shards");
     EXPECT(ok);
 
@@ -365,6 +369,38 @@ static int test_single_file_model_is_the_file(void)
     return 1;
 }
 
+/* A shard without tensors in the middle of a set: the tensors after it
+ * are numbered in the shard that holds them. */
+static int test_shard_without_tensors(void)
+{
+    static const uint32_t shard_of[] = {0, 0, 2};
+    char *dir = tmptree_new();
+    EXPECT(dir && write_set(dir, &(set_opts){{0, 1, 2}, 3, 3, "c", shard_of, 3}));
+    ggfs_model_error err;
+    ggfs_model *m = open_shard(dir, "s-00002-of-00003.gguf", &err);
+    if (!m)
+        fprintf(stderr, "%s: %s\n", err.where, err.error.msg);
+    EXPECT(m);
+    EXPECT_EQ(m->n_shards, 3);
+    EXPECT_EQ(m->n_tensors, 3);
+    EXPECT_EQ(m->shards[1].first_tensor, 2);
+    EXPECT_EQ(m->shards[2].first_tensor, 2);
+    for (uint64_t t = 0; t < 3; t++) {
+        uint32_t shard = 99;
+        const ggp_tensor *tensor = ggfs_model_tensor(m, t, &shard);
+        EXPECT(tensor && tensor->name.ptr[0] == NAMES[t][0]);
+        EXPECT_EQ(shard, shard_of[t]);
+    }
+    gguf_writer want;
+    write_merged(&want, "llama");
+    const int same = pieces_are(m, NULL, &want);
+    gw_free(&want);
+    EXPECT(same);
+    ggfs_model_close(m);
+    tmptree_free(dir);
+    return 1;
+}
+
 /* A header longer than the first read (64 KiB) and than the second
  * (4 MiB): read again, larger, until the parser has it all. */
 static int test_long_headers_are_read_in_rounds(void)
@@ -421,6 +457,7 @@ int main(void)
     ok &= test_edited_merged_model_is_what_ggml_writes();
     ok &= test_single_file_model_is_the_file();
     ok &= test_long_headers_are_read_in_rounds();
+    ok &= test_shard_without_tensors();
     printf("model: %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }
