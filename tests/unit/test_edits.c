@@ -10,7 +10,9 @@
 #include "tmptree.h" // first: it asks for _GNU_SOURCE
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -844,6 +846,69 @@ static int test_each_change_makes_a_new_view_and_keeps_the_old(void)
     return 1;
 }
 
+/* Readers taking views while changes are made: each view, whatever its
+ * version, holds the value of that version whole. */
+#define N_CHANGES 200
+#define N_READERS 4
+
+typedef struct view_reader {
+    pthread_t thread;
+    ggfs_edits *e;
+    atomic_bool *done;
+    unsigned views, wrong;
+} view_reader;
+
+static void *read_views(void *arg)
+{
+    view_reader *r = arg;
+    do {
+        ggfs_view *v = ggfs_edits_view(r->e);
+        const ggp_kv *kv = ggp_kv_find(v->keys, "general.name", 12);
+        char want[32];
+        if (v->version == 0)
+            snprintf(want, sizeof want, "orig");
+        else
+            snprintf(want, sizeof want, "n%llu", (unsigned long long)v->version);
+        const ggp_str got = kv ? ggp_value_str(v->keys, &kv->value) : (ggp_str){"", 0};
+        r->wrong += got.len != strlen(want) || memcmp(got.ptr, want, got.len) != 0;
+        r->views++;
+        ggfs_view_put(v);
+    } while (!atomic_load(r->done));
+    return NULL;
+}
+
+static int test_views_stay_whole_while_changes_are_made(void)
+{
+    ggfs_edits *e = open_edits(NULL);
+    EXPECT(e);
+    atomic_bool done;
+    atomic_init(&done, false);
+    view_reader readers[N_READERS];
+    for (int i = 0; i < N_READERS; i++) {
+        readers[i] = (view_reader){.e = e, .done = &done};
+        EXPECT_EQ(pthread_create(&readers[i].thread, NULL, read_views, &readers[i]), 0);
+    }
+    int failed = 0;
+    for (unsigned k = 1; k <= N_CHANGES && !failed; k++) {
+        char text[32];
+        const int n = snprintf(text, sizeof text, "n%u\n", k);
+        bool changed;
+        failed = ggfs_edits_write(e, ID_NAME, text, (size_t)n, &changed) != 0 || !changed;
+    }
+    atomic_store(&done, true);
+    for (int i = 0; i < N_READERS; i++)
+        pthread_join(readers[i].thread, NULL);
+    EXPECT(!failed);
+    EXPECT_EQ(ggfs_edits_generation(e), N_CHANGES);
+    for (int i = 0; i < N_READERS; i++) {
+        EXPECT(readers[i].views > 0);
+        EXPECT_EQ(readers[i].wrong, 0);
+    }
+    EXPECT_STR(key_of(e, "general.name").text, "n200\n");
+    ggfs_edits_close(e);
+    return 1;
+}
+
 /* ==== Limits ==== */
 
 static int test_limits_of_one_value_and_of_all(void)
@@ -1212,6 +1277,7 @@ int main(void)
     ok &= test_set_type_reads_the_value_again();
     ok &= test_scratch_names();
     ok &= test_each_change_makes_a_new_view_and_keeps_the_old();
+    ok &= test_views_stay_whole_while_changes_are_made();
     ok &= test_limits_of_one_value_and_of_all();
     ok &= test_limit_of_array_elements();
     ok &= test_edits_in_other_formats();
