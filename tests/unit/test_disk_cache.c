@@ -32,14 +32,15 @@ static bool key_dir(const char *root, char *out, size_t cap)
     if (!d)
         return false;
     int n = 0;
+    bool fits = true;
     for (struct dirent *e; (e = readdir(d));) {
         if (e->d_name[0] != '.') {
-            snprintf(out, cap, "%s/%s", path, e->d_name);
+            fits = fits && (size_t)snprintf(out, cap, "%s/%s", path, e->d_name) < cap;
             n++;
         }
     }
     closedir(d);
-    return n == 1;
+    return n == 1 && fits;
 }
 
 static int count_files(const char *dir)
