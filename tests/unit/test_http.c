@@ -220,6 +220,8 @@ static int test_good_range_lands_part_by_part(void)
     script(0, NULL);
     ggfs_http_range r = range_of(100, 5000, 5000);
     r.bearer = "tok";
+    _Atomic uint64_t received = 0;
+    r.received = &received;
     EXPECT_EQ(ggfs_http_get(g_http, &r), GGFS_HTTP_OK);
     EXPECT_EQ(r.status, 206);
     EXPECT_EQ(r.got, 5000);
@@ -228,6 +230,7 @@ static int test_good_range_lands_part_by_part(void)
     EXPECT_STR(r.etag_got, "\"e1\"");
     EXPECT_STR(r.effective_url, g_url);
     EXPECT(memcmp(g_land.bytes, g_file + 100, 5000) == 0);
+    EXPECT_EQ(atomic_load(&received), 5000);
     EXPECT_EQ(g_land.n_done, 5); // four whole parts and the short last one
     for (size_t i = 0; i < 5; i++)
         EXPECT_EQ(g_land.done[i], i);

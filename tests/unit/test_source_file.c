@@ -164,6 +164,25 @@ static int test_path_renamed_over_is_changed(void)
     return 1;
 }
 
+/* A relative path is watched as the absolute one it named: the daemon
+ * leaves its working directory. */
+static int test_relative_path_is_watched_from_anywhere(void)
+{
+    char cwd[4200];
+    EXPECT(getcwd(cwd, sizeof cwd));
+    EXPECT(tmptree_file(g_dir, "rel.bin", g_bytes, SIZE));
+    EXPECT_EQ(chdir(g_dir), 0);
+    ggp_error err;
+    ggfs_source *s = ggfs_source_file_open("rel.bin", &err);
+    EXPECT_EQ(chdir("/"), 0);
+    EXPECT(s);
+    EXPECT_STR(s->name, "rel.bin");
+    EXPECT(ggfs_source_unchanged(s)); // the path is checked at the first call
+    ggfs_source_close(s);
+    EXPECT_EQ(chdir(cwd), 0);
+    return 1;
+}
+
 int main(void)
 {
     ggfs_log_set_sink(capture);
@@ -177,6 +196,7 @@ int main(void)
     ok &= test_file_grown_under_it_is_changed_for_good();
     ok &= test_read_past_a_cut_fails_and_marks_the_file_changed();
     ok &= test_path_renamed_over_is_changed();
+    ok &= test_relative_path_is_watched_from_anywhere();
     tmptree_free(g_dir);
     printf("source file: %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
