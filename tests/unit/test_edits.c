@@ -941,6 +941,26 @@ static int test_limits_of_one_value_and_of_all(void)
     EXPECT_EQ(ggfs_edits_write(e, ids[3], big, max, &changed), 0);
     free(big);
 
+    // Keys count with the scratch files: with three of 16 MiB held, no
+    // key may take 16 MiB more.
+    const size_t len = max - 16; // its encoding, with the length field, fits one value too
+    char *text = malloc(len);
+    EXPECT(text);
+    memset(text, 'k', len - 1);
+    text[len - 1] = '\n';
+    const uint64_t gen = ggfs_edits_generation(e);
+    EXPECT_EQ(ggfs_edits_write(e, ID_URL, text, len, &changed), ENOSPC);
+    EXPECT(!changed);
+    EXPECT_EQ(ggfs_edits_generation(e), gen);
+    EXPECT_STR(key_of(e, "general.url").text, "http://u\n");
+    EXPECT_EQ(ggfs_edits_write(e, ids[1], "", 0, &changed), 0);
+    EXPECT_EQ(ggfs_edits_write(e, ID_URL, text, len, &changed), 0);
+    EXPECT(changed);
+    ggfs_view *v;
+    EXPECT_EQ(value_bytes(e, &v, "general.url").len, 8 + len - 1);
+    ggfs_view_put(v);
+    free(text);
+
     // Text of files open for writing, apart.
     EXPECT(ggfs_edits_reserve(e, (int64_t)GGFS_EDIT_TOTAL_MAX));
     EXPECT(!ggfs_edits_reserve(e, 1));
