@@ -173,6 +173,52 @@ static int unlink_(ggfs_edits *e, const char *name, uint64_t *id)
     return ggfs_edits_unlink(e, name, strlen(name), id);
 }
 
+/* ==== Small models of their own ==== */
+
+typedef void second_key_fn(gguf_writer *w);
+
+/* A model of general.name = "orig", the key second_key writes, and one
+ * tensor, in version and byte order, written to g_root/file and opened;
+ * NULL when refused. */
+static ggfs_model *small_model(const char *file, uint32_t version, bool big, second_key_fn *second_key)
+{
+    gguf_writer w;
+    static const uint64_t ne[] = {2};
+    gw_begin(&w, version, big, 1, 2);
+    gw_kv_str(&w, "general.name", "orig");
+    second_key(&w);
+    gw_tensor(&w, "t", 1, ne, GW_TENSOR_F32, 0);
+    gw_pad(&w, 32);
+    const uint8_t data[8] = {0};
+    gw_bytes(&w, data, sizeof data);
+    const bool written = tmptree_file(g_root, file, w.b, w.n);
+    gw_free(&w);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", g_root, file);
+    ggfs_model_error err;
+    ggfs_model *m = written ? ggfs_model_open(path, NULL, &err) : NULL;
+    if (written && !m)
+        fprintf(stderr, "%s: %s\n", err.where, err.error.msg);
+    return m;
+}
+
+static void key_old_tilde(gguf_writer *w)
+{
+    gw_kv_str(w, "x.old~", "old");
+}
+
+static void key_count(gguf_writer *w)
+{
+    gw_kv_u32(w, "x.count", 7);
+}
+
+static void key_nested(gguf_writer *w)
+{
+    gw_key(w, "x.nested", GW_ARR); // an empty array of arrays
+    gw_uint(w, GW_ARR, 4);
+    gw_count(w, 0);
+}
+
 /* ==== Rename ==== */
 
 static int test_rename_key_onto_key_takes_its_place_with_its_own_id(void)
@@ -570,21 +616,7 @@ static int test_rename_among_scratch_files(void)
  * key all the same, and a rename onto it replaces it. */
 static int test_rename_onto_a_key_named_like_a_scratch_file(void)
 {
-    gguf_writer w;
-    static const uint64_t ne[] = {2};
-    gw_begin(&w, 3, false, 1, 2);
-    gw_kv_str(&w, "general.name", "orig");
-    gw_kv_str(&w, "x.old~", "old");
-    gw_tensor(&w, "t", 1, ne, GW_TENSOR_F32, 0);
-    gw_pad(&w, 32);
-    const uint8_t data[8] = {0};
-    gw_bytes(&w, data, sizeof data);
-    EXPECT(tmptree_file(g_root, "tilde.gguf", w.b, w.n));
-    gw_free(&w);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/tilde.gguf", g_root);
-    ggfs_model_error err;
-    ggfs_model *m = ggfs_model_open(path, NULL, &err);
+    ggfs_model *m = small_model("tilde.gguf", 3, false, key_old_tilde);
     EXPECT(m);
     char why[256];
     ggfs_edits *e = ggfs_edits_open(m, NULL, why, sizeof why);
@@ -1011,22 +1043,9 @@ static int test_edits_in_other_formats(void)
         bool big;
     } formats[] = {{1, false}, {2, true}, {3, true}};
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
-        gguf_writer w;
-        static const uint64_t ne[] = {2};
-        gw_begin(&w, formats[i].version, formats[i].big, 1, 2);
-        gw_kv_str(&w, "general.name", "orig");
-        gw_kv_u32(&w, "x.count", 7);
-        gw_tensor(&w, "t", 1, ne, GW_TENSOR_F32, 0);
-        gw_pad(&w, 32);
-        const uint8_t data[8] = {0};
-        gw_bytes(&w, data, sizeof data);
-        char name[32], path[4200];
+        char name[32];
         snprintf(name, sizeof name, "f%zu.gguf", i);
-        EXPECT(tmptree_file(g_root, name, w.b, w.n));
-        gw_free(&w);
-        snprintf(path, sizeof path, "%s/%s", g_root, name);
-        ggfs_model_error err;
-        ggfs_model *m = ggfs_model_open(path, NULL, &err);
+        ggfs_model *m = small_model(name, formats[i].version, formats[i].big, key_count);
         EXPECT(m);
         char why[256];
         ggfs_edits *e = ggfs_edits_open(m, NULL, why, sizeof why);
@@ -1056,25 +1075,10 @@ static int test_edits_in_other_formats(void)
  * it renamed is saved as such and read back at the next open. */
 static int test_array_of_unknown_leaf_is_saved_and_read_back(void)
 {
-    gguf_writer w;
-    static const uint64_t ne[] = {2};
-    gw_begin(&w, 3, false, 1, 2);
-    gw_kv_str(&w, "general.name", "orig");
-    gw_key(&w, "x.nested", GW_ARR); // an empty array of arrays
-    gw_uint(&w, GW_ARR, 4);
-    gw_count(&w, 0);
-    gw_tensor(&w, "t", 1, ne, GW_TENSOR_F32, 0);
-    gw_pad(&w, 32);
-    const uint8_t data[8] = {0};
-    gw_bytes(&w, data, sizeof data);
-    EXPECT(tmptree_file(g_root, "nested.gguf", w.b, w.n));
-    gw_free(&w);
-    char path[4200], edits[4200];
-    snprintf(path, sizeof path, "%s/nested.gguf", g_root);
-    snprintf(edits, sizeof edits, "%s/nested.json", g_root);
-    ggfs_model_error err;
-    ggfs_model *m = ggfs_model_open(path, NULL, &err);
+    ggfs_model *m = small_model("nested.gguf", 3, false, key_nested);
     EXPECT(m);
+    char edits[4200];
+    snprintf(edits, sizeof edits, "%s/nested.json", g_root);
     char why[512] = "";
     ggfs_edits *e = ggfs_edits_open(m, edits, why, sizeof why);
     EXPECT(e);
