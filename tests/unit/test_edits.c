@@ -1192,6 +1192,35 @@ static int test_edits_file_is_saved_and_read_back(void)
     return 1;
 }
 
+/* Bytes JSON cannot hold (not UTF-8), in a value and in a name, are
+ * saved escaped and read back as they were. */
+static int test_edits_file_keeps_bytes_that_are_not_utf8(void)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/bytes.json", g_root);
+    ggfs_edits *e = open_edits(path);
+    EXPECT(e);
+    bool changed;
+    uint64_t id;
+    static const char value[] = "\xff\xfe ok\tand\\n\n";
+    EXPECT_EQ(ggfs_edits_write(e, ID_NAME, value, sizeof value - 1, &changed), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "k\xff.x", 4, &id), 0);
+    EXPECT_EQ(ggfs_edits_write(e, id, "v\x80\n", 3, &changed), 0);
+    EXPECT_EQ(unlink_(e, "general.url", &id), 0);
+    ggfs_edits_close(e);
+    static char text[4096];
+    EXPECT(read_file(path, text, sizeof text));
+    EXPECT(strstr(text, "\"escaped\": "));
+    EXPECT(strstr(text, "\"key_escaped\": \"k\\\\xff.x\""));
+    e = open_edits(path);
+    EXPECT(e);
+    EXPECT_STR(key_of(e, "general.name").text, value);
+    EXPECT_STR(key_of(e, "k\xff.x").text, "v\x80\n");
+    EXPECT(!key_of(e, "general.url").found);
+    ggfs_edits_close(e);
+    return 1;
+}
+
 /* Opening with a file that is no edits, or not of this model, fails with
  * one line naming the file and the key. */
 static int test_edits_file_that_does_not_fit_is_refused(void)
@@ -1307,6 +1336,7 @@ int main(void)
     ok &= test_edits_in_other_formats();
     ok &= test_array_of_unknown_leaf_is_saved_and_read_back();
     ok &= test_edits_file_is_saved_and_read_back();
+    ok &= test_edits_file_keeps_bytes_that_are_not_utf8();
     ok &= test_edits_file_that_does_not_fit_is_refused();
     ok &= test_failed_save_leaves_everything_as_it_was();
     ggfs_model_close(g_model);
