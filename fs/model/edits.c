@@ -345,8 +345,11 @@ int ggfs_edits_rename(ggfs_edits *e, const char *from, size_t from_len, const ch
     ids[0] = m.id;
     if (from_len == to_len && memcmp(from, to, to_len) == 0)
         goto out;
-    const bool to_scratch = ggfs_edits_is_scratch_name(to, to_len);
-    const bool to_key = !to_scratch && ggfs_ed_find_key(e, &e->st, to, to_len, &to_slot);
+    // A key of the model may have a name tools give temporary files: it
+    // is a key all the same (create says EEXIST for it), never doubled by
+    // a scratch file of that name.
+    const bool to_key = ggfs_ed_find_key(e, &e->st, to, to_len, &to_slot);
+    const bool to_scratch = !to_key && ggfs_edits_is_scratch_name(to, to_len);
     const bool to_deleted = !to_scratch && !to_key && ggfs_ed_find_deleted(e, &e->st, to, to_len, &to_slot);
     // A scratch file of that name, or a key being made there (pending).
     const bool to_file = ggfs_ed_find_scratch(&e->st, to, to_len, &to_pos);
@@ -640,8 +643,6 @@ static int apply_loaded(ggfs_edits *e, const ggfs_edits_loaded *l, char *why, si
         if (ggfs_edits_is_protected(r->name, r->name_len))
             return loaded_refuse(why, why_size, e->path, r->name, r->name_len,
                                  "set, but the model's layout depends on it");
-        if (r->type.leaf == GGP_V_COUNT)
-            return loaded_refuse(why, why_size, e->path, r->name, r->name_len, "the type needs its element type");
         const bool model_key = ggfs_ed_find_key(e, s, r->name, r->name_len, &slot);
         if (model_key && (slot >= e->n_src || s->src[slot].kv))
             return loaded_refuse(why, why_size, e->path, r->name, r->name_len, "set twice");

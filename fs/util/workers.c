@@ -53,8 +53,8 @@ static void *run(void *arg)
             pthread_cond_wait(&w->queued, &w->lock);
             w->idle--;
         }
-        if (w->count == 0)
-            break;
+        if (w->count == 0 || w->stopping)
+            break; // what is still queued is cancelled by ggfs_workers_free
         const job j = w->ring[w->head];
         w->head = (w->head + 1) % w->cap;
         w->count--;
