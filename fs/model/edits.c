@@ -588,6 +588,11 @@ int ggfs_edits_scratch_text(ggfs_edits *e, uint64_t id, ggp_bytes *out)
     return err;
 }
 
+uint64_t ggfs_edits_generation(ggfs_edits *e)
+{
+    return atomic_load(&e->version);
+}
+
 uint64_t ggfs_edits_first_new_id(const ggfs_edits *e)
 {
     return e->n_src;
@@ -703,7 +708,7 @@ ggfs_edits *ggfs_edits_open(ggfs_model *model, const char *path, char *why, size
     pthread_mutex_init(&e->lock, NULL);
     pthread_mutex_init(&e->view_lock, NULL);
     atomic_init(&e->open_bytes, 0);
-    atomic_init(&e->version, 1);
+    atomic_init(&e->version, 0);
     e->st.next_id = e->n_src;
     e->src_type = malloc((e->n_src ? e->n_src : 1) * sizeof *e->src_type);
     e->st.src = malloc((e->n_src ? e->n_src : 1) * sizeof *e->st.src);
@@ -731,11 +736,13 @@ ggfs_edits *ggfs_edits_open(ggfs_model *model, const char *path, char *why, size
         }
     }
     ggp_error perr;
+    // Edits read from PATH make view 1 (0 is the model's own).
     e->view = ggfs_ed_view_of(e, &e->st, 1, &perr);
     if (!e->view) {
         snprintf(why, why_size, "%s: cannot make the edited header: %s", path ? path : "edits", perr.msg);
         goto fail;
     }
+    atomic_store(&e->version, e->view->version);
     return e;
 fail:
     ggfs_edits_close(e);

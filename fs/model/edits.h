@@ -132,6 +132,11 @@ bool ggfs_edits_scratch_at(ggfs_edits *e, uint64_t pos, ggfs_scratch_info *out);
 /* A copy of a scratch file's text, appended to out (free out->data). */
 int ggfs_edits_scratch_text(ggfs_edits *e, uint64_t id, ggp_bytes *out);
 
+/* How many changes to the keys there have been (edits read from a file
+ * count as one): a file whose text comes from the keys changed when this
+ * did. */
+uint64_t ggfs_edits_generation(ggfs_edits *e);
+
 /* The first id past the model's own keys: ids from it on are made by
  * edits (the tree numbers their inodes apart). */
 uint64_t ggfs_edits_first_new_id(const ggfs_edits *e);

@@ -74,8 +74,9 @@ struct ggfs_edits {
     char *path;              // NULL: edits kept in memory only
     pthread_mutex_t lock;    // one change at a time; guards st
     state st;
-    _Atomic uint64_t version; // the last view's version: edited views are numbered
-                             // from 1, one more per change (0 is the model's own)
+    _Atomic uint64_t version; // the last view's version: one more per change; 0
+                             // is the model's own, and edits read from a file
+                             // make version 1
     pthread_mutex_t view_lock; // guards view: held only to take a reference
     ggfs_view *view;         // the current view, one reference held here
     _Atomic int64_t open_bytes; // text of files open for writing

@@ -163,7 +163,7 @@ static uint64_t make(ggfs_edits *e, const char *name, const char *text)
 {
     uint64_t id;
     bool changed;
-    if (ggfs_edits_create(e, name, strlen(name), &id) != 0 || ggfs_edits_write(e, id, text, strlen(text), &changed) != 0)
+    if (ggfs_edits_create(e, name, strlen(name), false, &id) != 0 || ggfs_edits_write(e, id, text, strlen(text), &changed) != 0)
         return NONE;
     return id;
 }
@@ -269,7 +269,7 @@ static int test_rename_onto_key_reads_text_as_its_type(void)
 
     // A scratch file's text the same way, into an array.
     uint64_t sid;
-    EXPECT_EQ(ggfs_edits_create(e, ".list.swp", 9, &sid), 0);
+    EXPECT_EQ(ggfs_edits_create(e, ".list.swp", 9, false, &sid), 0);
     EXPECT_EQ(ggfs_edits_write(e, sid, "9\n8\n", 4, &changed), 0);
     EXPECT(!changed);
     EXPECT_EQ(rename_(e, ".list.swp", "x.list", false, ids, &changed), 0);
@@ -322,7 +322,7 @@ static int test_rename_refuses_text_that_does_not_fit(void)
 
     // A scratch file stays a scratch file.
     uint64_t sid;
-    EXPECT_EQ(ggfs_edits_create(e, ".v~", 3, &sid), 0);
+    EXPECT_EQ(ggfs_edits_create(e, ".v~", 3, false, &sid), 0);
     EXPECT_EQ(ggfs_edits_write(e, sid, "-1\n", 3, &changed), 0);
     EXPECT_EQ(rename_(e, ".v~", "x.count", false, ids, &changed), EINVAL);
     EXPECT_STR(scratch_text(e, sid), "-1\n");
@@ -436,7 +436,7 @@ static int test_rename_onto_new_name_moves_key_to_the_end(void)
 
     // A scratch file becomes a key of its own type.
     uint64_t sid;
-    EXPECT_EQ(ggfs_edits_create(e, ".n", 2, &sid), 0);
+    EXPECT_EQ(ggfs_edits_create(e, ".n", 2, false, &sid), 0);
     EXPECT_EQ(ggfs_edits_write(e, sid, "5\n", 2, &changed), 0);
     EXPECT_EQ(ggfs_edits_set_type(e, sid, "u64", 3, &changed), 0);
     EXPECT_EQ(rename_(e, ".n", "n.five", false, ids, &changed), 0);
@@ -461,8 +461,8 @@ static int test_rename_no_replace_refuses_existing_files(void)
     EXPECT_STR(names(e), MODEL_KEYS);
     EXPECT_STR(key_of(e, "general.name").text, "orig\n");
     uint64_t a, b;
-    EXPECT_EQ(ggfs_edits_create(e, ".a", 2, &a), 0);
-    EXPECT_EQ(ggfs_edits_create(e, ".b", 2, &b), 0);
+    EXPECT_EQ(ggfs_edits_create(e, ".a", 2, false, &a), 0);
+    EXPECT_EQ(ggfs_edits_create(e, ".b", 2, false, &b), 0);
     EXPECT_EQ(rename_(e, ".a", ".b", true, ids, &changed), EEXIST);
     EXPECT_EQ(rename_(e, "general.url", ".b", true, ids, &changed), EEXIST);
     ggfs_scratch_info info;
@@ -486,7 +486,7 @@ static int test_rename_refuses_protected_keys(void)
     EXPECT_EQ(rename_(e, "general.name", "general.alignment", false, ids, &changed), EPERM);
     EXPECT_EQ(rename_(e, "general.name", "split.no", false, ids, &changed), EPERM);
     uint64_t sid;
-    EXPECT_EQ(ggfs_edits_create(e, ".s", 2, &sid), 0);
+    EXPECT_EQ(ggfs_edits_create(e, ".s", 2, false, &sid), 0);
     EXPECT_EQ(rename_(e, ".s", "split.count", false, ids, &changed), EPERM);
     EXPECT_STR(names(e), MODEL_KEYS);
     EXPECT_STR(key_of(e, "general.alignment").text, "32\n");
@@ -623,7 +623,7 @@ static int test_rename_onto_a_key_named_like_a_scratch_file(void)
     EXPECT(e);
     uint64_t ids[2], id;
     bool changed;
-    EXPECT_EQ(ggfs_edits_create(e, "x.old~", 6, &id), EEXIST);
+    EXPECT_EQ(ggfs_edits_create(e, "x.old~", 6, false, &id), EEXIST);
     EXPECT_EQ(rename_(e, "general.name", "x.old~", true, ids, &changed), EEXIST);
     EXPECT_EQ(rename_(e, "general.name", "x.old~", false, ids, &changed), 0);
     EXPECT(changed);
@@ -672,7 +672,7 @@ static int test_write_parses_text_as_the_key_type(void)
 
     // A scratch file keeps its text as it is; the keys do not change.
     uint64_t sid;
-    EXPECT_EQ(ggfs_edits_create(e, "x.count~", 8, &sid), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "x.count~", 8, false, &sid), 0);
     EXPECT_EQ(ggfs_edits_write(e, sid, "not a number", 12, &changed), 0);
     EXPECT(!changed);
     EXPECT_EQ(ggfs_edits_generation(e), 2);
@@ -690,7 +690,7 @@ static int test_create_makes_scratch_files_keys_and_deleted_keys_again(void)
     EXPECT(e);
     EXPECT_EQ(ggfs_edits_first_new_id(e), N_KEYS);
     uint64_t id;
-    EXPECT_EQ(ggfs_edits_create(e, ".x.swp", 6, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, ".x.swp", 6, false, &id), 0);
     EXPECT_EQ(id, N_KEYS);
     EXPECT_EQ(ggfs_edits_generation(e), 0);
     EXPECT_STR(names(e), MODEL_KEYS);
@@ -699,7 +699,7 @@ static int test_create_makes_scratch_files_keys_and_deleted_keys_again(void)
     EXPECT_EQ(info.id, id);
     EXPECT_EQ(info.size, 0);
 
-    EXPECT_EQ(ggfs_edits_create(e, "new.key", 7, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "new.key", 7, false, &id), 0);
     EXPECT_EQ(id, N_KEYS + 1);
     EXPECT_EQ(ggfs_edits_generation(e), 1);
     key_state k = key_of(e, "new.key");
@@ -708,19 +708,19 @@ static int test_create_makes_scratch_files_keys_and_deleted_keys_again(void)
     EXPECT_EQ(k.id, id);
     EXPECT_EQ(k.index, N_KEYS);
 
-    EXPECT_EQ(ggfs_edits_create(e, "general.name", 12, &id), EEXIST);
-    EXPECT_EQ(ggfs_edits_create(e, ".x.swp", 6, &id), EEXIST);
-    EXPECT_EQ(ggfs_edits_create(e, "new.key", 7, &id), EEXIST);
-    EXPECT_EQ(ggfs_edits_create(e, "general.alignment", 17, &id), EEXIST);
-    EXPECT_EQ(ggfs_edits_create(e, "split.no", 8, &id), EPERM);
-    EXPECT_EQ(ggfs_edits_create(e, "split.no~", 9, &id), 0); // a scratch name is no key
-    EXPECT_EQ(ggfs_edits_create(e, "", 0, &id), EINVAL);
+    EXPECT_EQ(ggfs_edits_create(e, "general.name", 12, false, &id), EEXIST);
+    EXPECT_EQ(ggfs_edits_create(e, ".x.swp", 6, false, &id), EEXIST);
+    EXPECT_EQ(ggfs_edits_create(e, "new.key", 7, false, &id), EEXIST);
+    EXPECT_EQ(ggfs_edits_create(e, "general.alignment", 17, false, &id), EEXIST);
+    EXPECT_EQ(ggfs_edits_create(e, "split.no", 8, false, &id), EPERM);
+    EXPECT_EQ(ggfs_edits_create(e, "split.no~", 9, false, &id), 0); // a scratch name is no key
+    EXPECT_EQ(ggfs_edits_create(e, "", 0, false, &id), EINVAL);
     EXPECT_EQ(ggfs_edits_generation(e), 1);
 
     // A deleted key of the model comes back where it was, as the model has it.
     uint64_t gone;
     EXPECT_EQ(unlink_(e, "general.url", &gone), 0);
-    EXPECT_EQ(ggfs_edits_create(e, "general.url", 11, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "general.url", 11, false, &id), 0);
     EXPECT_EQ(id, N_KEYS + 3); // after new.key and split.no~
     k = key_of(e, "general.url");
     EXPECT_STR(k.text, "http://u\n");
@@ -747,7 +747,7 @@ static int test_unlink_deletes_keys_and_scratch_files(void)
     EXPECT_EQ(unlink_(e, "a.k", &id), 0);
     EXPECT_EQ(id, added);
     EXPECT(!key_of(e, "a.k").found);
-    EXPECT_EQ(ggfs_edits_create(e, "a.k", 3, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "a.k", 3, false, &id), 0);
     EXPECT(id != added);
     EXPECT_STR(key_of(e, "a.k").text, "\n");
     // A scratch file goes without changing the keys.
@@ -791,20 +791,20 @@ static int test_set_type_reads_the_value_again(void)
 
     // A key just made (an empty string) takes any type's zero.
     uint64_t id;
-    EXPECT_EQ(ggfs_edits_create(e, "n.b", 3, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "n.b", 3, false, &id), 0);
     EXPECT_EQ(ggfs_edits_set_type(e, id, "bool", 4, &changed), 0);
     EXPECT_STR(key_of(e, "n.b").text, "false\n");
-    EXPECT_EQ(ggfs_edits_create(e, "n.f", 3, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "n.f", 3, false, &id), 0);
     EXPECT_EQ(ggfs_edits_set_type(e, id, "f32", 3, &changed), 0);
     EXPECT_STR(key_of(e, "n.f").text, "0\n");
-    EXPECT_EQ(ggfs_edits_create(e, "n.a", 3, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "n.a", 3, false, &id), 0);
     EXPECT_EQ(ggfs_edits_set_type(e, id, "arr[i32]", 8, &changed), 0);
     EXPECT_STR(key_of(e, "n.a").type, "arr[i32]");
     EXPECT_STR(key_of(e, "n.a").text, "");
 
     // A scratch file's type is kept for when it is renamed over a key.
     uint64_t sid;
-    EXPECT_EQ(ggfs_edits_create(e, ".t", 2, &sid), 0);
+    EXPECT_EQ(ggfs_edits_create(e, ".t", 2, false, &sid), 0);
     const uint64_t before = ggfs_edits_generation(e);
     EXPECT_EQ(ggfs_edits_set_type(e, sid, "arr[str]", 8, &changed), 0);
     EXPECT(!changed);
@@ -958,7 +958,7 @@ static int test_limits_of_one_value_and_of_all(void)
     uint64_t ids[4];
     const char *const scratch[4] = {".s0", ".s1", ".s2", ".s3"};
     for (int i = 0; i < 4; i++)
-        EXPECT_EQ(ggfs_edits_create(e, scratch[i], 3, &ids[i]), 0);
+        EXPECT_EQ(ggfs_edits_create(e, scratch[i], 3, false, &ids[i]), 0);
     EXPECT_EQ(ggfs_edits_write(e, ids[0], big, max + 1, &changed), EFBIG);
     for (int i = 0; i < 3; i++)
         EXPECT_EQ(ggfs_edits_write(e, ids[i], big, max, &changed), 0);
@@ -1016,7 +1016,7 @@ static int test_limit_of_array_elements(void)
         memcpy(text + 2 * i, "0\n", 2);
     uint64_t id;
     bool changed;
-    EXPECT_EQ(ggfs_edits_create(e, "n.bytes", 7, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "n.bytes", 7, false, &id), 0);
     EXPECT_EQ(ggfs_edits_set_type(e, id, "arr[u8]", 7, &changed), 0);
     g_log[0] = '\0';
     EXPECT_EQ(ggfs_edits_write(e, id, text, 2 * n, &changed), EFBIG);
@@ -1025,7 +1025,7 @@ static int test_limit_of_array_elements(void)
     const size_t half = n / 2 + 1;
     uint64_t id2;
     EXPECT_EQ(ggfs_edits_write(e, id, text, 2 * half, &changed), 0);
-    EXPECT_EQ(ggfs_edits_create(e, "n.more", 6, &id2), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "n.more", 6, false, &id2), 0);
     EXPECT_EQ(ggfs_edits_set_type(e, id2, "arr[u8]", 7, &changed), 0);
     EXPECT_EQ(ggfs_edits_write(e, id2, text, 2 * half, &changed), ENOSPC);
     EXPECT_STR(key_of(e, "n.more").text, "");
@@ -1053,7 +1053,7 @@ static int test_edits_in_other_formats(void)
         bool changed;
         uint64_t ids[2], id;
         EXPECT_EQ(ggfs_edits_write(e, 1, "258\n", 4, &changed), 0);
-        EXPECT_EQ(ggfs_edits_create(e, "new.key", 7, &id), 0);
+        EXPECT_EQ(ggfs_edits_create(e, "new.key", 7, false, &id), 0);
         EXPECT_EQ(ggfs_edits_write(e, id, "a value", 7, &changed), 0);
         EXPECT_EQ(rename_(e, "general.name", "general.title", false, ids, &changed), 0);
         EXPECT_EQ(rename_(e, "new.key", "x.count", false, ids, &changed), EINVAL);
@@ -1204,7 +1204,7 @@ static int test_edits_file_keeps_bytes_that_are_not_utf8(void)
     uint64_t id;
     static const char value[] = "\xff\xfe ok\tand\\n\n";
     EXPECT_EQ(ggfs_edits_write(e, ID_NAME, value, sizeof value - 1, &changed), 0);
-    EXPECT_EQ(ggfs_edits_create(e, "k\xff.x", 4, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "k\xff.x", 4, false, &id), 0);
     EXPECT_EQ(ggfs_edits_write(e, id, "v\x80\n", 3, &changed), 0);
     EXPECT_EQ(unlink_(e, "general.url", &id), 0);
     ggfs_edits_close(e);
@@ -1281,15 +1281,109 @@ static int test_failed_save_leaves_everything_as_it_was(void)
     uint64_t id;
     EXPECT(ggfs_edits_write(e, ID_NAME, "new\n", 4, &changed) != 0);
     EXPECT(!changed);
-    EXPECT(ggfs_edits_create(e, "new.key", 7, &id) != 0);
+    EXPECT(ggfs_edits_create(e, "new.key", 7, false, &id) != 0);
     EXPECT(unlink_(e, "general.url", &id) != 0);
     EXPECT_EQ(ggfs_edits_generation(e), 0);
     EXPECT_STR(names(e), MODEL_KEYS);
     EXPECT_STR(key_of(e, "general.name").text, "orig\n");
     // Scratch files are never saved: they are made all the same.
-    EXPECT_EQ(ggfs_edits_create(e, ".s", 2, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, ".s", 2, false, &id), 0);
     ggfs_edits_close(e);
     tmptree_free(dir);
+    return 1;
+}
+
+/* ==== Files an open makes: pending until their text takes ==== */
+
+static bool is_pending(ggfs_edits *e, const char *name)
+{
+    ggfs_scratch_info info;
+    return ggfs_edits_scratch_named(e, name, strlen(name), &info);
+}
+
+static int test_a_file_an_open_makes_is_a_key_only_once_its_text_takes(void)
+{
+    ggfs_edits *e = open_edits(NULL);
+    EXPECT(e);
+    const uint64_t gen = ggfs_edits_generation(e);
+    uint64_t id;
+    bool changed;
+    // Refused, it goes: no key, no view made.
+    EXPECT_EQ(ggfs_edits_create(e, "new.k", 5, true, &id), 0);
+    EXPECT(is_pending(e, "new.k"));
+    EXPECT(!key_of(e, "new.k").found);
+    EXPECT_EQ(ggfs_edits_settle(e, id, "x\n", 2, true, &changed), 0);
+    EXPECT(!changed);
+    EXPECT(!is_pending(e, "new.k"));
+    EXPECT_STR(names(e), MODEL_KEYS);
+    EXPECT_EQ(ggfs_edits_generation(e), gen);
+    // Its first text that takes makes the key, with the file's id; the
+    // release then leaves it.
+    EXPECT_EQ(ggfs_edits_create(e, "new.k", 5, true, &id), 0);
+    EXPECT_EQ(ggfs_edits_write(e, id, "hello\n", 6, &changed), 0);
+    EXPECT(changed);
+    EXPECT(!is_pending(e, "new.k"));
+    key_state k = key_of(e, "new.k");
+    EXPECT(k.found);
+    EXPECT_EQ(k.id, id);
+    EXPECT_STR(k.text, "hello\n");
+    EXPECT_EQ(ggfs_edits_settle(e, id, "other\n", 6, true, &changed), 0);
+    EXPECT(!changed);
+    EXPECT_STR(key_of(e, "new.k").text, "hello\n");
+    // Typed before its text: a text that does not fit keeps it pending,
+    // and the failed open's release takes it away.
+    EXPECT_EQ(ggfs_edits_create(e, "new.u8", 6, true, &id), 0);
+    EXPECT_EQ(ggfs_edits_set_type(e, id, "u8", 2, &changed), 0);
+    EXPECT_EQ(ggfs_edits_write(e, id, "300\n", 4, &changed), EINVAL);
+    EXPECT(is_pending(e, "new.u8"));
+    EXPECT_EQ(ggfs_edits_settle(e, id, "300\n", 4, true, &changed), 0);
+    EXPECT(!is_pending(e, "new.u8") && !key_of(e, "new.u8").found);
+    // Released empty (touch), after setfattr typed it: the type's zero.
+    EXPECT_EQ(ggfs_edits_create(e, "new.t", 5, true, &id), 0);
+    EXPECT_EQ(ggfs_edits_set_type(e, id, "u32", 3, &changed), 0);
+    EXPECT_EQ(ggfs_edits_settle(e, id, "", 0, false, &changed), 0);
+    EXPECT(changed);
+    k = key_of(e, "new.t");
+    EXPECT_STR(k.text, "0\n");
+    EXPECT_STR(k.type, "u32");
+    // A text the release brings that does not fit: gone, and said so.
+    EXPECT_EQ(ggfs_edits_create(e, "new.v", 5, true, &id), 0);
+    EXPECT_EQ(ggfs_edits_set_type(e, id, "u8", 2, &changed), 0);
+    EXPECT_EQ(ggfs_edits_settle(e, id, "999\n", 4, false, &changed), EINVAL);
+    EXPECT(!is_pending(e, "new.v") && !key_of(e, "new.v").found);
+    EXPECT_STR(names(e), "general.architecture,general.name,general.alignment,x.count,general.url,f.nan,f.one,"
+                         "x.list,new.k,new.t");
+    ggfs_edits_close(e);
+    return 1;
+}
+
+static int test_a_deleted_key_made_again_by_an_open_comes_back_only_with_its_text(void)
+{
+    ggfs_edits *e = open_edits(NULL);
+    EXPECT(e);
+    uint64_t id;
+    bool changed;
+    EXPECT_EQ(ggfs_edits_unlink(e, "x.count", 7, &id), 0);
+    EXPECT_EQ(ggfs_edits_create(e, "x.count", 7, true, &id), 0);
+    EXPECT(!key_of(e, "x.count").found);
+    EXPECT_EQ(ggfs_edits_write(e, id, "-1\n", 3, &changed), EINVAL); // the model's type: u32
+    EXPECT_EQ(ggfs_edits_settle(e, id, "-1\n", 3, true, &changed), 0);
+    EXPECT(!key_of(e, "x.count").found && !is_pending(e, "x.count"));
+    EXPECT_EQ(ggfs_edits_create(e, "x.count", 7, true, &id), 0);
+    EXPECT_EQ(ggfs_edits_write(e, id, "9\n", 2, &changed), 0);
+    const key_state k = key_of(e, "x.count");
+    EXPECT_STR(k.text, "9\n");
+    EXPECT_STR(k.type, "u32");
+    EXPECT_STR(names(e), MODEL_KEYS); // back where it was
+    // A file renamed onto a pending name takes its place.
+    uint64_t pid, ids[2];
+    EXPECT_EQ(ggfs_edits_create(e, "new.p", 5, true, &pid), 0);
+    EXPECT_EQ(rename_(e, "general.url", "new.p", true, ids, &changed), EEXIST);
+    EXPECT_EQ(rename_(e, "general.url", "new.p", false, ids, &changed), 0);
+    EXPECT_EQ(ids[1], pid);
+    EXPECT(!is_pending(e, "new.p"));
+    EXPECT_STR(key_of(e, "new.p").text, "http://u\n");
+    ggfs_edits_close(e);
     return 1;
 }
 
@@ -1339,6 +1433,8 @@ int main(void)
     ok &= test_edits_file_keeps_bytes_that_are_not_utf8();
     ok &= test_edits_file_that_does_not_fit_is_refused();
     ok &= test_failed_save_leaves_everything_as_it_was();
+    ok &= test_a_file_an_open_makes_is_a_key_only_once_its_text_takes();
+    ok &= test_a_deleted_key_made_again_by_an_open_comes_back_only_with_its_text();
     ggfs_model_close(g_model);
     tmptree_free(g_root);
     printf("edits: %s\n", ok ? "ok" : "FAILED");
