@@ -15,6 +15,7 @@
 
 #include "model/guard.h"
 #include "model/tensor_bytes.h"
+#include "model/tensor_shard.h"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22 // Linux 5.14; older kernels say EINVAL, and the pass faults as usual
@@ -70,26 +71,17 @@ static int pass_read(ggfs_source *src, const ggp_tensor *t, ggfs_bytes_consumer 
 
 int ggfs_model_tensor_bytes(const ggfs_model *m, uint64_t index, ggfs_bytes_consumer consume, void *ctx)
 {
-    uint32_t shard;
-    const ggp_tensor *t = ggfs_model_tensor(m, index, &shard);
-    if (!t || !t->type)
-        return EIO;
-    ggfs_source *src = m->shards[shard].source;
-    if (!ggfs_source_unchanged(src))
+    const ggp_tensor *t;
+    const ggfs_shard *s = ggfs_tensor_shard(m, index, &t);
+    if (!s || !t->type)
         return EIO;
     int err = 0;
-    if (src->map) {
-        mapped_pass p = {src->map + t->offset, t->bytes, consume, ctx};
-        if (!ggfs_guarded_run(pass_mapped, &p)) {
-            src->ops->mark_changed(src, "was cut short");
-            err = EIO;
-        }
+    if (s->source->map) {
+        mapped_pass p = {s->source->map + t->offset, t->bytes, consume, ctx};
+        if (!ggfs_guarded_run(pass_mapped, &p))
+            err = ggfs_shard_cut_short(s);
     } else {
-        err = pass_read(src, t, consume, ctx);
+        err = pass_read(s->source, t, consume, ctx);
     }
-    // A file rewritten in place during the pass leaves no fault behind:
-    // what was read is only trusted if the source is still the same.
-    if (!err && !ggfs_source_unchanged(src))
-        err = EIO;
-    return err;
+    return ggfs_shard_recheck(s, err);
 }

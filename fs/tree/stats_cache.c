@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/guard.h"
+#include "model/tensor_f32.h"
 #include "tree/stats_cache.h"
 
 /* Values decoded per step: 64 KiB of floats stay in the L2 cache between
@@ -43,65 +43,15 @@ void ggfs_stats_cache_destroy(ggfs_stats_cache *c)
     pthread_cond_destroy(&c->finished);
 }
 
-/* Elements [first, first + n) of t into values: from the mapping under the
- * SIGBUS guard, or, for a shard without a map (a remote one), from the
- * blocks read through the source into *raw (grown as needed, freed by the
- * caller). */
-static int decode_chunk(const ggfs_shard *sh, const ggp_tensor *t, uint64_t first, uint64_t n,
-                        float *values, uint8_t **raw, size_t *raw_cap)
+static void accumulate(void *stats, const float *values, size_t n)
 {
-    if (sh->source->map) {
-        bool cut_short;
-        if (ggfs_guarded_read_f32(sh->file, t, first, n, values, &cut_short) == GGP_OK)
-            return 0;
-        if (cut_short)
-            sh->source->ops->mark_changed(sh->source, "was cut short");
-        return EIO;
-    }
-    uint64_t off, span;
-    if (ggp_tensor_f32_span(t, first, n, &off, &span) != GGP_OK)
-        return EIO;
-    if (span > *raw_cap) {
-        uint8_t *grown = realloc(*raw, (size_t)span);
-        if (!grown)
-            return ENOMEM;
-        *raw = grown;
-        *raw_cap = (size_t)span;
-    }
-    const int err = ggfs_source_read(sh->source, *raw, (size_t)span, t->offset + off, t->offset + t->bytes);
-    if (err)
-        return err;
-    return ggp_tensor_decode_f32(sh->file, t, *raw, (size_t)span, first, n, values) == GGP_OK ? 0 : EIO;
+    ggp_stats_add(stats, values, n);
 }
 
 int ggfs_stats_compute(const ggfs_model *m, uint64_t index, ggp_stats *s)
 {
-    uint32_t shard;
-    const ggp_tensor *t = ggfs_model_tensor(m, index, &shard);
-    const ggfs_shard *sh = &m->shards[shard];
-    if (!ggfs_source_unchanged(sh->source))
-        return EIO;
-    float *values = malloc(CHUNK_VALUES * sizeof *values);
-    if (!values)
-        return ENOMEM;
     ggp_stats_init(s);
-    int err = 0;
-    uint8_t *raw = NULL;
-    size_t raw_cap = 0;
-    for (uint64_t first = 0; first < t->elements; first += CHUNK_VALUES) {
-        const uint64_t n = t->elements - first < CHUNK_VALUES ? t->elements - first : CHUNK_VALUES;
-        err = decode_chunk(sh, t, first, n, values, &raw, &raw_cap);
-        if (err)
-            break;
-        ggp_stats_add(s, values, (size_t)n);
-    }
-    free(raw);
-    free(values);
-    // A file rewritten in place during the pass leaves no fault behind:
-    // what was read is only trusted if the source is still the same.
-    if (!err && !ggfs_source_unchanged(sh->source))
-        err = EIO;
-    return err;
+    return ggfs_model_tensor_f32_pass(m, index, CHUNK_VALUES, accumulate, s);
 }
 
 /* Writes the text into a buffer of its exact size. */
