@@ -12,13 +12,13 @@
 #ifndef GGFS_TREE_HASH_CACHE_H
 #define GGFS_TREE_HASH_CACHE_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "model/model.h"
 #include "tree/digest.h"
+#include "util/once.h"
 
 /* One tensor's digests; allocated when its first hash is asked for. */
 typedef struct ggfs_tensor_digests {
@@ -27,12 +27,11 @@ typedef struct ggfs_tensor_digests {
 } ggfs_tensor_digests;
 
 typedef struct ggfs_hash_cache {
-    pthread_mutex_t lock;
-    pthread_cond_t finished;                 // broadcast when any computation ends
+    ggfs_once_group group;                   // its lock guards `computing` too, and its
+                                             // condition is broadcast when they change
     _Atomic(ggfs_tensor_digests *) *tensors; // per tensor, NULL until asked for
     uint8_t *computing;                      // per tensor, under lock: GGFS_HASH_BITs a reader computes
-    _Atomic(char *) text;                    // `hashes`, NULL until computed
-    bool text_computing;                     // under lock: a reader computes `hashes`
+    ggfs_once text;                          // `hashes` (char *)
     uint64_t text_size;                      // its exact size; UINT64_MAX when it has none
     uint64_t n_tensors;
     _Atomic(const ggfs_digest_module *) module; // loaded on the first hash (tree/digest.h)

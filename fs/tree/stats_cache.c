@@ -1,7 +1,6 @@
 /*
  * The stats of each tensor, computed on first read and kept for the life of
- * the mount. One mutex and one condition for all tensors: a computation is
- * long (a pass over the tensor) and rare, waiting is the exception.
+ * the mount: a cell per tensor (util/once.h), one lock for all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,16 +17,9 @@ bool ggfs_stats_cache_init(ggfs_stats_cache *c, uint64_t n_tensors)
 {
     c->n_tensors = n_tensors;
     c->text = calloc(n_tensors ? n_tensors : 1, sizeof *c->text);
-    c->computing = calloc(n_tensors ? n_tensors : 1, sizeof *c->computing);
-    if (!c->text || !c->computing) {
-        free((void *)c->text);
-        free(c->computing);
-        c->text = NULL;
-        c->computing = NULL;
+    if (!c->text)
         return false;
-    }
-    pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->finished, NULL);
+    ggfs_once_group_init(&c->group);
     return true;
 }
 
@@ -36,11 +28,9 @@ void ggfs_stats_cache_destroy(ggfs_stats_cache *c)
     if (!c->text) // never initialised, or its init failed
         return;
     for (uint64_t i = 0; i < c->n_tensors; i++)
-        free(atomic_load(&c->text[i]));
-    free((void *)c->text);
-    free(c->computing);
-    pthread_mutex_destroy(&c->lock);
-    pthread_cond_destroy(&c->finished);
+        free(ggfs_once_value(&c->text[i]));
+    free(c->text);
+    ggfs_once_group_destroy(&c->group);
 }
 
 static void accumulate(void *stats, const float *values, size_t n)
@@ -68,13 +58,19 @@ static void fixed_write(ggp_sink *sink, const char *bytes, size_t len)
     f->len += len;
 }
 
-/* Computes and renders the text of tensor `index`; allocates it. */
-static int compute_text(const ggfs_model *m, uint64_t index, char **text)
+typedef struct stats_job {
+    const ggfs_model *m;
+    uint64_t index;
+} stats_job;
+
+/* Computes and renders the text of the job's tensor; allocates it. */
+static int compute_text(void *ctx, void **text)
 {
+    const stats_job *job = ctx;
     uint32_t shard;
-    const ggp_tensor *t = ggfs_model_tensor(m, index, &shard);
+    const ggp_tensor *t = ggfs_model_tensor(job->m, job->index, &shard);
     ggp_stats s;
-    const int err = ggfs_stats_compute(m, index, &s);
+    const int err = ggfs_stats_compute(job->m, job->index, &s);
     if (err)
         return err;
     const uint64_t size = ggp_stats_text_size(t->elements);
@@ -88,32 +84,9 @@ static int compute_text(const ggfs_model *m, uint64_t index, char **text)
 
 int ggfs_stats_get(ggfs_stats_cache *c, const ggfs_model *m, uint64_t index, const char **text)
 {
-    char *done = atomic_load(&c->text[index]);
-    if (done) {
-        *text = done;
-        return 0;
-    }
-    pthread_mutex_lock(&c->lock);
-    while (c->computing[index])
-        pthread_cond_wait(&c->finished, &c->lock);
-    done = atomic_load(&c->text[index]);
-    if (done) {
-        pthread_mutex_unlock(&c->lock);
-        *text = done;
-        return 0;
-    }
-    c->computing[index] = 1;
-    pthread_mutex_unlock(&c->lock);
-
-    char *computed = NULL;
-    const int err = compute_text(m, index, &computed);
-
-    pthread_mutex_lock(&c->lock);
-    if (!err)
-        atomic_store(&c->text[index], computed);
-    c->computing[index] = 0;
-    pthread_cond_broadcast(&c->finished);
-    pthread_mutex_unlock(&c->lock);
-    *text = computed;
+    stats_job job = {m, index};
+    void *value;
+    const int err = ggfs_once_get(&c->group, &c->text[index], compute_text, &job, &value);
+    *text = value;
     return err;
 }

@@ -8,17 +8,14 @@
 #ifndef GGFS_TREE_STATS_CACHE_H
 #define GGFS_TREE_STATS_CACHE_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 
 #include "model/model.h"
+#include "util/once.h"
 
 typedef struct ggfs_stats_cache {
-    pthread_mutex_t lock;
-    pthread_cond_t finished;  // broadcast when any computation ends
-    _Atomic(char *) *text;    // per tensor: its stats text, NULL until computed
-    uint8_t *computing;       // per tensor, under lock: a reader is computing it
+    ggfs_once_group group;
+    ggfs_once *text;          // per tensor: its stats text (char *)
     uint64_t n_tensors;
 } ggfs_stats_cache;
 

@@ -179,7 +179,7 @@ static int test_a_tensor_file_computes_its_hash_only(const fixture *f)
     ggfs_tensor_digests *slot = atomic_load(&cache.tensors[0]);
     EXPECT_EQ(atomic_load(&slot->done), GGFS_HASH_BIT(GGFS_HASH_XXH64));
     EXPECT(atomic_load(&cache.tensors[1]) == NULL);
-    EXPECT(atomic_load(&cache.text) == NULL);
+    EXPECT(ggfs_once_value(&cache.text) == NULL);
     ggfs_hash_cache_destroy(&cache);
     return 1;
 }
@@ -247,7 +247,7 @@ static int test_changed_source_is_not_kept(const fixture *f)
     const char *hashes;
     EXPECT_EQ(ggfs_hash_file(&cache, f->model, 1, GGFS_HASH_SHA1, text), EIO);
     EXPECT_EQ(ggfs_hashes_get(&cache, f->model, &hashes), EIO);
-    EXPECT(atomic_load(&cache.text) == NULL);
+    EXPECT(ggfs_once_value(&cache.text) == NULL);
     atomic_store(&f->src->changed, false);
     EXPECT_EQ(ggfs_hash_file(&cache, f->model, 1, GGFS_HASH_SHA1, text), 0);
     EXPECT_EQ(ggfs_hashes_get(&cache, f->model, &hashes), 0);
