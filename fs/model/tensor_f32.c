@@ -82,8 +82,8 @@ static void *grow(void *ctx, size_t size)
     return mem->data;
 }
 
-int ggfs_model_tensor_f32_pass(const ggfs_model *m, uint64_t index, size_t chunk, ggfs_f32_consumer consume,
-                               void *ctx)
+int ggfs_model_tensor_f32_pass(const ggfs_model *m, uint64_t index, size_t chunk, const ggfs_cancel *cancel,
+                               ggfs_f32_consumer consume, void *ctx)
 {
     const ggp_tensor *t;
     const ggfs_shard *s = ggfs_tensor_shard(m, index, &t);
@@ -93,6 +93,10 @@ int ggfs_model_tensor_f32_pass(const ggfs_model *m, uint64_t index, size_t chunk
     int err = 0;
     for (uint64_t first = 0; first < t->elements && !err; first += chunk) {
         const uint64_t n = t->elements - first < chunk ? t->elements - first : chunk;
+        if (ggfs_cancel_asked(cancel)) {
+            err = ECANCELED;
+            break;
+        }
         float *values;
         err = decode(s, t, first, n, grow, &mem, &values);
         if (!err)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "util/cancel.h"
 
 /* Memory of at least size bytes for one decode, from the caller (a
  * thread's scratch, say), or NULL when out of memory. */
@@ -31,10 +32,11 @@ int ggfs_model_tensor_f32(const ggfs_model *m, uint64_t index, uint64_t first, u
 typedef void (*ggfs_f32_consumer)(void *ctx, const float *values, size_t n);
 
 /* Passes every value of tensor `index`, which has an f32 view, to consume
- * in order, in chunks of at most chunk values (none for an empty tensor).
- * Returns 0, or EIO as above, ENOMEM; on an error the consumer has seen a
+ * in order, in chunks of at most chunk values (none for an empty tensor),
+ * asking cancel (NULL: never) before each. Returns 0, or EIO as above,
+ * ECANCELED when cancel asked, ENOMEM; on an error the consumer has seen a
  * prefix of the values and what it made of them is to be thrown away. */
-int ggfs_model_tensor_f32_pass(const ggfs_model *m, uint64_t index, size_t chunk, ggfs_f32_consumer consume,
-                               void *ctx);
+int ggfs_model_tensor_f32_pass(const ggfs_model *m, uint64_t index, size_t chunk, const ggfs_cancel *cancel,
+                               ggfs_f32_consumer consume, void *ctx);
 
 #endif

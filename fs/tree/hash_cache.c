@@ -97,9 +97,10 @@ static uint64_t text_size(const ggfs_model *m)
 
 /* ==== The cache ==== */
 
-bool ggfs_hash_cache_init(ggfs_hash_cache *c, const ggfs_model *m)
+bool ggfs_hash_cache_init(ggfs_hash_cache *c, const ggfs_model *m, const ggfs_cancel *cancel)
 {
     memset(c, 0, sizeof *c);
+    c->cancel = cancel;
     c->n_tensors = m->n_tensors;
     c->text_size = text_size(m);
     const uint64_t n = m->n_tensors ? m->n_tensors : 1;
@@ -193,7 +194,7 @@ static int hash_tensor(ggfs_hash_cache *c, const ggfs_model *m, uint64_t i, unsi
     if (!d)
         return ENOMEM;
     // A pass cut off by a fault left the states half-updated: not ended.
-    int err = ggfs_model_tensor_bytes(m, i, consume_one, d);
+    int err = ggfs_model_tensor_bytes(m, i, c->cancel, consume_one, d);
     if (!err && !ggfs_digests_final(d, out))
         err = ENOMEM;
     ggfs_digests_free(d);
@@ -279,7 +280,7 @@ static int pass_tensor(ggfs_hash_cache *c, const ggfs_model *m, uint64_t i, mode
     if (need && !pass->tensor)
         err = ENOMEM;
     if (!err)
-        err = ggfs_model_tensor_bytes(m, i, consume_all, pass);
+        err = ggfs_model_tensor_bytes(m, i, c->cancel, consume_all, pass);
     if (!err && pass->tensor && !ggfs_digests_final(pass->tensor, out))
         err = ENOMEM;
     ggfs_digests_free(pass->tensor);

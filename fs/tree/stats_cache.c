@@ -13,9 +13,10 @@
  * the decode and the accumulator's two passes. */
 #define CHUNK_VALUES 16384
 
-bool ggfs_stats_cache_init(ggfs_stats_cache *c, uint64_t n_tensors)
+bool ggfs_stats_cache_init(ggfs_stats_cache *c, uint64_t n_tensors, const ggfs_cancel *cancel)
 {
     c->n_tensors = n_tensors;
+    c->cancel = cancel;
     c->text = calloc(n_tensors ? n_tensors : 1, sizeof *c->text);
     if (!c->text)
         return false;
@@ -38,10 +39,10 @@ static void accumulate(void *stats, const float *values, size_t n)
     ggp_stats_add(stats, values, n);
 }
 
-int ggfs_stats_compute(const ggfs_model *m, uint64_t index, ggp_stats *s)
+int ggfs_stats_compute(const ggfs_model *m, uint64_t index, const ggfs_cancel *cancel, ggp_stats *s)
 {
     ggp_stats_init(s);
-    return ggfs_model_tensor_f32_pass(m, index, CHUNK_VALUES, accumulate, s);
+    return ggfs_model_tensor_f32_pass(m, index, CHUNK_VALUES, cancel, accumulate, s);
 }
 
 /* Writes the text into a buffer of its exact size. */
@@ -61,6 +62,7 @@ static void fixed_write(ggp_sink *sink, const char *bytes, size_t len)
 typedef struct stats_job {
     const ggfs_model *m;
     uint64_t index;
+    const ggfs_cancel *cancel;
 } stats_job;
 
 /* Computes and renders the text of the job's tensor; allocates it. */
@@ -70,7 +72,7 @@ static int compute_text(void *ctx, void **text)
     uint32_t shard;
     const ggp_tensor *t = ggfs_model_tensor(job->m, job->index, &shard);
     ggp_stats s;
-    const int err = ggfs_stats_compute(job->m, job->index, &s);
+    const int err = ggfs_stats_compute(job->m, job->index, job->cancel, &s);
     if (err)
         return err;
     const uint64_t size = ggp_stats_text_size(t->elements);
@@ -84,7 +86,7 @@ static int compute_text(void *ctx, void **text)
 
 int ggfs_stats_get(ggfs_stats_cache *c, const ggfs_model *m, uint64_t index, const char **text)
 {
-    stats_job job = {m, index};
+    stats_job job = {m, index, c->cancel};
     void *value;
     const int err = ggfs_once_get(&c->group, &c->text[index], compute_text, &job, &value);
     *text = value;

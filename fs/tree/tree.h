@@ -25,6 +25,7 @@
 #include "model/view.h"
 #include "tree/hash_cache.h"
 #include "tree/stats_cache.h"
+#include "util/cancel.h"
 
 typedef enum ggfs_kind {
     GGFS_NONE,
@@ -88,6 +89,8 @@ typedef struct ggfs_tree {
     _Atomic uint64_t gguf_opened; // edits' generation model.gguf was last opened at
     ggfs_stats_cache stats;    // tensors/NAME/stats, computed on first read
     ggfs_hash_cache hashes;    // hashes and tensors/NAME/{xxh64,sha1,sha256}, the same
+    ggfs_cancel cancel;        // asked by stats' and hashes' computations; never
+                               // unless set (tree/session_end.h)
     uint64_t *long_kvs;        // keys whose file names were cut
     uint64_t n_long_kvs;
     uint64_t *long_tensors;    // tensors whose file names were cut
