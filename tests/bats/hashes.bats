@@ -237,13 +237,13 @@ wait_exit_within() {
     return 1
 }
 
-# start_long_pass MOUNT FILE: mounts the long model on MOUNT and starts a
+# start_long_pass SOURCE MOUNT FILE: mounts SOURCE on MOUNT and starts a
 # cat of MOUNT/FILE in the background (its pid in $reader, the daemon's in
 # $daemon); returns once that cat is blocked in its open.
 start_long_pass() {
-    mount_model "$(long_pass_model)" "$1"
+    mount_model "$1" "$2"
     daemon=$(last_daemon)
-    cat "$1/$2" >/dev/null 2>"$BATS_TEST_TMPDIR/reader.err" &
+    cat "$2/$3" >/dev/null 2>"$BATS_TEST_TMPDIR/reader.err" &
     reader=$!
     wait_open_blocked "$reader"
 }
@@ -263,7 +263,7 @@ stopped_cleanly() {
 
 @test "SIGTERM while hashes are computed stops the computation: the daemon exits within 3 s, status 0, unmounted" {
     local mnt="$BATS_TEST_TMPDIR/mnt"
-    start_long_pass "$mnt" hashes
+    start_long_pass "$(long_pass_model)" "$mnt" hashes
     # The pass has begun: the hashes' module is loaded on its first hash.
     local i
     for i in $(seq 200); do
@@ -278,7 +278,7 @@ stopped_cleanly() {
 
 @test "SIGTERM while a big tensor's stats are computed stops the computation: the daemon exits within 3 s, status 0" {
     local mnt="$BATS_TEST_TMPDIR/mnt"
-    start_long_pass "$mnt" tensors/token_embd.weight/stats
+    start_long_pass "$(long_pass_model)" "$mnt" tensors/token_embd.weight/stats
     kill -TERM "$daemon"
     stopped_cleanly
     run ! mountpoint -q "$mnt"
@@ -287,7 +287,7 @@ stopped_cleanly() {
 @test "a forced unmount while hashes are computed stops the computation: the daemon exits within 3 s, status 0" {
     [ "$(id -u)" -eq 0 ] || skip "umount -f needs root"
     local mnt="$BATS_TEST_TMPDIR/mnt"
-    start_long_pass "$mnt" hashes
+    start_long_pass "$(long_pass_model)" "$mnt" hashes
     # A plain unmount is refused while the reader's open is in the mount
     # (busy); -f cuts the connection first, which ends the session. The
     # unmount itself may still be refused busy, so its status is not
@@ -295,4 +295,14 @@ stopped_cleanly() {
     run umount -f "$mnt"
     stopped_cleanly
     [[ "$(cat "$BATS_TEST_TMPDIR/reader.err")" == *"connection abort"* ]]
+}
+
+@test "SIGTERM while a folder's model computes its hashes stops the computation: the daemon exits within 3 s, status 0" {
+    local dir="$BATS_TEST_TMPDIR/models" mnt="$BATS_TEST_TMPDIR/mnt"
+    mkdir -p "$dir"
+    ln "$(long_pass_model)" "$dir/long.gguf" 2>/dev/null || cp "$(long_pass_model)" "$dir/long.gguf"
+    start_long_pass "$dir" "$mnt" long.gguf/hashes
+    kill -TERM "$daemon"
+    stopped_cleanly
+    run ! mountpoint -q "$mnt"
 }
