@@ -10,14 +10,13 @@
  * unless their bytes are in memory already.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
 #include "model/tensor_f32.h"
+#include "tree/deferred.h"
 #include "tree/prefetch_trigger.h"
 #include "tree/read_data.h"
-#include "util/workers.h"
 
 #define MAX_PIECES 64       // runs gathered into one reply before copying instead
 #define ZEROS_LEN 4096
@@ -317,20 +316,15 @@ static void serve_read(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t
 /* ==== Reads of remote models, off the loop's threads ==== */
 
 typedef struct deferred_read {
-    fuse_req_t req;
     ggfs_tree *tree;
     ggfs_node node;
     uint64_t start, len;
 } deferred_read;
 
-static void run_deferred(void *arg, bool cancelled)
+static void serve_deferred(fuse_req_t req, void *args)
 {
-    deferred_read *d = arg;
-    if (cancelled)
-        fuse_reply_err(d->req, EIO); // the mount is going away
-    else
-        serve_read(d->req, d->tree, d->node, d->start, d->len);
-    free(d);
+    const deferred_read *d = args;
+    serve_read(req, d->tree, d->node, d->start, d->len);
 }
 
 void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
@@ -343,13 +337,9 @@ void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t st
         // An edited model.gguf is for read_gguf to clamp and serve.
         if ((node.kind != GGFS_MODEL_GGUF || !tree->edits) && read_ready(req, tree, NULL, node, start, len))
             return;
-        deferred_read *d = malloc(sizeof *d);
-        if (d) {
-            *d = (deferred_read){req, tree, node, start, len};
-            if (ggfs_workers_submit(tree->remote_reads, run_deferred, d))
-                return;
-            free(d);
-        }
+        const deferred_read d = {tree, node, start, len};
+        if (ggfs_tree_defer(tree, req, serve_deferred, &d, sizeof d))
+            return;
     }
     serve_read(req, tree, node, start, len);
 }
