@@ -384,6 +384,11 @@ ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigne
     return NULL;
 }
 
+void ggfs_catalog_set_cancel(ggfs_catalog *cat, ggfs_cancel cancel)
+{
+    cat->cancel = cancel;
+}
+
 void ggfs_catalog_close(ggfs_catalog *cat)
 {
     if (!cat)

@@ -124,6 +124,11 @@ bool ggfs_catalog_listed(ggfs_catalog *cat, uint64_t dir, const ggfs_cat_listing
 ggfs_tree *ggfs_catalog_get(ggfs_catalog *cat, uint64_t slot, int *err);
 void ggfs_catalog_put(ggfs_catalog *cat, uint64_t slot, ggfs_tree *tree);
 
+/* What the trees of models opened from now on ask between chunks of their
+ * hashes' and stats' computations (tree.h); never asked until set. Set
+ * before any request is served. */
+void ggfs_catalog_set_cancel(ggfs_catalog *cat, ggfs_cancel cancel);
+
 /* Why the model in slot cannot be opened, one line ending in "\n", into
  * buf (cap bytes); false when it has not failed (it may not have been
  * tried: ggfs_catalog_get tries). */

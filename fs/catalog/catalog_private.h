@@ -100,6 +100,7 @@ struct ggfs_catalog {
     ggfs_trim *trim;        // hands closed models' pages back
     ggfs_hf_index *hf_index; // a hub cache's repositories, for hf/ORG/ (catalog/hf_index.h)
     pthread_key_t scratch;  // the loop threads' buffers, shared by all trees
+    ggfs_cancel cancel;     // given to every tree (ggfs_catalog_set_cancel)
 };
 
 /* The slot numbered id, or NULL when it is free or was never handed out. */

@@ -139,6 +139,7 @@ static void *open_model(void *ctx, uint64_t id, int *err)
         *err = ENOMEM;
         return NULL;
     }
+    tree->cancel = cat->cancel;
     pthread_mutex_lock(&cat->lock);
     s->opens++;
     pthread_mutex_unlock(&cat->lock);

@@ -23,6 +23,7 @@
 #include "catalog/ops_private.h"
 #include "tree/names.h"
 #include "tree/ops.h"
+#include "tree/session_end.h"
 
 /* ==== Attributes ==== */
 
@@ -357,6 +358,8 @@ void ggfs_catalog_mount_init(ggfs_catalog_mount *m, ggfs_catalog *catalog)
 {
     memset(m, 0, sizeof *m);
     m->catalog = catalog;
+    // The models' hashes and stats stop computing once the session ends.
+    ggfs_catalog_set_cancel(catalog, ggfs_session_end(&m->session));
     pthread_mutex_init(&m->lock, NULL);
     ggfs_dlist_init(&m->open_dirs);
 }

@@ -40,6 +40,7 @@
 #include "tree/invalidate.h"
 #include "tree/ops.h"
 #include "tree/remote_files.h"
+#include "tree/session_end.h"
 #include "tree/tree.h"
 #include "tree/versions.h"
 #include "util/log.h"
@@ -393,9 +394,13 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
         ggfs_tree_prefetch_prepare(&tree, gguf_path);
     // An edited mount tells the kernel of changes through its session, and
     // so does a prefetch handing its bytes on: both stop before the loop
-    // ends.
+    // ends. Any other mount gives its session only: the tree's hashes and
+    // stats stop computing once it ends.
     const serve_hooks hooks = {.session = &mount.session, .stop = stop_model_work, .loop_ended = end_model_reads};
-    status = serve(&ggfs_ops, &mount, edits || remote ? &hooks : NULL, mount.readahead_kb, cli->source, args, &cli->cmd);
+    const serve_hooks plain = {.session = &mount.session};
+    tree.cancel = ggfs_session_end(&mount.session);
+    status = serve(&ggfs_ops, &mount, edits || remote ? &hooks : &plain, mount.readahead_kb, cli->source, args,
+                   &cli->cmd);
     ggfs_invalidate_stop(&mount);
     // Normally stopped with the session (ggfs_op_destroy).
     ggfs_tree_prefetch_stop(&tree);

@@ -15,6 +15,7 @@
 
 #include "model/guard.h"
 #include "model/tensor_bytes.h"
+#include "model/tensor_shard.h"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22 // Linux 5.14; older kernels say EINVAL, and the pass faults as usual
@@ -27,8 +28,10 @@
 typedef struct mapped_pass {
     const uint8_t *bytes;
     uint64_t len;
+    const ggfs_cancel *cancel;
     ggfs_bytes_consumer consume;
     void *ctx;
+    bool cancelled; // out: the pass stopped when asked to
 } mapped_pass;
 
 static void populate(const uint8_t *bytes, size_t len)
@@ -40,8 +43,12 @@ static void populate(const uint8_t *bytes, size_t len)
 
 static void pass_mapped(void *arg)
 {
-    const mapped_pass *p = arg;
+    mapped_pass *p = arg;
     for (uint64_t done = 0; done < p->len;) {
+        if (ggfs_cancel_asked(p->cancel)) {
+            p->cancelled = true;
+            return;
+        }
         const size_t n = p->len - done < GGFS_TENSOR_CHUNK ? (size_t)(p->len - done) : GGFS_TENSOR_CHUNK;
         populate(p->bytes + done, n);
         p->consume(p->ctx, p->bytes + done, n);
@@ -49,7 +56,8 @@ static void pass_mapped(void *arg)
     }
 }
 
-static int pass_read(ggfs_source *src, const ggp_tensor *t, ggfs_bytes_consumer consume, void *ctx)
+static int pass_read(ggfs_source *src, const ggp_tensor *t, const ggfs_cancel *cancel, ggfs_bytes_consumer consume,
+                     void *ctx)
 {
     const size_t cap = t->bytes < READ_CHUNK ? (size_t)t->bytes : READ_CHUNK;
     uint8_t *buf = malloc(cap ? cap : 1);
@@ -57,6 +65,10 @@ static int pass_read(ggfs_source *src, const ggp_tensor *t, ggfs_bytes_consumer 
         return ENOMEM;
     int err = 0;
     for (uint64_t done = 0; done < t->bytes && !err;) {
+        if (ggfs_cancel_asked(cancel)) {
+            err = ECANCELED;
+            break;
+        }
         const size_t n = t->bytes - done < cap ? (size_t)(t->bytes - done) : cap;
         err = ggfs_source_read(src, buf, n, t->offset + done, t->offset + t->bytes);
         if (!err) {
@@ -68,28 +80,22 @@ static int pass_read(ggfs_source *src, const ggp_tensor *t, ggfs_bytes_consumer 
     return err;
 }
 
-int ggfs_model_tensor_bytes(const ggfs_model *m, uint64_t index, ggfs_bytes_consumer consume, void *ctx)
+int ggfs_model_tensor_bytes(const ggfs_model *m, uint64_t index, const ggfs_cancel *cancel,
+                            ggfs_bytes_consumer consume, void *ctx)
 {
-    uint32_t shard;
-    const ggp_tensor *t = ggfs_model_tensor(m, index, &shard);
-    if (!t || !t->type)
-        return EIO;
-    ggfs_source *src = m->shards[shard].source;
-    if (!ggfs_source_unchanged(src))
+    const ggp_tensor *t;
+    const ggfs_shard *s = ggfs_tensor_shard(m, index, &t);
+    if (!s || !t->type)
         return EIO;
     int err = 0;
-    if (src->map) {
-        mapped_pass p = {src->map + t->offset, t->bytes, consume, ctx};
-        if (!ggfs_guarded_run(pass_mapped, &p)) {
-            src->ops->mark_changed(src, "was cut short");
-            err = EIO;
-        }
+    if (s->source->map) {
+        mapped_pass p = {s->source->map + t->offset, t->bytes, cancel, consume, ctx, false};
+        if (!ggfs_guarded_run(pass_mapped, &p))
+            err = ggfs_shard_cut_short(s);
+        else if (p.cancelled)
+            err = ECANCELED;
     } else {
-        err = pass_read(src, t, consume, ctx);
+        err = pass_read(s->source, t, cancel, consume, ctx);
     }
-    // A file rewritten in place during the pass leaves no fault behind:
-    // what was read is only trusted if the source is still the same.
-    if (!err && !ggfs_source_unchanged(src))
-        err = EIO;
-    return err;
+    return ggfs_shard_recheck(s, err);
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "util/cancel.h"
 
 /* The most bytes handed to the consumer at once. */
 #define GGFS_TENSOR_CHUNK ((size_t)8 << 20)
@@ -21,11 +22,13 @@
 typedef void (*ggfs_bytes_consumer)(void *ctx, const uint8_t *bytes, size_t len);
 
 /* Passes bytes [0, t->bytes) of tensor `index` to consume, in order, in
- * chunks of at most GGFS_TENSOR_CHUNK bytes (none for an empty tensor).
- * The tensor must have a known size (a raw view). Returns 0, or EIO when
- * the shard changed, was cut short or kept failing (the source logs why),
- * ENOMEM; on an error the consumer has seen a prefix of the bytes and what
- * it made of them is to be thrown away. */
-int ggfs_model_tensor_bytes(const ggfs_model *m, uint64_t index, ggfs_bytes_consumer consume, void *ctx);
+ * chunks of at most GGFS_TENSOR_CHUNK bytes (none for an empty tensor),
+ * asking cancel (NULL: never) before each. The tensor must have a known
+ * size (a raw view). Returns 0, or EIO when the shard changed, was cut
+ * short or kept failing (the source logs why), ECANCELED when cancel
+ * asked, ENOMEM; on an error the consumer has seen a prefix of the bytes
+ * and what it made of them is to be thrown away. */
+int ggfs_model_tensor_bytes(const ggfs_model *m, uint64_t index, const ggfs_cancel *cancel,
+                            ggfs_bytes_consumer consume, void *ctx);
 
 #endif

@@ -2,7 +2,8 @@
  * The hashes of each tensor and of the model, computed on first read and
  * kept for the life of the mount (hash_cache.h). One mutex and one
  * condition for all tensors, as for stats: a computation is a pass over a
- * tensor's bytes, long and rare, and waiting is the exception.
+ * tensor's bytes, long and rare, and waiting is the exception. `hashes`
+ * is a cell of util/once.h under that lock.
  *
  * A tensor's digests are published bit by bit (`done`, with release
  * order) after their bytes are written, under the lock, and only by the
@@ -96,9 +97,10 @@ static uint64_t text_size(const ggfs_model *m)
 
 /* ==== The cache ==== */
 
-bool ggfs_hash_cache_init(ggfs_hash_cache *c, const ggfs_model *m)
+bool ggfs_hash_cache_init(ggfs_hash_cache *c, const ggfs_model *m, const ggfs_cancel *cancel)
 {
     memset(c, 0, sizeof *c);
+    c->cancel = cancel;
     c->n_tensors = m->n_tensors;
     c->text_size = text_size(m);
     const uint64_t n = m->n_tensors ? m->n_tensors : 1;
@@ -111,11 +113,9 @@ bool ggfs_hash_cache_init(ggfs_hash_cache *c, const ggfs_model *m)
         c->computing = NULL;
         return false;
     }
-    atomic_init(&c->text, NULL);
     atomic_init(&c->module, NULL);
     atomic_init(&c->module_failed, false);
-    pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->finished, NULL);
+    ggfs_once_group_init(&c->group);
     return true;
 }
 
@@ -127,9 +127,8 @@ void ggfs_hash_cache_destroy(ggfs_hash_cache *c)
         free(atomic_load(&c->tensors[i]));
     free((void *)c->tensors);
     free(c->computing);
-    free(atomic_load(&c->text));
-    pthread_mutex_destroy(&c->lock);
-    pthread_cond_destroy(&c->finished);
+    free(ggfs_once_value(&c->text));
+    ggfs_once_group_destroy(&c->group);
 }
 
 /* The hashes' module, loaded on the mount's first hash (two readers may
@@ -165,7 +164,7 @@ static ggfs_tensor_digests *slot_of(ggfs_hash_cache *c, uint64_t i)
 static void publish(ggfs_hash_cache *c, uint64_t i, unsigned claimed, bool ok,
                     uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX])
 {
-    pthread_mutex_lock(&c->lock);
+    pthread_mutex_lock(&c->group.lock);
     if (ok && claimed) {
         ggfs_tensor_digests *slot = atomic_load(&c->tensors[i]);
         for (int h = 0; h < GGFS_N_HASHES; h++) {
@@ -175,8 +174,8 @@ static void publish(ggfs_hash_cache *c, uint64_t i, unsigned claimed, bool ok,
         atomic_fetch_or_explicit(&slot->done, claimed, memory_order_release);
     }
     c->computing[i] &= (uint8_t)~claimed;
-    pthread_cond_broadcast(&c->finished);
-    pthread_mutex_unlock(&c->lock);
+    pthread_cond_broadcast(&c->group.finished);
+    pthread_mutex_unlock(&c->group.lock);
 }
 
 static void consume_one(void *ctx, const uint8_t *bytes, size_t len)
@@ -195,7 +194,7 @@ static int hash_tensor(ggfs_hash_cache *c, const ggfs_model *m, uint64_t i, unsi
     if (!d)
         return ENOMEM;
     // A pass cut off by a fault left the states half-updated: not ended.
-    int err = ggfs_model_tensor_bytes(m, i, consume_one, d);
+    int err = ggfs_model_tensor_bytes(m, i, c->cancel, consume_one, d);
     if (!err && !ggfs_digests_final(d, out))
         err = ENOMEM;
     ggfs_digests_free(d);
@@ -216,21 +215,21 @@ int ggfs_hash_file(ggfs_hash_cache *c, const ggfs_model *m, uint64_t index, ggfs
         write_file_text(slot, h, text);
         return 0;
     }
-    pthread_mutex_lock(&c->lock);
+    pthread_mutex_lock(&c->group.lock);
     while (c->computing[index] & bit)
-        pthread_cond_wait(&c->finished, &c->lock);
+        pthread_cond_wait(&c->group.finished, &c->group.lock);
     slot = slot_of(c, index);
     if (!slot) {
-        pthread_mutex_unlock(&c->lock);
+        pthread_mutex_unlock(&c->group.lock);
         return ENOMEM;
     }
     if (atomic_load_explicit(&slot->done, memory_order_acquire) & bit) {
-        pthread_mutex_unlock(&c->lock);
+        pthread_mutex_unlock(&c->group.lock);
         write_file_text(slot, h, text);
         return 0;
     }
     c->computing[index] |= (uint8_t)bit;
-    pthread_mutex_unlock(&c->lock);
+    pthread_mutex_unlock(&c->group.lock);
 
     uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX];
     const int err = hash_tensor(c, m, index, bit, out);
@@ -263,17 +262,17 @@ static void consume_all(void *ctx, const uint8_t *bytes, size_t len)
  * then writes its four lines at *p. */
 static int pass_tensor(ggfs_hash_cache *c, const ggfs_model *m, uint64_t i, model_pass *pass, char **p)
 {
-    pthread_mutex_lock(&c->lock);
+    pthread_mutex_lock(&c->group.lock);
     ggfs_tensor_digests *slot = slot_of(c, i);
     if (!slot) {
-        pthread_mutex_unlock(&c->lock);
+        pthread_mutex_unlock(&c->group.lock);
         return ENOMEM;
     }
     const unsigned known = atomic_load_explicit(&slot->done, memory_order_acquire);
     const unsigned need = GGFS_ALL_HASHES & ~known;
     const unsigned claimed = need & ~(unsigned)c->computing[i];
     c->computing[i] |= (uint8_t)claimed;
-    pthread_mutex_unlock(&c->lock);
+    pthread_mutex_unlock(&c->group.lock);
 
     uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX];
     int err = 0;
@@ -281,7 +280,7 @@ static int pass_tensor(ggfs_hash_cache *c, const ggfs_model *m, uint64_t i, mode
     if (need && !pass->tensor)
         err = ENOMEM;
     if (!err)
-        err = ggfs_model_tensor_bytes(m, i, consume_all, pass);
+        err = ggfs_model_tensor_bytes(m, i, c->cancel, consume_all, pass);
     if (!err && pass->tensor && !ggfs_digests_final(pass->tensor, out))
         err = ENOMEM;
     ggfs_digests_free(pass->tensor);
@@ -322,9 +321,16 @@ static char *put_model_lines(char *p, uint8_t model[GGFS_N_HASHES][GGFS_DIGEST_M
     return put_line(p, "uuid", text, UUID_TEXT, NULL);
 }
 
+typedef struct hashes_job {
+    ggfs_hash_cache *c;
+    const ggfs_model *m;
+} hashes_job;
+
 /* Computes `hashes` into a buffer of its exact size; allocates it. */
-static int compute_text(ggfs_hash_cache *c, const ggfs_model *m, char **text)
+static int compute_text(void *ctx, void **text)
 {
+    ggfs_hash_cache *c = ((hashes_job *)ctx)->c;
+    const ggfs_model *m = ((hashes_job *)ctx)->m;
     const ggfs_digest_module *module = module_of(c);
     if (!module)
         return EIO;
@@ -356,32 +362,9 @@ static int compute_text(ggfs_hash_cache *c, const ggfs_model *m, char **text)
 
 int ggfs_hashes_get(ggfs_hash_cache *c, const ggfs_model *m, const char **text)
 {
-    char *done = atomic_load(&c->text);
-    if (done) {
-        *text = done;
-        return 0;
-    }
-    pthread_mutex_lock(&c->lock);
-    while (c->text_computing)
-        pthread_cond_wait(&c->finished, &c->lock);
-    done = atomic_load(&c->text);
-    if (done) {
-        pthread_mutex_unlock(&c->lock);
-        *text = done;
-        return 0;
-    }
-    c->text_computing = true;
-    pthread_mutex_unlock(&c->lock);
-
-    char *computed = NULL;
-    const int err = compute_text(c, m, &computed);
-
-    pthread_mutex_lock(&c->lock);
-    if (!err)
-        atomic_store(&c->text, computed);
-    c->text_computing = false;
-    pthread_cond_broadcast(&c->finished);
-    pthread_mutex_unlock(&c->lock);
-    *text = computed;
+    hashes_job job = {c, m};
+    void *value;
+    const int err = ggfs_once_get(&c->group, &c->text, compute_text, &job, &value);
+    *text = value;
     return err;
 }

@@ -12,13 +12,14 @@
 #ifndef GGFS_TREE_HASH_CACHE_H
 #define GGFS_TREE_HASH_CACHE_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "model/model.h"
 #include "tree/digest.h"
+#include "util/cancel.h"
+#include "util/once.h"
 
 /* One tensor's digests; allocated when its first hash is asked for. */
 typedef struct ggfs_tensor_digests {
@@ -27,22 +28,23 @@ typedef struct ggfs_tensor_digests {
 } ggfs_tensor_digests;
 
 typedef struct ggfs_hash_cache {
-    pthread_mutex_t lock;
-    pthread_cond_t finished;                 // broadcast when any computation ends
+    ggfs_once_group group;                   // its lock guards `computing` too, and its
+                                             // condition is broadcast when they change
     _Atomic(ggfs_tensor_digests *) *tensors; // per tensor, NULL until asked for
     uint8_t *computing;                      // per tensor, under lock: GGFS_HASH_BITs a reader computes
-    _Atomic(char *) text;                    // `hashes`, NULL until computed
-    bool text_computing;                     // under lock: a reader computes `hashes`
+    ggfs_once text;                          // `hashes` (char *)
     uint64_t text_size;                      // its exact size; UINT64_MAX when it has none
     uint64_t n_tensors;
     _Atomic(const ggfs_digest_module *) module; // loaded on the first hash (tree/digest.h)
     atomic_bool module_failed;               // loading it failed, and that was logged
+    const ggfs_cancel *cancel;               // asked between chunks of a computation
 } ggfs_hash_cache;
 
 /* Sizes the `hashes` text from the model's tensor names and allocates the
- * per-tensor slots (nothing is hashed). false when out of memory. destroy
- * is safe on a zeroed cache and after a failed init. */
-bool ggfs_hash_cache_init(ggfs_hash_cache *c, const ggfs_model *m);
+ * per-tensor slots (nothing is hashed); computations ask cancel (NULL:
+ * never) whether to stop. false when out of memory. destroy is safe on a
+ * zeroed cache and after a failed init. */
+bool ggfs_hash_cache_init(ggfs_hash_cache *c, const ggfs_model *m, const ggfs_cancel *cancel);
 void ggfs_hash_cache_destroy(ggfs_hash_cache *c);
 
 /* tensors/NAME/HASH: the digest's lowercase hex and a newline. */
@@ -56,7 +58,8 @@ static inline uint64_t ggfs_hash_file_size(ggfs_hash h)
  * computed or is being computed (then waits). The tensor must have a raw
  * view. Returns 0, or EIO when its shard changed, was cut short or kept
  * failing, or the hashes' module cannot be loaded (logged once per mount)
- * (nothing is kept: the next reader tries again), ENOMEM. */
+ * (nothing is kept: the next reader tries again), ECANCELED when the
+ * cache's cancel asked (nothing is kept either), ENOMEM. */
 int ggfs_hash_file(ggfs_hash_cache *c, const ggfs_model *m, uint64_t index, ggfs_hash h, char *text);
 
 /* Whether the model has `hashes`: every tensor's size is known (a tensor
@@ -69,7 +72,7 @@ static inline bool ggfs_hashes_available(const ggfs_hash_cache *c)
 
 /* The `hashes` text (ggfs_hashes_size bytes, not NUL-terminated), computed
  * unless it was or is being computed (then waits); valid until destroy.
- * Returns 0, EIO (as above) or ENOMEM. */
+ * Returns 0, EIO or ECANCELED (as above) or ENOMEM. */
 int ggfs_hashes_get(ggfs_hash_cache *c, const ggfs_model *m, const char **text);
 
 static inline uint64_t ggfs_hashes_size(const ggfs_hash_cache *c)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tree/attr.h"
+#include "tree/deferred.h"
 #include "tree/edit_ops.h"
 #include "tree/entry.h"
 #include "tree/names.h"
@@ -296,19 +297,14 @@ static void open_text_file(ggfs_tree *tree, fuse_req_t req, ggfs_node node, stru
  * runs on the remote-read threads, not the loop's. */
 typedef struct deferred_open {
     ggfs_tree *tree;
-    fuse_req_t req;
     ggfs_node node;
     struct fuse_file_info fi;
 } deferred_open;
 
-static void run_deferred_open(void *arg, bool cancelled)
+static void serve_deferred_open(fuse_req_t req, void *args)
 {
-    deferred_open *d = arg;
-    if (cancelled)
-        fuse_reply_err(d->req, EIO); // the mount is going away
-    else
-        open_text_file(d->tree, d->req, d->node, &d->fi);
-    free(d);
+    deferred_open *d = args;
+    open_text_file(d->tree, req, d->node, &d->fi);
 }
 
 void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -346,14 +342,10 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
             ggfs_page_push_known(tree->page_push);
         return;
     }
-    if (ggfs_kind_is(node.kind, GGFS_K_READS_DATA) && tree->remote_reads) {
-        deferred_open *d = malloc(sizeof *d);
-        if (d) {
-            *d = (deferred_open){tree, req, node, *fi};
-            if (ggfs_workers_submit(tree->remote_reads, run_deferred_open, d))
-                return;
-            free(d);
-        }
+    if (ggfs_kind_is(node.kind, GGFS_K_READS_DATA)) {
+        const deferred_open d = {tree, node, *fi};
+        if (ggfs_tree_defer(tree, req, serve_deferred_open, &d, sizeof d))
+            return;
     }
     open_text_file(tree, req, node, fi);
 }

@@ -3,21 +3,20 @@
  * shards' mappings with one gathered reply, so the only copy is the
  * kernel's; a file cut short under that copy makes the kernel's copy fail
  * (EFAULT to the daemon, EIO to the reader), never a signal. f32 (and the
- * f32 part of f32.npy) is dequantized from the mapping under the SIGBUS
- * guard. Bytes that cannot be replied from a mapping (a remote shard's) go
- * through the source's read into this thread's scratch, f32 being decoded
- * from blocks read the same way; reads of a remote model run on the worker
- * threads of tree->remote_reads, unless their bytes are in memory already.
+ * f32 part of f32.npy) is decoded by the model (model/tensor_f32.h) into
+ * this thread's scratch. Bytes that cannot be replied from a mapping (a
+ * remote shard's) go through the source's read into this thread's scratch;
+ * reads of a remote model run on the worker threads of tree->remote_reads,
+ * unless their bytes are in memory already.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
-#include "model/guard.h"
+#include "model/tensor_f32.h"
+#include "tree/deferred.h"
 #include "tree/prefetch_trigger.h"
 #include "tree/read_data.h"
-#include "util/workers.h"
 
 #define MAX_PIECES 64       // runs gathered into one reply before copying instead
 #define ZEROS_LEN 4096
@@ -222,56 +221,24 @@ static void read_bytes(fuse_req_t req, ggfs_tree *tree, const ggfs_gguf_head *he
         fuse_reply_buf(req, buf, (size_t)len);
 }
 
-/* decode_f32 for a shard without a map: the blocks the values need are
- * read through the source into the scratch, after the values, and decoded
- * from there. */
-static int decode_f32_fetched(ggfs_tree *tree, const ggfs_shard *s, const ggp_tensor *t, uint64_t first,
-                              uint64_t count, uint64_t skip, const char **bytes)
+static void *thread_scratch(void *tree, size_t size)
 {
-    uint64_t off, span;
-    if (ggp_tensor_f32_span(t, first, count, &off, &span) != GGP_OK)
-        return EIO;
-    // The blocks start on a 64-byte boundary, as they would in a mapping.
-    const size_t values_len = ((size_t)(count * sizeof(float)) + 63) & ~(size_t)63;
-    char *buf = ggfs_scratch_get(tree, values_len + (size_t)span);
-    if (!buf)
-        return ENOMEM;
-    const int err = ggfs_source_read(s->source, buf + values_len, (size_t)span, t->offset + off,
-                                     t->offset + t->bytes);
-    if (err)
-        return err;
-    if (ggp_tensor_decode_f32(s->file, t, buf + values_len, (size_t)span, first, count, (float *)buf) != GGP_OK)
-        return EIO;
-    *bytes = buf + skip;
-    return 0;
+    return ggfs_scratch_get(tree, size);
 }
 
-/* Decodes bytes [start, start + len) of the tensor's f32 view straight
- * from the mapping, from the blocks they touch, under the SIGBUS guard,
- * into this thread's scratch; *bytes points at them. Returns 0, or EIO when
- * the shard changed or was cut short between the check and the read. */
+/* Decodes bytes [start, start + len) of the tensor's f32 view, from the
+ * values of the elements they touch, into this thread's scratch; *bytes
+ * points at them. Returns 0, or EIO when the shard changed or was cut
+ * short, ENOMEM. */
 static int decode_f32(ggfs_tree *tree, uint64_t index, uint64_t start, uint64_t len, const char **bytes)
 {
-    uint32_t shard;
-    const ggp_tensor *t = ggfs_model_tensor(tree->model, index, &shard);
-    const ggfs_shard *s = &tree->model->shards[shard];
-    if (!ggfs_source_unchanged(s->source))
-        return EIO;
     const uint64_t first = start / sizeof(float);
     const uint64_t end = (start + len + sizeof(float) - 1) / sizeof(float);
-    if (!s->source->map)
-        return decode_f32_fetched(tree, s, t, first, end - first, start - first * sizeof(float), bytes);
-    float *values = ggfs_scratch_get(tree, (size_t)(end - first) * sizeof(float));
-    if (!values)
-        return ENOMEM;
-    bool cut_short;
-    if (ggfs_guarded_read_f32(s->file, t, first, end - first, values, &cut_short) != GGP_OK) {
-        if (cut_short)
-            s->source->ops->mark_changed(s->source, "was cut short");
-        return EIO;
-    }
-    *bytes = (const char *)values + (start - first * sizeof(float));
-    return 0;
+    float *values;
+    const int err = ggfs_model_tensor_f32(tree->model, index, first, end - first, thread_scratch, tree, &values);
+    if (!err)
+        *bytes = (const char *)values + (start - first * sizeof(float));
+    return err;
 }
 
 static void read_f32(fuse_req_t req, ggfs_tree *tree, uint64_t index, uint64_t start, uint64_t len)
@@ -353,20 +320,15 @@ static void serve_read(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t
 /* ==== Reads of remote models, off the loop's threads ==== */
 
 typedef struct deferred_read {
-    fuse_req_t req;
     ggfs_tree *tree;
     ggfs_node node;
     uint64_t start, len;
 } deferred_read;
 
-static void run_deferred(void *arg, bool cancelled)
+static void serve_deferred(fuse_req_t req, void *args)
 {
-    deferred_read *d = arg;
-    if (cancelled)
-        fuse_reply_err(d->req, EIO); // the mount is going away
-    else
-        serve_read(d->req, d->tree, d->node, d->start, d->len);
-    free(d);
+    const deferred_read *d = args;
+    serve_read(req, d->tree, d->node, d->start, d->len);
 }
 
 void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t start, uint64_t len)
@@ -379,13 +341,9 @@ void ggfs_read_data(fuse_req_t req, ggfs_tree *tree, ggfs_node node, uint64_t st
         // An edited model.gguf is for read_gguf to clamp and serve.
         if ((node.kind != GGFS_MODEL_GGUF || !tree->edits) && read_ready(req, tree, NULL, node, start, len))
             return;
-        deferred_read *d = malloc(sizeof *d);
-        if (d) {
-            *d = (deferred_read){req, tree, node, start, len};
-            if (ggfs_workers_submit(tree->remote_reads, run_deferred, d))
-                return;
-            free(d);
-        }
+        const deferred_read d = {tree, node, start, len};
+        if (ggfs_tree_defer(tree, req, serve_deferred, &d, sizeof d))
+            return;
     }
     serve_read(req, tree, node, start, len);
 }

@@ -1,33 +1,26 @@
 /*
  * The stats of each tensor, computed on first read and kept for the life of
- * the mount. One mutex and one condition for all tensors: a computation is
- * long (a pass over the tensor) and rare, waiting is the exception.
+ * the mount: a cell per tensor (util/once.h), one lock for all.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/guard.h"
+#include "model/tensor_f32.h"
 #include "tree/stats_cache.h"
 
 /* Values decoded per step: 64 KiB of floats stay in the L2 cache between
  * the decode and the accumulator's two passes. */
 #define CHUNK_VALUES 16384
 
-bool ggfs_stats_cache_init(ggfs_stats_cache *c, uint64_t n_tensors)
+bool ggfs_stats_cache_init(ggfs_stats_cache *c, uint64_t n_tensors, const ggfs_cancel *cancel)
 {
     c->n_tensors = n_tensors;
+    c->cancel = cancel;
     c->text = calloc(n_tensors ? n_tensors : 1, sizeof *c->text);
-    c->computing = calloc(n_tensors ? n_tensors : 1, sizeof *c->computing);
-    if (!c->text || !c->computing) {
-        free((void *)c->text);
-        free(c->computing);
-        c->text = NULL;
-        c->computing = NULL;
+    if (!c->text)
         return false;
-    }
-    pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->finished, NULL);
+    ggfs_once_group_init(&c->group);
     return true;
 }
 
@@ -36,72 +29,20 @@ void ggfs_stats_cache_destroy(ggfs_stats_cache *c)
     if (!c->text) // never initialised, or its init failed
         return;
     for (uint64_t i = 0; i < c->n_tensors; i++)
-        free(atomic_load(&c->text[i]));
-    free((void *)c->text);
-    free(c->computing);
-    pthread_mutex_destroy(&c->lock);
-    pthread_cond_destroy(&c->finished);
+        free(ggfs_once_value(&c->text[i]));
+    free(c->text);
+    ggfs_once_group_destroy(&c->group);
 }
 
-/* Elements [first, first + n) of t into values: from the mapping under the
- * SIGBUS guard, or, for a shard without a map (a remote one), from the
- * blocks read through the source into *raw (grown as needed, freed by the
- * caller). */
-static int decode_chunk(const ggfs_shard *sh, const ggp_tensor *t, uint64_t first, uint64_t n,
-                        float *values, uint8_t **raw, size_t *raw_cap)
+static void accumulate(void *stats, const float *values, size_t n)
 {
-    if (sh->source->map) {
-        bool cut_short;
-        if (ggfs_guarded_read_f32(sh->file, t, first, n, values, &cut_short) == GGP_OK)
-            return 0;
-        if (cut_short)
-            sh->source->ops->mark_changed(sh->source, "was cut short");
-        return EIO;
-    }
-    uint64_t off, span;
-    if (ggp_tensor_f32_span(t, first, n, &off, &span) != GGP_OK)
-        return EIO;
-    if (span > *raw_cap) {
-        uint8_t *grown = realloc(*raw, (size_t)span);
-        if (!grown)
-            return ENOMEM;
-        *raw = grown;
-        *raw_cap = (size_t)span;
-    }
-    const int err = ggfs_source_read(sh->source, *raw, (size_t)span, t->offset + off, t->offset + t->bytes);
-    if (err)
-        return err;
-    return ggp_tensor_decode_f32(sh->file, t, *raw, (size_t)span, first, n, values) == GGP_OK ? 0 : EIO;
+    ggp_stats_add(stats, values, n);
 }
 
-int ggfs_stats_compute(const ggfs_model *m, uint64_t index, ggp_stats *s)
+int ggfs_stats_compute(const ggfs_model *m, uint64_t index, const ggfs_cancel *cancel, ggp_stats *s)
 {
-    uint32_t shard;
-    const ggp_tensor *t = ggfs_model_tensor(m, index, &shard);
-    const ggfs_shard *sh = &m->shards[shard];
-    if (!ggfs_source_unchanged(sh->source))
-        return EIO;
-    float *values = malloc(CHUNK_VALUES * sizeof *values);
-    if (!values)
-        return ENOMEM;
     ggp_stats_init(s);
-    int err = 0;
-    uint8_t *raw = NULL;
-    size_t raw_cap = 0;
-    for (uint64_t first = 0; first < t->elements; first += CHUNK_VALUES) {
-        const uint64_t n = t->elements - first < CHUNK_VALUES ? t->elements - first : CHUNK_VALUES;
-        err = decode_chunk(sh, t, first, n, values, &raw, &raw_cap);
-        if (err)
-            break;
-        ggp_stats_add(s, values, (size_t)n);
-    }
-    free(raw);
-    free(values);
-    // A file rewritten in place during the pass leaves no fault behind:
-    // what was read is only trusted if the source is still the same.
-    if (!err && !ggfs_source_unchanged(sh->source))
-        err = EIO;
-    return err;
+    return ggfs_model_tensor_f32_pass(m, index, CHUNK_VALUES, cancel, accumulate, s);
 }
 
 /* Writes the text into a buffer of its exact size. */
@@ -118,13 +59,20 @@ static void fixed_write(ggp_sink *sink, const char *bytes, size_t len)
     f->len += len;
 }
 
-/* Computes and renders the text of tensor `index`; allocates it. */
-static int compute_text(const ggfs_model *m, uint64_t index, char **text)
+typedef struct stats_job {
+    const ggfs_model *m;
+    uint64_t index;
+    const ggfs_cancel *cancel;
+} stats_job;
+
+/* Computes and renders the text of the job's tensor; allocates it. */
+static int compute_text(void *ctx, void **text)
 {
+    const stats_job *job = ctx;
     uint32_t shard;
-    const ggp_tensor *t = ggfs_model_tensor(m, index, &shard);
+    const ggp_tensor *t = ggfs_model_tensor(job->m, job->index, &shard);
     ggp_stats s;
-    const int err = ggfs_stats_compute(m, index, &s);
+    const int err = ggfs_stats_compute(job->m, job->index, job->cancel, &s);
     if (err)
         return err;
     const uint64_t size = ggp_stats_text_size(t->elements);
@@ -138,32 +86,9 @@ static int compute_text(const ggfs_model *m, uint64_t index, char **text)
 
 int ggfs_stats_get(ggfs_stats_cache *c, const ggfs_model *m, uint64_t index, const char **text)
 {
-    char *done = atomic_load(&c->text[index]);
-    if (done) {
-        *text = done;
-        return 0;
-    }
-    pthread_mutex_lock(&c->lock);
-    while (c->computing[index])
-        pthread_cond_wait(&c->finished, &c->lock);
-    done = atomic_load(&c->text[index]);
-    if (done) {
-        pthread_mutex_unlock(&c->lock);
-        *text = done;
-        return 0;
-    }
-    c->computing[index] = 1;
-    pthread_mutex_unlock(&c->lock);
-
-    char *computed = NULL;
-    const int err = compute_text(m, index, &computed);
-
-    pthread_mutex_lock(&c->lock);
-    if (!err)
-        atomic_store(&c->text[index], computed);
-    c->computing[index] = 0;
-    pthread_cond_broadcast(&c->finished);
-    pthread_mutex_unlock(&c->lock);
-    *text = computed;
+    stats_job job = {m, index, c->cancel};
+    void *value;
+    const int err = ggfs_once_get(&c->group, &c->text[index], compute_text, &job, &value);
+    *text = value;
     return err;
 }

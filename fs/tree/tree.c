@@ -249,9 +249,9 @@ bool ggfs_tree_init_shared(ggfs_tree *tree, ggfs_model *model, pthread_key_t scr
     tree->model = model;
     tree->keys = ggfs_model_keys(model);
     const uint64_t n_kv = ggp_kv_count(tree->keys);
-    if (!ggfs_stats_cache_init(&tree->stats, model->n_tensors))
+    if (!ggfs_stats_cache_init(&tree->stats, model->n_tensors, &tree->cancel))
         return false;
-    if (!ggfs_hash_cache_init(&tree->hashes, model))
+    if (!ggfs_hash_cache_init(&tree->hashes, model, &tree->cancel))
         return false;
     tree->long_kvs = collect_cut_names(n_kv, kv_name, tree, &tree->n_long_kvs);
     tree->long_tensors = collect_cut_names(model->n_tensors, tensor_name, tree, &tree->n_long_tensors);

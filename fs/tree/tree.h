@@ -28,6 +28,7 @@
 #include "tree/hash_cache.h"
 #include "tree/shape.h"
 #include "tree/stats_cache.h"
+#include "util/cancel.h"
 
 /* The root's files whose text covers the whole model; their sizes are
  * computed on first stat and kept. */
@@ -69,6 +70,8 @@ typedef struct ggfs_tree {
     struct ggfs_affinity *affinity; // edited: the version each loading process keeps (affinity.h)
     ggfs_stats_cache stats;    // tensors/NAME/stats, computed on first read
     ggfs_hash_cache hashes;    // hashes and tensors/NAME/{xxh64,sha1,sha256}, the same
+    ggfs_cancel cancel;        // asked by stats' and hashes' computations; never
+                               // unless set (tree/session_end.h)
     uint64_t *long_kvs;        // keys whose file names were cut
     uint64_t n_long_kvs;
     uint64_t *long_tensors;    // tensors whose file names were cut

@@ -6,7 +6,8 @@
 # from its definition) for every fixture, big-endian and old versions, a
 # split set and the models of a folder; sizes exact before anything is
 # computed; readers at once get one text; a model cut short gives EIO;
-# the hashing module and its libraries are loaded by the first hash read.
+# the hashing module and its libraries are loaded by the first hash read;
+# a stop (SIGTERM, a forced unmount) during a pass of seconds ends it.
 
 load test_helper
 
@@ -189,4 +190,119 @@ check_hashes() {
     grep -q '^libxxhash\.so' <<<"$output"
     grep -q '^libcrypto\.so' <<<"$output"
     run ! grep -E '^(libcurl|libssl|gguf-fs-remote)' <<<"$output"
+}
+
+# ==== A stop during a long computation ====
+
+# A model whose hashes, and token_embd.weight's stats, take seconds (several
+# on the optimized build, about 18 on ASan+UBSan on a loaded 2-core
+# machine): 1.65 GB, 32 blocks and a 256,000-token vocabulary, made once by
+# the project's sample maker and kept with the fixtures.
+long_pass_model() {
+    local cache=${GGUF_FS_CACHE:-$HOME/.cache/gguf-fs}
+    local model=$cache/long-pass-32x2048.gguf
+    if [ ! -f "$model" ]; then
+        mkdir -p "$cache"
+        "$GGUF_FS_SCRIPTS/fixtures/make-sample" "$GGML_REF" "$model" --blocks 32 --embd 2048 --ff 5632 \
+            --vocab 256000 --merges 64000 >/dev/null
+    fi
+    echo "$model"
+}
+
+# wait_open_blocked PID: waits up to 10 s until process PID, a cat started
+# in the background, is blocked in its openat(AT_FDCWD, ...) of the mount
+# (the open computes the text it reads, and waits for it).
+wait_open_blocked() {
+    local i nr dirfd rest
+    for i in $(seq 200); do
+        if [ "$(readlink -f "/proc/$1/exe")" = "$(readlink -f "$(command -v cat)")" ] &&
+            read -r nr dirfd rest 2>/dev/null <"/proc/$1/syscall"; then
+            case $dirfd in *ffffff9c) return 0 ;; esac
+        fi
+        sleep 0.05
+    done
+    echo "reader $1 never blocked in its open" >&2
+    return 1
+}
+
+# wait_exit_within SECONDS PID: whether PID ends within SECONDS (polled
+# every 50 ms).
+wait_exit_within() {
+    local i
+    for i in $(seq $(($1 * 20))); do
+        kill -0 "$2" 2>/dev/null || return 0
+        sleep 0.05
+    done
+    echo "process $2 still running $1 s on" >&2
+    return 1
+}
+
+# start_long_pass SOURCE MOUNT FILE: mounts SOURCE on MOUNT and starts a
+# cat of MOUNT/FILE in the background (its pid in $reader, the daemon's in
+# $daemon); returns once that cat is blocked in its open.
+start_long_pass() {
+    mount_model "$1" "$2"
+    daemon=$(last_daemon)
+    cat "$2/$3" >/dev/null 2>"$BATS_TEST_TMPDIR/reader.err" &
+    reader=$!
+    wait_open_blocked "$reader"
+}
+
+# stopped_cleanly: the daemon ended within 3 s of the stop with status 0,
+# and its reader was answered (an error: its text was never made).
+stopped_cleanly() {
+    wait_exit_within 3 "$daemon"
+    local status=0
+    wait "$daemon" || status=$?
+    [ "$status" -eq 0 ]
+    wait_exit_within 3 "$reader"
+    status=0
+    wait "$reader" || status=$?
+    [ "$status" -ne 0 ]
+}
+
+@test "SIGTERM while hashes are computed stops the computation: the daemon exits within 3 s, status 0, unmounted" {
+    local mnt="$BATS_TEST_TMPDIR/mnt"
+    start_long_pass "$(long_pass_model)" "$mnt" hashes
+    # The pass has begun: the hashes' module is loaded on its first hash.
+    local i
+    for i in $(seq 200); do
+        mapped_libraries "$daemon" | grep -qx 'gguf-fs-digests\.so' && break
+        sleep 0.05
+    done
+    mapped_libraries "$daemon" | grep -qx 'gguf-fs-digests\.so'
+    kill -TERM "$daemon"
+    stopped_cleanly
+    run ! mountpoint -q "$mnt"
+}
+
+@test "SIGTERM while a big tensor's stats are computed stops the computation: the daemon exits within 3 s, status 0" {
+    local mnt="$BATS_TEST_TMPDIR/mnt"
+    start_long_pass "$(long_pass_model)" "$mnt" tensors/token_embd.weight/stats
+    kill -TERM "$daemon"
+    stopped_cleanly
+    run ! mountpoint -q "$mnt"
+}
+
+@test "a forced unmount while hashes are computed stops the computation: the daemon exits within 3 s, status 0" {
+    [ "$(id -u)" -eq 0 ] || skip "umount -f needs root"
+    local mnt="$BATS_TEST_TMPDIR/mnt"
+    start_long_pass "$(long_pass_model)" "$mnt" hashes
+    # A plain unmount is refused while the reader's open is in the mount
+    # (busy); -f cuts the connection first, which ends the session. The
+    # unmount itself may still be refused busy, so its status is not
+    # what is tested: the daemon's end is.
+    run umount -f "$mnt"
+    stopped_cleanly
+    [[ "$(cat "$BATS_TEST_TMPDIR/reader.err")" == *"connection abort"* ]]
+}
+
+@test "SIGTERM while a folder's model computes its hashes stops the computation: the daemon exits within 3 s, status 0" {
+    local dir="$BATS_TEST_TMPDIR/models" mnt="$BATS_TEST_TMPDIR/mnt"
+    mkdir -p "$dir"
+    ln "$(long_pass_model)" "$dir/long.gguf" 2>/dev/null || cp "$(long_pass_model)" "$dir/long.gguf"
+    start_long_pass "$dir" "$mnt" long.gguf/hashes
+    kill -TERM "$daemon"
+    stopped_cleanly
+    run ! mountpoint -q "$mnt"
 }

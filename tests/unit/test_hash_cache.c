@@ -27,6 +27,7 @@
 #include <xxhash.h>
 
 #include "check.h"
+#include "counting_cancel.h"
 #include "counting_source.h"
 #include "model/guard.h"
 #include "tree/hash_cache.h"
@@ -119,7 +120,7 @@ static void *read_hash(void *arg)
 /* A cache over m that hashes with the module's code linked in. */
 static bool cache_init(ggfs_hash_cache *c, const ggfs_model *m)
 {
-    if (!ggfs_hash_cache_init(c, m))
+    if (!ggfs_hash_cache_init(c, m, NULL))
         return false;
     atomic_store(&c->module, &ggfs_digest_module_entry);
     return true;
@@ -179,7 +180,7 @@ static int test_a_tensor_file_computes_its_hash_only(const fixture *f)
     ggfs_tensor_digests *slot = atomic_load(&cache.tensors[0]);
     EXPECT_EQ(atomic_load(&slot->done), GGFS_HASH_BIT(GGFS_HASH_XXH64));
     EXPECT(atomic_load(&cache.tensors[1]) == NULL);
-    EXPECT(atomic_load(&cache.text) == NULL);
+    EXPECT(ggfs_once_value(&cache.text) == NULL);
     ggfs_hash_cache_destroy(&cache);
     return 1;
 }
@@ -247,10 +248,34 @@ static int test_changed_source_is_not_kept(const fixture *f)
     const char *hashes;
     EXPECT_EQ(ggfs_hash_file(&cache, f->model, 1, GGFS_HASH_SHA1, text), EIO);
     EXPECT_EQ(ggfs_hashes_get(&cache, f->model, &hashes), EIO);
-    EXPECT(atomic_load(&cache.text) == NULL);
+    EXPECT(ggfs_once_value(&cache.text) == NULL);
     atomic_store(&f->src->changed, false);
     EXPECT_EQ(ggfs_hash_file(&cache, f->model, 1, GGFS_HASH_SHA1, text), 0);
     EXPECT_EQ(ggfs_hashes_get(&cache, f->model, &hashes), 0);
+    ggfs_hash_cache_destroy(&cache);
+    return 1;
+}
+
+static int test_cancelled_is_not_kept(const fixture *f)
+{
+    counting_cancel asked = {0};
+    const ggfs_cancel cancel = counting_cancel_of(&asked);
+    ggfs_hash_cache cache;
+    EXPECT(cache_init(&cache, f->model));
+    cache.cancel = &cancel;
+    atomic_store(&f->src->unchanged_calls, 1); // no lingering
+    // Asked before each 8 MiB chunk: big's pass stops at the third ask.
+    atomic_store(&asked.from, 3);
+    char text[2 * GGFS_DIGEST_MAX + 1];
+    EXPECT_EQ(ggfs_hash_file(&cache, f->model, 0, GGFS_HASH_SHA256, text), ECANCELED);
+    EXPECT_EQ(atomic_load(&asked.asks), 3);
+    const char *hashes;
+    EXPECT_EQ(ggfs_hashes_get(&cache, f->model, &hashes), ECANCELED);
+    EXPECT(ggfs_once_value(&cache.text) == NULL);
+    EXPECT_EQ(atomic_load(&atomic_load(&cache.tensors[0])->done), 0);
+    atomic_store(&asked.from, 0);
+    EXPECT_EQ(ggfs_hashes_get(&cache, f->model, &hashes), 0);
+    EXPECT_EQ(atomic_load(&atomic_load(&cache.tensors[0])->done), GGFS_ALL_HASHES);
     ggfs_hash_cache_destroy(&cache);
     return 1;
 }
@@ -277,6 +302,7 @@ int main(void)
     ok &= test_a_tensor_file_computes_its_hash_only(&f);
     ok &= test_hashes_is_one_pass_that_fills_the_tensors(&f);
     ok &= test_changed_source_is_not_kept(&f);
+    ok &= test_cancelled_is_not_kept(&f);
     ggp_close(file);
     free(bytes);
     printf("hash cache: %s\n", ok ? "ok" : "FAILED");

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "counting_cancel.h"
 #include "counting_source.h"
 #include "model/guard.h"
 #include "tree/stats_cache.h"
@@ -94,7 +95,7 @@ static void *read_stats(void *arg)
 static int test_concurrent_readers_share_one_computation(const ggfs_model *m, counting_source *src)
 {
     ggfs_stats_cache cache;
-    EXPECT(ggfs_stats_cache_init(&cache, 1));
+    EXPECT(ggfs_stats_cache_init(&cache, 1, NULL));
     atomic_store(&src->unchanged_calls, 0);
     pthread_barrier_t start;
     pthread_barrier_init(&start, NULL, N_READERS);
@@ -142,7 +143,7 @@ static int test_concurrent_readers_share_one_computation(const ggfs_model *m, co
 static int test_changed_source_is_not_kept(const ggfs_model *m, counting_source *src)
 {
     ggfs_stats_cache cache;
-    EXPECT(ggfs_stats_cache_init(&cache, 1));
+    EXPECT(ggfs_stats_cache_init(&cache, 1, NULL));
     atomic_store(&src->unchanged_calls, 1); // no lingering
     atomic_store(&src->changed, true);
     const char *text;
@@ -150,6 +151,27 @@ static int test_changed_source_is_not_kept(const ggfs_model *m, counting_source 
     atomic_store(&src->changed, false);
     EXPECT_EQ(ggfs_stats_get(&cache, m, 0, &text), 0);
     EXPECT(text != NULL);
+    ggfs_stats_cache_destroy(&cache);
+    return 1;
+}
+
+static int test_cancelled_is_not_kept(const ggfs_model *m, counting_source *src)
+{
+    counting_cancel asked = {0};
+    const ggfs_cancel cancel = counting_cancel_of(&asked);
+    ggfs_stats_cache cache;
+    EXPECT(ggfs_stats_cache_init(&cache, 1, &cancel));
+    atomic_store(&src->unchanged_calls, 1); // no lingering
+    // Asked before each 64 KiB chunk: the pass stops at the third ask.
+    atomic_store(&asked.from, 3);
+    const char *text;
+    EXPECT_EQ(ggfs_stats_get(&cache, m, 0, &text), ECANCELED);
+    EXPECT_EQ(atomic_load(&asked.asks), 3);
+    EXPECT(ggfs_once_value(&cache.text[0]) == NULL);
+    atomic_store(&asked.from, 0);
+    EXPECT_EQ(ggfs_stats_get(&cache, m, 0, &text), 0);
+    EXPECT(text != NULL);
+    EXPECT_EQ(atomic_load(&asked.asks), 3 + N_VALUES / 16384); // once a chunk
     ggfs_stats_cache_destroy(&cache);
     return 1;
 }
@@ -173,6 +195,7 @@ int main(void)
     ggfs_model m = {.shards = &shard, .n_shards = 1, .n_tensors = 1, .total_size = size};
     int ok = test_concurrent_readers_share_one_computation(&m, &src);
     ok &= test_changed_source_is_not_kept(&m, &src);
+    ok &= test_cancelled_is_not_kept(&m, &src);
     ggp_close(f);
     free(bytes);
     printf("stats cache: %s\n", ok ? "ok" : "FAILED");

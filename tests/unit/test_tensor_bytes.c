@@ -72,7 +72,7 @@ static int pass_is_whole(const ggfs_model *m, uint64_t index, const uint8_t *fil
     EXPECT(t);
     collected c = {malloc((size_t)t->bytes), 0, (size_t)t->bytes, 0, 0};
     EXPECT(c.bytes);
-    EXPECT_EQ(ggfs_model_tensor_bytes(m, index, collect, &c), 0);
+    EXPECT_EQ(ggfs_model_tensor_bytes(m, index, NULL, collect, &c), 0);
     EXPECT_EQ(c.len, t->bytes);
     EXPECT_EQ(c.chunks, chunks);
     EXPECT(c.largest <= GGFS_TENSOR_CHUNK);
@@ -105,7 +105,7 @@ static int test_mapped_pass_gives_the_bytes_in_chunks(void)
     EXPECT(pass_is_whole(m, 0, g_file.b, 1));
     EXPECT(pass_is_whole(m, 1, g_file.b, 2));
     collected c = {NULL, 0, 0, 0, 0};
-    EXPECT_EQ(ggfs_model_tensor_bytes(m, 2, collect, &c), EIO); // no such tensor
+    EXPECT_EQ(ggfs_model_tensor_bytes(m, 2, NULL, collect, &c), EIO); // no such tensor
     EXPECT_EQ(c.chunks, 0);
     ggfs_model_close(m);
     return 1;
@@ -135,9 +135,9 @@ static int test_changed_file_fails_the_pass(void)
     snprintf(path, sizeof path, "%s/changed.gguf", g_dir);
     EXPECT_EQ(truncate(path, (off_t)(g_file.n - 4096)), 0);
     collected c = {NULL, 0, 0, 0, 0};
-    EXPECT_EQ(ggfs_model_tensor_bytes(m, 1, collect, &c), EIO);
+    EXPECT_EQ(ggfs_model_tensor_bytes(m, 1, NULL, collect, &c), EIO);
     EXPECT_EQ(c.chunks, 0); // found before the pass
-    EXPECT_EQ(ggfs_model_tensor_bytes(m, 0, collect, &c), EIO); // a change is final
+    EXPECT_EQ(ggfs_model_tensor_bytes(m, 0, NULL, collect, &c), EIO); // a change is final
     ggfs_model_close(m);
     return 1;
 }
@@ -175,7 +175,7 @@ static int test_cut_under_the_mapping_is_caught_by_the_guard(void)
     collected c = {malloc((size_t)t->bytes), 0, (size_t)t->bytes, 0, 0};
     EXPECT(c.bytes);
     g_marked = NULL;
-    const int err = ggfs_model_tensor_bytes(m, 1, collect, &c);
+    const int err = ggfs_model_tensor_bytes(m, 1, NULL, collect, &c);
     src->ops = real;
     free(c.bytes);
     EXPECT_EQ(err, EIO);
