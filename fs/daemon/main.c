@@ -293,6 +293,9 @@ static void stop_model_work(void *userdata)
     ggfs_model_mount *mount = userdata;
     if (mount->tree->edits)
         ggfs_invalidate_stop(mount);
+    // What waits on a server (the prefetch, reads) gives up now, not at
+    // its timeout: the stop takes a second at most.
+    ggfs_remote_engine_abort(mount->tree->remote);
     ggfs_tree_prefetch_quiet(mount->tree);
 }
 

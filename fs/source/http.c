@@ -35,6 +35,7 @@ struct ggfs_http {
     pthread_mutex_t pool_lock;
     CURL *idle[POOL_MAX];
     int n_idle;
+    atomic_bool aborting;           // the mount is stopping (ggfs_http_abort)
 };
 
 /* ==== The engine ==== */
@@ -77,6 +78,11 @@ ggfs_http *ggfs_http_new(void)
         curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
     }
     return h;
+}
+
+void ggfs_http_abort(ggfs_http *h)
+{
+    atomic_store(&h->aborting, true);
 }
 
 void ggfs_http_free(ggfs_http *h)
@@ -301,6 +307,9 @@ static ggfs_http_outcome by_curl_code(ggfs_http_range *r, CURLcode code, const c
 {
     const char *what = detail[0] ? detail : curl_easy_strerror(code);
     switch (code) {
+    case CURLE_ABORTED_BY_CALLBACK:
+        set_why(r, "the mount is stopping");
+        return GGFS_HTTP_REFUSED;
     case CURLE_TOO_MANY_REDIRECTS:
         set_why(r, "redirect loop (more than %d redirects)", GGFS_HTTP_MAX_REDIRECTS);
         return GGFS_HTTP_REFUSED;
@@ -329,6 +338,15 @@ static ggfs_http_outcome by_curl_code(ggfs_http_range *r, CURLcode code, const c
     }
 }
 
+/* libcurl asks about once a second, data or not: a transfer of a mount
+ * that is stopping ends there. */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    const ggfs_http *h = arg;
+    return atomic_load_explicit(&h->aborting, memory_order_relaxed) ? 1 : 0;
+}
+
 static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, char *range,
                         char *errbuf)
 {
@@ -348,6 +366,9 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                      (long)(left_ms < CONNECT_TIMEOUT_MS ? left_ms : CONNECT_TIMEOUT_MS));
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, h);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)GGFS_HTTP_STALL_S);
     // Bodies are blocks of a megabyte: receive them in larger pieces than
@@ -459,6 +480,11 @@ ggfs_http_outcome ggfs_http_fetch(ggfs_http *h, ggfs_http_range *r)
         failures += r->failures;
         if (o != GGFS_HTTP_RETRY)
             break;
+        if (atomic_load(&h->aborting)) {
+            set_why(r, "the mount is stopping");
+            o = GGFS_HTTP_REFUSED;
+            break;
+        }
         const int64_t now = ggfs_now_ns();
         if (now + backoff >= r->deadline_ns) {
             char last[sizeof r->why];

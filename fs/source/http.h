@@ -28,6 +28,11 @@ typedef struct ggfs_http ggfs_http;
 ggfs_http *ggfs_http_new(void);
 void ggfs_http_free(ggfs_http *http);
 
+/* The mount is stopping: from now on a request in flight gives up within
+ * about a second (libcurl's progress calls), and none is made again or
+ * retried; each fails, refused, "the mount is stopping". */
+void ggfs_http_abort(ggfs_http *http);
+
 typedef enum ggfs_http_outcome {
     GGFS_HTTP_OK,
     GGFS_HTTP_RETRY,   // may pass: refused or reset connection, timeout,

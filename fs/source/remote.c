@@ -57,3 +57,8 @@ void ggfs_remote_free(ggfs_remote *r)
     free(r->cache_dir);
     free(r);
 }
+
+void ggfs_remote_abort(ggfs_remote *remote)
+{
+    ggfs_http_abort(remote->http);
+}

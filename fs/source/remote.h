@@ -43,4 +43,7 @@ ggfs_remote *ggfs_remote_new(const ggfs_remote_options *opts, char *why, size_t 
 /* After every source using it is closed. */
 void ggfs_remote_free(ggfs_remote *remote);
 
+/* The mount is stopping: requests give up within a second (ggfs_http_abort). */
+void ggfs_remote_abort(ggfs_remote *remote);
+
 #endif

@@ -74,6 +74,12 @@ void ggfs_remote_engine_prefetch_stop(ggfs_remote_engine *e, struct ggfs_prefetc
         e->module->prefetch_stop(p);
 }
 
+void ggfs_remote_engine_abort(ggfs_remote_engine *e)
+{
+    if (e)
+        e->module->remote_abort(e->remote);
+}
+
 void ggfs_remote_engine_stop(ggfs_remote_engine *e)
 {
     if (!e)

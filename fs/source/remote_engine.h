@@ -50,6 +50,11 @@ void ggfs_remote_engine_prefetch_begin_at(ggfs_remote_engine *engine, struct ggf
 /* Stops it (NULL: nothing). */
 void ggfs_remote_engine_prefetch_stop(ggfs_remote_engine *engine, struct ggfs_prefetch *p);
 
+/* The mount is stopping: the requests in flight give up within about a
+ * second and none is made again, so that a stop never waits out a server
+ * (a stalled prefetch, reads within their timeout_s). */
+void ggfs_remote_engine_abort(ggfs_remote_engine *engine);
+
 /* After every source it opened is closed. The module stays loaded. */
 void ggfs_remote_engine_stop(ggfs_remote_engine *engine);
 

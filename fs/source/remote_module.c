@@ -9,6 +9,7 @@ const ggfs_remote_module ggfs_remote_module_entry = {
     .set_log_sink = ggfs_log_set_sink,
     .remote_new = ggfs_remote_new,
     .remote_free = ggfs_remote_free,
+    .remote_abort = ggfs_remote_abort,
     .source_open = ggfs_source_http_open,
     .prefetch_start = ggfs_prefetch_start,
     .prefetch_hold = ggfs_prefetch_hold,

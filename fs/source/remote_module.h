@@ -26,6 +26,7 @@ typedef struct ggfs_remote_module {
     /* remote.h */
     ggfs_remote *(*remote_new)(const ggfs_remote_options *opts, char *why, size_t why_size);
     void (*remote_free)(ggfs_remote *remote);
+    void (*remote_abort)(ggfs_remote *remote);
     /* source_http.h */
     ggfs_source *(*source_open)(const char *name, ggfs_remote *remote, ggp_error *err);
     /* prefetch.h */

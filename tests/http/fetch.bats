@@ -3,7 +3,8 @@
 # through a file, bounded by -o connections; a stalled or reset request
 # among them costs its own retry and nothing else; -o prefetch fetches the
 # whole model, waits out a server that went away and finishes when it is
-# back; the `remote` file tells all of it, one block per shard.
+# back, and a stop ends it within a second even when its requests stall;
+# the `remote` file tells all of it, one block per shard.
 
 load ../bats/test_helper
 load server
@@ -402,4 +403,42 @@ first_asking() {
     done
     [ "$(field on_disk)" = "$(field size)" ]
     cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
+}
+
+# gone_within SECONDS PID: whether PID ends within SECONDS (polled every 50 ms).
+gone_within() {
+    local i
+    for i in $(seq $(($1 * 20))); do
+        kill -0 "$2" 2>/dev/null || return 0
+        sleep 0.05
+    done
+    echo "the daemon was still there $1 s after the stop" >&2
+    return 1
+}
+
+@test "SIGTERM or an unmount while the prefetch waits on stalled requests ends the daemon within 2 s" {
+    local how pid i
+    for how in TERM unmount; do
+        server_reset
+        # The header passes; every request for the tensors stalls until
+        # the mode changes (the proxy holds it up to 120 s).
+        fault stall $((2 * BLOCK))-$((64 * BLOCK))
+        mount_model "$PROXIED/model.gguf" "$REMOTE" -o prefetch,cache_mb=16
+        pid=$(last_daemon)
+        for i in $(seq 200); do
+            grep -q ' stall ' "$SERVER_DIR/proxy.log" && break
+            sleep 0.05
+        done
+        grep -q ' stall ' "$SERVER_DIR/proxy.log"
+        if [ "$how" = TERM ]; then
+            kill -TERM "$pid"
+        else
+            fusermount3 -u "$REMOTE"
+        fi
+        local ended=0
+        gone_within 2 "$pid" || ended=$?
+        fault pass
+        [ "$ended" -eq 0 ] || { echo "after $how"; return 1; }
+        wait "$pid" || { echo "the daemon ended after $how with status $?"; return 1; }
+    done
 }
