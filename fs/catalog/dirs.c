@@ -1,8 +1,9 @@
 /*
  * The catalog's directories: each one's newest listing read (outside the
  * lock, on the directory's slot pinned meanwhile), kept for lookups the
- * listing lifetime (-o listing_ttl_s) and then dropped, and the lookups and listed entries served from
- * it, with the slots they make or find replaced.
+ * listing lifetime (-o listing_ttl_s) and then dropped, and the lookups
+ * and listed entries served from it, with the slots they make or find
+ * replaced.
  */
 #include <errno.h>
 #include <limits.h>
@@ -228,7 +229,7 @@ static int read_directory(ggfs_catalog *cat, slot *d, ggfs_cat_listing **out)
     if (mine > d->dir->applied) {
         d->dir->applied = mine;
         if (!d->dir->listing && cat->n_listings++ == 0)
-            pthread_cond_signal(&cat->work); // to drop it in a second
+            pthread_cond_signal(&cat->work); // to drop it after its lifetime
         ggfs_cat_listing_put(cat, d->dir->listing);
         d->dir->listing = l;
         l->refs++;
