@@ -329,7 +329,8 @@ static void free_slots(ggfs_catalog *cat)
     free(cat->hash);
 }
 
-ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigned max_open, int *err)
+ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigned max_open, unsigned listing_ttl_s,
+                                int *err)
 {
     ggfs_catalog *cat = calloc(1, sizeof *cat);
     if (!cat) {
@@ -344,6 +345,7 @@ ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigne
     if (!max_open)
         max_open = GGFS_DEFAULT_MAX_OPEN;
     cat->max_idle = (size_t)max_open * GGFS_IDLE_PER_OPEN;
+    cat->listing_ttl_ns = (int64_t)listing_ttl_s * 1000000000;
     struct stat st;
     cat->mask = 255;
     cat->hash = calloc(cat->mask + 1, sizeof *cat->hash);
@@ -387,6 +389,11 @@ ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigne
 void ggfs_catalog_set_cancel(ggfs_catalog *cat, ggfs_cancel cancel)
 {
     cat->cancel = cancel;
+}
+
+double ggfs_catalog_listing_ttl(const ggfs_catalog *cat)
+{
+    return (double)(cat->listing_ttl_ns / 1000000000);
 }
 
 void ggfs_catalog_close(ggfs_catalog *cat)

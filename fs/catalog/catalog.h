@@ -20,7 +20,8 @@
  * opened has one file, `error`, at GGFS_ERROR_INO.
  *
  * What the catalog keeps is bounded by what is in use: a directory's
- * listing (one compact block) while it is open or under a second old,
+ * listing (one compact block) while it is open or younger than the
+ * listing lifetime (-o listing_ttl_s, a second by default),
  * and a slot per entry the kernel holds. The kernel holds what it looked
  * up until memory is short, so the catalog keeps a list of the entries it
  * holds that nothing uses (no model open, no request, no entry below);
@@ -43,6 +44,12 @@
 #define GGFS_LOCAL_MASK ((UINT64_C(1) << GGFS_SLOT_SHIFT) - 1)
 #define GGFS_ERROR_INO GGFS_LOCAL_MASK // no tree numbers this far
 #define GGFS_DEFAULT_MAX_OPEN 16
+// How long a directory's listing is trusted before it is read again, in
+// seconds (-o listing_ttl_s): lookups within it are answered from the
+// listing, and the kernel keeps the entries and attributes of the folder's
+// mirror as long; so a file added to or removed from the folder shows in
+// a lookup after at most this (a listing, opendir, reads afresh always).
+#define GGFS_DEFAULT_LISTING_TTL_S 1
 #define GGFS_ERROR_MAX (PATH_MAX + 1024) // bytes of an error file: a path, a message
 // Entries the kernel may hold that nothing uses, per model open at once:
 // an entry costs the daemon about 200 bytes, a model its whole index.
@@ -74,9 +81,15 @@ typedef struct ggfs_cat_entry {
 typedef struct ggfs_cat_listing ggfs_cat_listing;
 
 /* Opens the folder dir as a catalog (mountpoint may be inside it: it is
- * never listed). Reads nothing but the folder's own stat. Returns NULL
- * with *err set (an errno) on failure. */
-ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigned max_open, int *err);
+ * never listed), trusting a directory's listing for listing_ttl_s seconds
+ * (GGFS_DEFAULT_LISTING_TTL_S). Reads nothing but the folder's own stat.
+ * Returns NULL with *err set (an errno) on failure. */
+ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigned max_open, unsigned listing_ttl_s,
+                                int *err);
+
+/* The listing lifetime in seconds, for the kernel's entry and attribute
+ * timeouts of the catalog's own entries. */
+double ggfs_catalog_listing_ttl(const ggfs_catalog *cat);
 
 /* Closes every model and frees the catalog; no model may be in use. */
 void ggfs_catalog_close(ggfs_catalog *cat);
@@ -150,7 +163,7 @@ typedef struct ggfs_cat_forget {
 
 /* For the one thread that asks the kernel to forget: waits until entries
  * the kernel holds should be forgotten, and gives up to max of them.
- * Meanwhile drops listings past their second. Returns 0 once
+ * Meanwhile drops listings past their lifetime. Returns 0 once
  * ggfs_catalog_stop_forgetting was called. */
 size_t ggfs_catalog_next_forgets(ggfs_catalog *cat, ggfs_cat_forget *out, size_t max);
 void ggfs_catalog_stop_forgetting(ggfs_catalog *cat);

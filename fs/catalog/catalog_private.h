@@ -32,8 +32,8 @@
 #include "util/lru.h"
 #include "util/trim.h"
 
-/* A directory's listings: a lookup trusts the newest for a second, and
- * the forgetting thread drops it after that. */
+/* A directory's listings: a lookup trusts the newest for the listing
+ * lifetime, and the forgetting thread drops it after that. */
 typedef struct dir_state {
     uint64_t started;           // listings begun
     uint64_t applied;           // the newest listing kept
@@ -94,6 +94,7 @@ struct ggfs_catalog {
     slot_list forget;       // idle past max_idle: for the forgetting thread
     size_t max_idle;
     size_t n_listings;      // directories holding a listing
+    int64_t listing_ttl_ns; // a lookup reads a directory again after this (-o listing_ttl_s)
     int64_t swept_at;       // when drop_old_listings last looked
     bool stopping;          // ggfs_catalog_stop_forgetting was called
     ggfs_lru *models;       // ggfs_tree of each open model, by slot
@@ -137,7 +138,7 @@ void ggfs_cat_entry_of(const slot *s, ggfs_cat_entry *out);
 void ggfs_cat_listing_put(ggfs_catalog *cat, ggfs_cat_listing *l);
 /* Drops directory d's listing. */
 void ggfs_cat_drop_listing(ggfs_catalog *cat, dir_state *d);
-/* Drops the listings past their second, looking at most twice a second. */
+/* Drops the listings past their lifetime, looking at most twice a lifetime. */
 void ggfs_cat_drop_old_listings(ggfs_catalog *cat);
 
 /* ==== models.c ==== */

@@ -1,8 +1,9 @@
 /*
  * The catalog's directories: each one's newest listing read (outside the
- * lock, on the directory's slot pinned meanwhile), kept for lookups a
- * second and then dropped, and the lookups and listed entries served from
- * it, with the slots they make or find replaced.
+ * lock, on the directory's slot pinned meanwhile), kept for lookups the
+ * listing lifetime (-o listing_ttl_s) and then dropped, and the lookups
+ * and listed entries served from it, with the slots they make or find
+ * replaced.
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,8 +17,6 @@
 #include "catalog/ollama.h"
 #include "catalog/scan.h"
 #include "util/clock.h"
-
-#define LISTING_TTL_NS INT64_C(1000000000) // a lookup reads a directory again after this
 
 static ggfs_cat_kind kind_of(ggfs_scan_kind k)
 {
@@ -55,12 +54,12 @@ void ggfs_cat_drop_listing(ggfs_catalog *cat, dir_state *d)
 void ggfs_cat_drop_old_listings(ggfs_catalog *cat)
 {
     const int64_t now = ggfs_now_ns();
-    if (cat->n_listings == 0 || now - cat->swept_at < LISTING_TTL_NS / 2)
+    if (cat->n_listings == 0 || now - cat->swept_at < cat->listing_ttl_ns / 2)
         return;
     cat->swept_at = now;
     for (uint64_t id = 0; cat->n_listings > 0 && id < cat->n_ids; id++) {
         slot *s = cat->slots[id];
-        if (s && s->dir && s->dir->listing && now - s->dir->listed_at >= LISTING_TTL_NS)
+        if (s && s->dir && s->dir->listing && now - s->dir->listed_at >= cat->listing_ttl_ns)
             ggfs_cat_drop_listing(cat, s->dir);
     }
 }
@@ -230,7 +229,7 @@ static int read_directory(ggfs_catalog *cat, slot *d, ggfs_cat_listing **out)
     if (mine > d->dir->applied) {
         d->dir->applied = mine;
         if (!d->dir->listing && cat->n_listings++ == 0)
-            pthread_cond_signal(&cat->work); // to drop it in a second
+            pthread_cond_signal(&cat->work); // to drop it after its lifetime
         ggfs_cat_listing_put(cat, d->dir->listing);
         d->dir->listing = l;
         l->refs++;
@@ -257,7 +256,7 @@ int ggfs_catalog_lookup(ggfs_catalog *cat, uint64_t dir, const char *name, ggfs_
         return err;
     pthread_mutex_lock(&cat->lock);
     ggfs_cat_listing *l = d->dir->listing;
-    if (l && d->dir->listed_at && ggfs_now_ns() - d->dir->listed_at < LISTING_TTL_NS)
+    if (l && d->dir->listed_at && ggfs_now_ns() - d->dir->listed_at < cat->listing_ttl_ns)
         l->refs++;
     else
         l = NULL;
@@ -267,7 +266,7 @@ int ggfs_catalog_lookup(ggfs_catalog *cat, uint64_t dir, const char *name, ggfs_
     uint64_t replaced = UINT64_MAX;
     pthread_mutex_lock(&cat->lock);
     if (!err) {
-        // A listing under a second old (or read just now) is the truth.
+        // A listing within its lifetime (or read just now) is the truth.
         const ggfs_listed *e = ggfs_listing_find(l, name);
         slot *s = e ? slot_for(cat, d, l, e, true, &replaced) : NULL;
         err = !e ? ENOENT : !s ? ENOMEM : 0;

@@ -34,7 +34,7 @@ size_t ggfs_catalog_next_forgets(ggfs_catalog *cat, ggfs_cat_forget *out, size_t
             pthread_cond_wait(&cat->work, &cat->lock);
             continue;
         }
-        const struct timespec until = ggfs_timespec_after(INT64_C(1000000000)); // a listing's second
+        const struct timespec until = ggfs_timespec_after(cat->listing_ttl_ns); // a listing's lifetime
         pthread_cond_timedwait(&cat->work, &cat->lock, &until);
     }
     pthread_mutex_unlock(&cat->lock);

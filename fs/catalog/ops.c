@@ -1,9 +1,10 @@
 /*
  * The FUSE operations of a catalog mount. An inode's slot says which
  * entry it belongs to (catalog.h): the catalog's own directories are
- * answered here, from listings read afresh at every opendir and at most a
- * second old for lookups, with one-second timeouts so that files added to
- * or removed from the folder show; everything inside a model is handed to
+ * answered here, from listings read afresh at every opendir and at most
+ * the listing lifetime old for lookups (-o listing_ttl_s, a second by
+ * default), with timeouts as long, so that files added to or removed from
+ * the folder show; everything inside a model is handed to
  * the single-model operations (tree/ops.h) with that model's tree, whose long
  * timeouts stand as in a single mount. A model that cannot be opened is a
  * directory holding one file, error. Directories are opened and listed in
@@ -119,8 +120,8 @@ static void reply_catalog_entry(fuse_req_t req, ggfs_catalog *cat, const ggfs_ca
     memset(&p, 0, sizeof p);
     p.attr = *attr;
     p.ino = p.attr.st_ino;
-    p.attr_timeout = CATALOG_SECONDS;
-    p.entry_timeout = CATALOG_SECONDS;
+    p.attr_timeout = ggfs_catalog_listing_ttl(cat);
+    p.entry_timeout = ggfs_catalog_listing_ttl(cat);
     if (fuse_reply_entry(req, &p) == -ENOENT)
         ggfs_catalog_forget(cat, e->slot, 1);
 }
@@ -198,7 +199,7 @@ static void cat_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
     if (local == 1) {
         // A model's directory is answered without opening the model.
         ggfs_cat_entry_stat(&e, &st);
-        fuse_reply_attr(req, &st, CATALOG_SECONDS);
+        fuse_reply_attr(req, &st, ggfs_catalog_listing_ttl(cat));
         return;
     }
     if (e.kind != GGFS_CAT_MODEL) {
@@ -213,7 +214,7 @@ static void cat_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
             return;
         }
         ggfs_cat_error_stat(&e, len, &st);
-        fuse_reply_attr(req, &st, CATALOG_SECONDS);
+        fuse_reply_attr(req, &st, ggfs_catalog_listing_ttl(cat));
         return;
     }
     ggfs_tree *tree = ggfs_cat_hold_tree(req, slot, eio_as_enoent);

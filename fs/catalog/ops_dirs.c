@@ -163,8 +163,8 @@ static void fill_listing(fuse_req_t req, fuse_ino_t ino, const open_dir *d, size
         size_t need;
         if (plus && slot != GGFS_NO_SLOT) {
             e.ino = e.attr.st_ino;
-            e.attr_timeout = CATALOG_SECONDS;
-            e.entry_timeout = CATALOG_SECONDS;
+            e.attr_timeout = ggfs_catalog_listing_ttl(cat);
+            e.entry_timeout = ggfs_catalog_listing_ttl(cat);
         }
         // Without a slot, a readdirplus entry has inode 0: the kernel
         // takes the name and asks a lookup for the rest.

@@ -20,8 +20,6 @@
 #include "catalog/catalog.h"
 #include "catalog/ops.h"
 
-#define CATALOG_SECONDS 1.0 // entries and attributes of the folder's mirror
-
 /* Take it before replying: a request is freed once answered, and the
  * model's reference is given back after the reply. */
 static inline ggfs_catalog *cat_of(fuse_req_t req)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "catalog/catalog.h" // GGFS_DEFAULT_MAX_OPEN
+#include "catalog/catalog.h" // GGFS_DEFAULT_MAX_OPEN, GGFS_DEFAULT_LISTING_TTL_S
 #include "daemon/cli.h"
 #include "source/remote.h" // GGFS_REMOTE_DEFAULT_*
 
@@ -52,6 +52,9 @@ static const char help_text[] =
     "    -o readahead_kb=N      read-ahead of the mount in KiB (default " STR(GGFS_DEFAULT_READAHEAD_KB) ";\n"
     "                           0 keeps the kernel's 128)\n"
     "    -o max_open=N          DIR sources: models open at once (default " STR(GGFS_DEFAULT_MAX_OPEN) ")\n"
+    "    -o listing_ttl_s=N     DIR sources: how long a directory's listing is\n"
+    "                           trusted before it is read again, in seconds\n"
+    "                           (default " STR(GGFS_DEFAULT_LISTING_TTL_S) ")\n"
     "    -o cache_mb=N          URL sources: memory cache in MiB (default " STR(GGFS_REMOTE_DEFAULT_CACHE_MB) ")\n"
     "    -o cache_dir=PATH      URL sources: keep fetched bytes in PATH too\n"
     "                           (default: no disk cache)\n"
@@ -102,6 +105,7 @@ enum {
     KEY_MAX_THREADS,
     KEY_READAHEAD_KB,
     KEY_MAX_OPEN,
+    KEY_LISTING_TTL_S,
     KEY_CACHE_MB,
     KEY_CACHE_DIR,
     KEY_TIMEOUT_S,
@@ -120,6 +124,7 @@ static const struct fuse_opt option_spec[] = {
     FUSE_OPT_KEY("max_threads=", KEY_MAX_THREADS),
     FUSE_OPT_KEY("readahead_kb=", KEY_READAHEAD_KB),
     FUSE_OPT_KEY("max_open=", KEY_MAX_OPEN),
+    FUSE_OPT_KEY("listing_ttl_s=", KEY_LISTING_TTL_S),
     FUSE_OPT_KEY("cache_mb=", KEY_CACHE_MB),
     FUSE_OPT_KEY("cache_dir=", KEY_CACHE_DIR),
     FUSE_OPT_KEY("timeout_s=", KEY_TIMEOUT_S),
@@ -216,6 +221,8 @@ static int take_arg(void *data, const char *arg, int key, struct fuse_args *outa
         return number_of(arg, &cli->readahead_kb) ? 0 : -1;
     case KEY_MAX_OPEN:
         return number_of(arg, &cli->max_open) ? 0 : -1;
+    case KEY_LISTING_TTL_S:
+        return number_of(arg, &cli->listing_ttl_s) ? 0 : -1;
     case KEY_CACHE_MB:
         return number_of(arg, &cli->cache_mb) ? 0 : -1;
     case KEY_TIMEOUT_S:
@@ -358,6 +365,7 @@ int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli
     *cli = (ggfs_cli){
         .readahead_kb = GGFS_DEFAULT_READAHEAD_KB,
         .max_open = GGFS_DEFAULT_MAX_OPEN,
+        .listing_ttl_s = GGFS_DEFAULT_LISTING_TTL_S,
         .cache_mb = GGFS_REMOTE_DEFAULT_CACHE_MB,
         .timeout_s = GGFS_REMOTE_DEFAULT_TIMEOUT_S,
         .connections = GGFS_DEFAULT_CONNECTIONS,

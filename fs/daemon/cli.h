@@ -35,6 +35,7 @@ typedef struct ggfs_cli {
     struct fuse_cmdline_opts cmd; // mountpoint (malloc'ed), -f, -s, -d, threads
     unsigned readahead_kb;        // 0: the kernel's default
     unsigned max_open;            // DIR sources: models open at once
+    unsigned listing_ttl_s;       // DIR sources: a directory's listing is trusted this long
     unsigned cache_mb;            // remote sources: memory cache in MiB
     char *cache_dir;              // remote sources: disk cache, or NULL
     unsigned timeout_s;           // remote sources: retry a failing request this long

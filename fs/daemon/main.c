@@ -270,7 +270,8 @@ static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
                         "take one model (a file, a split set or a URL)\n", cli->source);
         return GGFS_EXIT_USAGE;
     }
-    ggfs_catalog *catalog = ggfs_catalog_open(cli->source, cli->cmd.mountpoint, cli->max_open, &err);
+    ggfs_catalog *catalog = ggfs_catalog_open(cli->source, cli->cmd.mountpoint, cli->max_open, cli->listing_ttl_s,
+                                              &err);
     if (!catalog) {
         fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
         return GGFS_EXIT_REFUSED;

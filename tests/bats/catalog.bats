@@ -312,18 +312,19 @@ PAIRS
     mkdir -p "$repo/snapshots/$C1" "$repo/refs"
     cp "$(fixture type-f32.gguf)" "$repo/snapshots/$C1/a.gguf"
     printf '%s' "$C1" >"$repo/refs/main"
-    mount_model "$dir" "$MNT"
+    # Listings never trusted, entries never kept: each change shows in the
+    # next lookup, without waiting out the lifetime.
+    mount_model "$dir" "$MNT" -o listing_ttl_s=0
     [ "$(ls "$MNT/hf/o/n")" = "$(printf '%s\n' "$C1" main)" ]
     [ "$(ls "$MNT/hf/o/n/main")" = a.gguf ]
     cmp "$MNT/hf/o/n/main/a.gguf/model.gguf" "$(fixture type-f32.gguf)"
-    # A new commit, and main moved to it: the next listing, and lookups
-    # within seconds, show the new snapshot.
+    # A new commit, and main moved to it: the next listing and lookup
+    # show the new snapshot.
     mkdir -p "$repo/snapshots/$C2"
     cp "$(fixture type-q8_0.gguf)" "$repo/snapshots/$C2/b.gguf"
     printf '%s' "$C2" >"$repo/refs/main"
     [ "$(ls "$MNT/hf/o/n")" = "$(printf '%s\n' "$C1" "$C2" main)" ]
     [ "$(ls "$MNT/hf/o/n/main")" = b.gguf ]
-    sleep 1.2 # past the second the kernel and a lookup trust an entry
     cmp "$MNT/hf/o/n/main/b.gguf/model.gguf" "$(fixture type-q8_0.gguf)"
     [ ! -e "$MNT/hf/o/n/main/a.gguf" ]
     # A ref added; then its commit removed: the ref is an error.
@@ -332,7 +333,6 @@ PAIRS
     [ "$(ls "$MNT/hf/o/n/old")" = a.gguf ]
     rm -r "$repo/snapshots/$C1"
     [ "$(ls "$MNT/hf/o/n")" = "$(printf '%s\n' "$C2" main old)" ]
-    sleep 1.2
     [ "$(cat "$MNT/hf/o/n/old/error")" = "models--o--n/refs/old: offset 0x0: commit $C1: models--o--n/snapshots/$C1: No such file or directory" ]
     # Another repository, then none: hf/ goes with the last.
     mkdir -p "$dir/models--o--m/snapshots/$C3"
@@ -372,7 +372,9 @@ PAIRS
     local dir="$BATS_TEST_TMPDIR/live"
     mkdir -p "$dir/sub"
     cp "$(fixture type-f32.gguf)" "$dir/a.gguf"
-    mount_model "$dir" "$MNT"
+    # Listings never trusted, entries never kept (the option's own test
+    # is below): each change shows in the next lookup.
+    mount_model "$dir" "$MNT" -o listing_ttl_s=0
     [ "$(ls "$MNT")" = "$(printf 'a.gguf\nsub')" ]
     [ "$(ls "$MNT/sub")" = "" ]
     cat "$MNT/a.gguf/header" >/dev/null
@@ -381,23 +383,20 @@ PAIRS
     [ "$(ls "$MNT/sub")" = b.gguf ]
     cmp "$MNT/sub/b.gguf/model.gguf" "$(fixture type-q8_0.gguf)"
     cp "$(fixture type-f16.gguf)" "$dir/c.gguf"
-    sleep 1.2 # past the second a lookup trusts a listing
     cmp "$MNT/c.gguf/model.gguf" "$(fixture type-f16.gguf)"
     # A split set's shards arriving one by one.
     "$PYTHON" "$GGUF_FS_SCRIPTS/tools/gguf-split-set" "$(fixture type-q6_K.gguf)" "$BATS_TEST_TMPDIR/s"
     cp "$BATS_TEST_TMPDIR"/s-0000[12]-of-00003.gguf "$dir/sub/"
     [ "$(ls "$MNT/sub")" = "$(printf 'b.gguf\ns.gguf')" ]
     [ -f "$MNT/sub/s.gguf/error" ]
-    # Removed: gone from the listing at once, and from lookups within seconds.
+    # Removed: gone from the listing and from lookups at once.
     rm "$dir/a.gguf"
     [ "$(ls "$MNT")" = "$(printf 'c.gguf\nsub')" ]
-    sleep 1.2
     [ ! -e "$MNT/a.gguf" ]
     # Replaced by another model: the new one, never a mix of the two.
     rm "$dir/sub/s-"*.gguf
     cp "$(fixture type-q4_K.gguf)" "$dir/c.gguf.new"
     mv "$dir/c.gguf.new" "$dir/c.gguf"
-    sleep 1.2
     cmp "$MNT/c.gguf/model.gguf" "$(fixture type-q4_K.gguf)"
     [ "$(sed -n 3p "$MNT/c.gguf/header")" = "$(sed -n 3p "$(single "$(fixture type-q4_K.gguf)" q4)/header")" ]
     # A directory removed and made again.
@@ -406,6 +405,33 @@ PAIRS
     cp "$(fixture type-f32.gguf)" "$dir/sub2/d.gguf"
     [ "$(ls "$MNT")" = "$(printf 'c.gguf\nsub2')" ]
     [ "$(ls "$MNT/sub2/d.gguf")" = "$(printf 'hashes\nheader\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nwarnings')" ]
+}
+
+@test "-o listing_ttl_s: lookups trust a listing and the kernel an entry that long; 0 trusts none" {
+    local dir="$BATS_TEST_TMPDIR/live"
+    mkdir -p "$dir"
+    cp "$(fixture type-f32.gguf)" "$dir/a.gguf"
+    mount_model "$dir" "$MNT" -o listing_ttl_s=3600
+    # This lookup reads the folder; for the next hour lookups answer from
+    # what it read, and the kernel keeps what they answered.
+    [ -d "$MNT/a.gguf" ]
+    cp "$(fixture type-q8_0.gguf)" "$dir/b.gguf"
+    rm "$dir/a.gguf"
+    [ ! -e "$MNT/b.gguf" ]
+    [ -d "$MNT/a.gguf" ]
+    # A listing reads the folder afresh, and lookups then answer from it.
+    [ "$(ls "$MNT")" = b.gguf ]
+    cmp "$MNT/b.gguf/model.gguf" "$(fixture type-q8_0.gguf)"
+    fusermount3 -u "$MNT"
+    # 0: every lookup reads the folder, and the kernel asks at every use.
+    cp "$(fixture type-f32.gguf)" "$dir/a.gguf"
+    mount_model "$dir" "$MNT" -o listing_ttl_s=0
+    [ -d "$MNT/a.gguf" ]
+    cp "$(fixture type-f16.gguf)" "$dir/c.gguf"
+    rm "$dir/a.gguf"
+    cmp "$MNT/c.gguf/model.gguf" "$(fixture type-f16.gguf)"
+    [ ! -e "$MNT/a.gguf" ]
+    [ "$(ls "$MNT")" = "$(printf 'b.gguf\nc.gguf')" ]
 }
 
 @test "a file whose content arrives after its name (a copy in progress) is shown once it is a model" {

@@ -213,7 +213,8 @@ remove_package() {
     # A URL: refused in one line, before anything is mounted.
     run -1 --separate-stderr "$bare/$BINDIR/gguf-fs" -o timeout_s=1 http://127.0.0.1:1/model.gguf "$MNT"
     [ "$stderr" = "gguf-fs: http://127.0.0.1:1/model.gguf: cannot load the module $bare/$MODULES/gguf-fs-remote.so: $missing" ]
-    ! mountpoint -q "$MNT"
+    # 32: a directory, not a mount point (1 would be mountpoint's own failure).
+    run -32 mountpoint -q "$MNT"
     # A local model: the tree answers; its hashes fail, said once in the log.
     GGUF_FS=$bare/$BINDIR/gguf-fs mount_model "$SAMPLE" "$MNT"
     [ "$(cat "$MNT/metadata/general.architecture")" = llama ]

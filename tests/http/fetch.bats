@@ -8,6 +8,7 @@
 
 load ../bats/test_helper
 load server
+load in_flight
 
 BLOCK=1048576
 
@@ -226,8 +227,9 @@ PY
         sleep 0.1
     done
     [ "$(field on_disk)" = "$(field size)" ]
-    # Every byte is on disk: none is pushed into model.gguf's pages too.
-    sleep 1
+    # Every byte is on disk: none is pushed into model.gguf's pages too
+    # (a push follows each run as it lands: all have, none is in flight).
+    await_idle "$REMOTE"
     [ "$(fincore -nb -o RES "$REMOTE/model.gguf")" -eq 0 ]
     cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
 }
@@ -237,8 +239,9 @@ PY
     local opened asked
     opened=$(field fetched)
     asked=$(grep -c 'bytes=' "$SERVER_DIR/proxy.log")
-    # What a prefetch fetched would go nowhere: it does not start.
-    sleep 1
+    # What a prefetch fetched would go nowhere: it does not start. (One
+    # starts at mount and hands its runs out at once.)
+    await_idle "$REMOTE"
     [ "$(field fetched)" -eq "$opened" ]
     [ "$(grep -c 'bytes=' "$SERVER_DIR/proxy.log")" -eq "$asked" ]
     cmp "$REMOTE/tensors/t2/raw" <(tail -c $((16 * BLOCK)) "$FILES/model.gguf")
@@ -281,7 +284,8 @@ load_like_llama() {
     cat "$REMOTE/tensors/t0/raw" >/dev/null
     exec 7<"$REMOTE/model.gguf"
     dd bs=1M count=16 status=none <&7 >/dev/null
-    sleep 1
+    # A read that let the prefetch go would have done so within it.
+    await_idle "$REMOTE"
     exec 7<&-
     run ! asked_from $((32 * BLOCK))
     fusermount3 -u "$REMOTE"
@@ -304,7 +308,8 @@ load_like_llama() {
         sleep 0.1
     done
     passed $((24 * BLOCK))
-    sleep 1
+    # The run landed: a prefetch not held would hand out the next at once.
+    await_idle "$REMOTE"
     run ! asked_from $((32 * BLOCK))
     # A load again lets it go on to the end.
     exec 7<"$REMOTE/model.gguf"
@@ -322,7 +327,7 @@ load_like_llama() {
     clear_log
     exec 7<"$REMOTE/model.gguf"
     load_like_llama
-    sleep 1
+    await_idle "$REMOTE"
     run ! asked_from $((24 * BLOCK))
     exec 7<&-
 }

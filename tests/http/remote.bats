@@ -8,6 +8,7 @@
 
 load ../bats/test_helper
 load server
+load in_flight
 
 BLOCK=1048576
 
@@ -204,7 +205,9 @@ now() {
     [ "$(stat -c %s "$FILES/big.gguf")" -gt $((end_block + 2 * BLOCK)) ]
     clear_log
     cmp "$REMOTE/tensors/t1/raw" "$LOCAL/tensors/t1/raw"
-    sleep 0.5 # read-ahead would have been asked for by now
+    # Read-ahead past the end would have been queued by the reads, and
+    # asked for by the time nothing is in flight.
+    await_idle "$REMOTE"
     local past
     past=$(awk -v end="$end_block" '{split($3, r, /[=-]/); if (r[1] == "bytes" && r[3] >= end) print}' \
         "$SERVER_DIR/proxy.log")
@@ -309,7 +312,8 @@ daemon_alive() {
     local start=$(now)
     ( if cat "$REMOTE/tensors/t0/raw" >/dev/null 2>&1; then echo 0; else echo 1; fi >"$BATS_TEST_TMPDIR/slow.status"
       now >"$BATS_TEST_TMPDIR/slow.end" ) 3>&- &
-    sleep 0.5
+    # The reader is held once its request for the middle of t0 stalls.
+    await_request " stall "
     local fast_start=$(now)
     cmp "$REMOTE/tensors/t2/raw" "$LOCAL/tensors/t2/raw"
     cmp "$REMOTE/tensors/t1/f32" "$LOCAL/tensors/t1/f32"

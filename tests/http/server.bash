@@ -11,6 +11,8 @@
 #                             state, logs and the proxy's control file under
 #                             DIR
 #   fault MODE...             writes the proxy's control line
+#   await_request [PATTERN]   waits for a request (one whose log line has
+#                             PATTERN) to reach the proxy
 #   stop_servers              stops both (by the pids they were started with)
 #
 # The Hub-like paths (HF_ENDPOINT=http://127.0.0.1:$NGINX_PORT):
@@ -153,6 +155,22 @@ start_servers() {
 
 fault() {
     echo "$*" >"$SERVER_DIR/control"
+}
+
+# await_request [PATTERN]: returns once the proxy logged a request since
+# the last clear_log (one whose line, "METHOD PATH RANGE MODE ...", holds
+# PATTERN), as it does when the request arrives; fails after 10 s. A test
+# that changes the fault once a request is under way, or that needs a
+# reader to be held by a fault, waits for it so instead of sleeping,
+# whatever the machine's load.
+await_request() {
+    local _
+    for _ in $(seq 500); do
+        grep -qF -- "${1:-}" "$SERVER_DIR/proxy.log" && return 0
+        sleep 0.02
+    done
+    echo "no request${1:+ with '$1'} reached the proxy in 10 s" >&2
+    return 1
 }
 
 stop_servers() {

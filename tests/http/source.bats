@@ -37,18 +37,10 @@ teardown() {
     fi
 }
 
-# await_open: returns once the source's first request reached the proxy
-# (each test starts with its log empty), or after 10 s. A test that faults
-# the server after the open waits for it so, and has source_cat wait 1.5 s
-# before its reads (-w 1500): the fault is then in place however slow the
-# machine.
-await_open() {
-    local _
-    for _ in $(seq 500); do
-        grep -q . "$SERVER_DIR/proxy.log" && return 0
-        sleep 0.02
-    done
-}
+# A test that faults the server after the open waits for the open's
+# first request to reach the proxy (await_request; each test starts with
+# its log empty), and has source_cat wait 1.5 s before its reads (-w
+# 1500): the fault is then in place however slow the machine.
 
 # cat_range NAME OFF LEN [source_cat options...]: the bytes on stdout.
 cat_range() {
@@ -199,7 +191,7 @@ range_asked_for_byte() {
         fault pass
         clear_log
         # Opened while the server passes; the data requests meet the fault.
-        (await_open; fault "$mode"; sleep 2; fault pass) &
+        (await_request; fault "$mode"; sleep 2; fault pass) &
         "$SOURCE_CAT" -w 1500 -t 10 "$PROXIED/random.bin" "$BLOCK:$((size - BLOCK))" \
             >"$OUT/got" 2>>"$OUT/cat.err"
         wait
@@ -209,7 +201,7 @@ range_asked_for_byte() {
 }
 
 @test "a request cut short is followed by one for the blocks it did not bring whole" {
-    (await_open; fault "short x1") &
+    (await_request; fault "short x1") &
     "$SOURCE_CAT" -w 1500 -t 10 -c $((4 * BLOCK)) "$PROXIED/random.bin" "$BLOCK:$((4 * BLOCK))" \
         >"$OUT/got" 2>>"$OUT/cat.err"
     wait
@@ -221,7 +213,7 @@ range_asked_for_byte() {
 }
 
 @test "a refusing server: EIO after timeout_s plus a margin, one log line naming the bytes" {
-    (await_open; fault refuse) &
+    (await_request; fault refuse) &
     local start=$SECONDS
     run -1 --separate-stderr "$SOURCE_CAT" -w 1500 -t 2 "$PROXIED/random.bin" 0:10 "$((5 * BLOCK)):10"
     local took=$((SECONDS - start))
@@ -255,7 +247,7 @@ range_asked_for_byte() {
 }
 
 @test "an ETag changed on the server: EIO on data reads from then on, one log line" {
-    (await_open; fault etag) &
+    (await_request; fault etag) &
     run -1 --separate-stderr "$SOURCE_CAT" -w 1500 -i -t 5 -c 4096 "$PROXIED/random.bin" \
         0:10 "$((3 * BLOCK)):10" "$((4 * BLOCK)):10" 0:10
     wait
@@ -268,7 +260,7 @@ range_asked_for_byte() {
 }
 
 @test "a server that stops serving ranges gives EIO, not the whole file" {
-    (await_open; fault norange) &
+    (await_request; fault norange) &
     run -1 --separate-stderr "$SOURCE_CAT" -w 1500 -t 3 -c 4096 "$PROXIED/random.bin" 0:10 "$((8 * BLOCK)):10"
     wait
     [[ "$stderr" == *"range $((8 * BLOCK)) 10 5 "* ]]
