@@ -225,18 +225,6 @@ wait_open_blocked() {
     return 1
 }
 
-# wait_exit_within SECONDS PID: whether PID ends within SECONDS (polled
-# every 50 ms).
-wait_exit_within() {
-    local i
-    for i in $(seq $(($1 * 20))); do
-        kill -0 "$2" 2>/dev/null || return 0
-        sleep 0.05
-    done
-    echo "process $2 still running $1 s on" >&2
-    return 1
-}
-
 # start_long_pass SOURCE MOUNT FILE: mounts SOURCE on MOUNT and starts a
 # cat of MOUNT/FILE in the background (its pid in $reader, the daemon's in
 # $daemon); returns once that cat is blocked in its open.
@@ -251,11 +239,11 @@ start_long_pass() {
 # stopped_cleanly: the daemon ended within 3 s of the stop with status 0,
 # and its reader was answered (an error: its text was never made).
 stopped_cleanly() {
-    wait_exit_within 3 "$daemon"
+    wait_gone "$daemon" 3
     local status=0
     wait "$daemon" || status=$?
     [ "$status" -eq 0 ]
-    wait_exit_within 3 "$reader"
+    wait_gone "$reader" 3
     status=0
     wait "$reader" || status=$?
     [ "$status" -ne 0 ]

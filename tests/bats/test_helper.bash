@@ -55,13 +55,15 @@ mapped_libraries() {
     awk '$6 ~ /\.so/ {n = split($6, p, "/"); print p[n]}' "/proc/$1/maps" | sort -u
 }
 
-# wait_gone PID: waits up to 10 s for a process to end.
+# wait_gone PID [SECONDS]: waits up to SECONDS (10 by default) for a
+# process to end; says so when it did not.
 wait_gone() {
     local i
-    for i in $(seq 200); do
+    for i in $(seq $((${2:-10} * 20))); do
         kill -0 "$1" 2>/dev/null || return 0
         sleep 0.05
     done
+    echo "process $1 still running ${2:-10} s on" >&2
     return 1
 }
 

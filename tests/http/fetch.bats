@@ -410,17 +410,6 @@ first_asking() {
     cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
 }
 
-# gone_within SECONDS PID: whether PID ends within SECONDS (polled every 50 ms).
-gone_within() {
-    local i
-    for i in $(seq $(($1 * 20))); do
-        kill -0 "$2" 2>/dev/null || return 0
-        sleep 0.05
-    done
-    echo "the daemon was still there $1 s after the stop" >&2
-    return 1
-}
-
 @test "SIGTERM or an unmount while the prefetch waits on stalled requests ends the daemon within 2 s" {
     local how pid i
     for how in TERM unmount; do
@@ -441,7 +430,7 @@ gone_within() {
             fusermount3 -u "$REMOTE"
         fi
         local ended=0
-        gone_within 2 "$pid" || ended=$?
+        wait_gone "$pid" 2 || ended=$?
         fault pass
         [ "$ended" -eq 0 ] || { echo "after $how"; return 1; }
         wait "$pid" || { echo "the daemon ended after $how with status $?"; return 1; }
