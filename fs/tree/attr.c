@@ -92,6 +92,8 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
     case GGFS_HEADER:
     case GGFS_TENSOR_INFO:
     case GGFS_SHARD:
+    case GGFS_MEMORY_CTX:
+    case GGFS_MEMORY_TSV:
         if (!(view = ggfs_node_view(tree, node)))
             return 0;
         size = ggfs_text_size(tree, view, node);
@@ -143,11 +145,13 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
     case GGFS_ROOT:
         st->st_mode = S_IFDIR | (0555 & dir_allowed);
         // ".", its entry, and the subdirectories' ".."
-        st->st_nlink = ggfs_model_is_split(tree->model) ? 5 : 4;
+        st->st_nlink = (ggfs_model_is_split(tree->model) ? 5 : 4) +
+                       ggfs_node_exists(tree, ggfs_node_at(GGFS_MEMORY_DIR, 0));
         break;
     case GGFS_METADATA_DIR:
     case GGFS_SHARDS_DIR:
     case GGFS_TENSOR_DIR:
+    case GGFS_MEMORY_DIR:
         st->st_mode = S_IFDIR | (0555 & dir_allowed) | write;
         st->st_nlink = 2;
         break;

@@ -9,7 +9,7 @@
 #include "util/workers.h"
 
 #define MAX_INODES 4
-#define MAX_ENTRIES 8
+#define MAX_ENTRIES 10
 
 typedef struct stale_entry {
     uint64_t parent;
@@ -40,7 +40,7 @@ static void run_drop(void *arg, bool cancelled)
 static void add_stale_entries(const ggfs_tree *tree, const ggfs_view *view, const uint64_t *ids, size_t n_ids,
                               drop_job *d)
 {
-    static const char *const roots[] = {"header", "warnings", "model.gguf", "metadata.json"};
+    static const char *const roots[] = {"header", "warnings", "model.gguf", "metadata.json", "memory.tsv", "memory"};
     const uint64_t root = ggfs_ino_of(tree, ggfs_node_at(GGFS_ROOT, 0));
     const uint64_t metadata = ggfs_ino_of(tree, ggfs_node_at(GGFS_METADATA_DIR, 0));
     for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {

@@ -10,6 +10,7 @@
  * (invalidate.h).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "tree/deferred.h"
 #include "tree/edit_ops.h"
 #include "tree/entry.h"
+#include "tree/memory_files.h"
 #include "tree/names.h"
 #include "tree/open_text.h"
 #include "tree/ops.h"
@@ -90,6 +92,7 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
     const ggfs_model *m = tree->model;
     const ggfs_row *rows = dir.kind == GGFS_ROOT ? ggfs_root_rows : ggfs_tensor_rows; // the fixed ones
     uint32_t shard;
+    ggfs_memory_rules memory;
     // Entries that do not exist for this model or tensor (shards, raw,
     // f32...) are skipped by the caller, which keeps offsets stable.
     switch (dir.kind) {
@@ -122,6 +125,14 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
             return false;
         ggfs_name_encode(t->name.ptr, t->name.len, name);
         *node = ggfs_node_at(GGFS_TENSOR_DIR, i);
+        return true;
+    }
+    case GGFS_MEMORY_DIR: {
+        const uint32_t ctx = ggfs_memory_rules_of(tree, view, &memory) ? ggfs_memory_listed(&memory, (uint32_t)i) : 0;
+        if (ctx == 0 || i > UINT32_MAX)
+            return false;
+        snprintf(name, GGFS_NAME_MAX + 1, "%" PRIu32, ctx);
+        *node = ggfs_node_at(GGFS_MEMORY_CTX, ctx);
         return true;
     }
     case GGFS_SHARDS_DIR:

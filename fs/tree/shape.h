@@ -39,6 +39,9 @@ typedef enum ggfs_kind {
     GGFS_TENSORS_TSV,
     GGFS_HASHES,
     GGFS_REMOTE_STATUS,
+    GGFS_MEMORY_DIR,
+    GGFS_MEMORY_CTX,   // memory/CTX: its index is CTX
+    GGFS_MEMORY_TSV,
     GGFS_KIND_COUNT,
 } ggfs_kind;
 
@@ -56,7 +59,9 @@ enum {
     GGFS_INO_TENSORS_TSV = 9,
     GGFS_INO_HASHES = 10,
     GGFS_INO_REMOTE = 11,
-    // 12..15 are kept for further files at the root
+    // 12 and 13 are kept for further files at the root
+    GGFS_INO_MEMORY = 14,
+    GGFS_INO_MEMORY_TSV = 15,
     GGFS_INO_FIRST_KV = 16,
 };
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tree/memory_files.h"
 #include "tree/names.h"
 #include "tree/text.h"
 
@@ -156,6 +157,9 @@ bool ggfs_text_render(const ggfs_tree *tree, const ggfs_view *view, ggfs_node no
         render_info(tree->model, t, shard, sink);
         break;
     }
+    case GGFS_MEMORY_CTX:
+    case GGFS_MEMORY_TSV:
+        return ggfs_memory_render(tree, view, node, sink);
     case GGFS_KV:
         index = ggfs_view_index_of(view, node.index);
         if (index == UINT64_MAX)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tree/memory_files.h"
 #include "tree/names.h"
 #include "tree/page_push.h"
 #include "tree/prefetch_trigger.h"
@@ -23,10 +24,16 @@ static uint64_t first_tensor_ino(const ggfs_tree *tree)
     return first_shard_ino(tree) + tree->model->n_shards;
 }
 
-/* Files made in metadata/ by edits are numbered after the tensors' files. */
-static uint64_t first_new_kv_ino(const ggfs_tree *tree)
+/* memory/CTX is numbered after the tensors' files: CTX 1 first. */
+static uint64_t first_memory_ino(const ggfs_tree *tree)
 {
     return first_tensor_ino(tree) + tree->model->n_tensors * GGFS_TENSOR_INODES;
+}
+
+/* Files made in metadata/ by edits are numbered after memory/'s. */
+static uint64_t first_new_kv_ino(const ggfs_tree *tree)
+{
+    return first_memory_ino(tree) + GGFS_MEMORY_CTX_MAX;
 }
 
 /* Ids from here on are files made by edits. */
@@ -44,6 +51,9 @@ ggfs_view *ggfs_tree_view(const ggfs_tree *tree)
 
 #define PIN_SLOT_MASK UINT64_C(0xffffffff)
 #define PIN_VERSION_MAX UINT64_C(0xfffff)
+// A pinned memory/CTX's slot: the last 2^24 slots, CTX 1 first (keys'
+// slots stay below).
+#define PIN_MEMORY_BASE (PIN_SLOT_MASK + 1 - GGFS_MEMORY_CTX_MAX)
 
 /* The version of node's file in view; UINT64_MAX when view has no such
  * file (a key it does not hold). */
@@ -62,7 +72,7 @@ ggfs_node ggfs_node_pin(const ggfs_tree *tree, const ggfs_view *view, ggfs_node 
         return node;
     const uint64_t version = version_in(view, node);
     // Past 2^20 versions (edits), or 2^32 files, a file is no longer versioned.
-    if (version <= PIN_VERSION_MAX && (node.kind != GGFS_KV || node.index < PIN_SLOT_MASK - GGFS_INO_FIRST_KV)) {
+    if (version <= PIN_VERSION_MAX && (node.kind != GGFS_KV || node.index < PIN_MEMORY_BASE - GGFS_INO_FIRST_KV)) {
         node.pinned = true;
         node.version = version;
     }
@@ -100,6 +110,8 @@ void ggfs_tree_forget(ggfs_tree *tree, uint64_t ino, uint64_t n)
 static ggfs_node pinned_node_of(uint64_t ino)
 {
     const uint64_t slot = ino & PIN_SLOT_MASK, version = (ino >> 32) & PIN_VERSION_MAX;
+    if (slot >= PIN_MEMORY_BASE)
+        return (ggfs_node){GGFS_MEMORY_CTX, slot - PIN_MEMORY_BASE + 1, true, version};
     if (slot >= GGFS_INO_FIRST_KV)
         return (ggfs_node){GGFS_KV, slot - GGFS_INO_FIRST_KV, true, version};
     const ggfs_row *row = ggfs_row_at_ino(ggfs_root_rows, slot);
@@ -255,6 +267,7 @@ bool ggfs_tree_init_shared(ggfs_tree *tree, ggfs_model *model, pthread_key_t scr
         return false;
     tree->long_kvs = collect_cut_names(n_kv, kv_name, tree, &tree->n_long_kvs);
     tree->long_tensors = collect_cut_names(model->n_tensors, tensor_name, tree, &tree->n_long_tensors);
+    tree->memory_weights = ggfs_memory_weights(model);
     return tree->n_long_kvs != UINT64_MAX && tree->n_long_tensors != UINT64_MAX;
 }
 
@@ -293,6 +306,8 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     const uint64_t first_tensor = first_tensor_ino(tree);
     if (ino >= GGFS_INO_FIRST_KV && ino < first_shard)
         return ggfs_node_at(GGFS_KV, ino - GGFS_INO_FIRST_KV);
+    if (ino >= first_memory_ino(tree) && ino < first_new_kv_ino(tree))
+        return ggfs_node_at(GGFS_MEMORY_CTX, ino - first_memory_ino(tree) + 1);
     if (tree->edits && ino >= first_new_kv_ino(tree))
         return ggfs_node_at(GGFS_KV, first_new_id(tree) + (ino - first_new_kv_ino(tree)));
     if (ino >= first_shard && ino < first_tensor)
@@ -319,6 +334,8 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
                                                : first_new_kv_ino(tree) + (node.index - first_new_id(tree));
     case GGFS_SHARD: return first_shard_ino(tree) + node.index;
     case GGFS_TENSOR_DIR: return tensor_base;
+    case GGFS_MEMORY_CTX:
+        return node.index >= 1 && node.index <= GGFS_MEMORY_CTX_MAX ? first_memory_ino(tree) + node.index - 1 : 0;
     default:
         if ((row = ggfs_row_of_kind(ggfs_tensor_rows, node.kind)) != NULL)
             return tensor_base + row->ino;
@@ -331,7 +348,9 @@ uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node)
 {
     if (node.pinned) {
         const ggfs_node current = ggfs_node_at(node.kind, node.index);
-        const uint64_t slot = node.kind == GGFS_KV ? GGFS_INO_FIRST_KV + node.index : local_ino_of(tree, current);
+        const uint64_t slot = node.kind == GGFS_KV           ? GGFS_INO_FIRST_KV + node.index
+                            : node.kind == GGFS_MEMORY_CTX ? PIN_MEMORY_BASE + node.index - 1
+                                                           : local_ino_of(tree, current);
         return GGFS_INO_PINNED | node.version << 32 | slot;
     }
     const uint64_t local = local_ino_of(tree, node);
@@ -487,6 +506,10 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
     case GGFS_TENSOR_DIR:
         row = ggfs_row_named(ggfs_tensor_rows, name);
         return row ? ggfs_node_at(row->kind, parent.index) : none;
+    case GGFS_MEMORY_DIR: {
+        uint32_t ctx;
+        return ggfs_memory_name_parse(name, &ctx) ? ggfs_node_at(GGFS_MEMORY_CTX, ctx) : none;
+    }
     default:
         return none;
     }
@@ -503,9 +526,28 @@ static bool version_held(const ggfs_tree *tree, ggfs_node node)
     return view != NULL;
 }
 
+/* Whether the model, as the version of node has its keys, has memory/. */
+static bool has_memory(const ggfs_tree *tree, ggfs_node node)
+{
+    ggfs_view *view = ggfs_node_view(tree, node);
+    if (!view)
+        return false;
+    ggfs_memory_rules rules;
+    const bool known = ggfs_memory_rules_of(tree, view, &rules);
+    ggfs_view_put(view);
+    return known;
+}
+
 bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
 {
     switch (node.kind) {
+    case GGFS_MEMORY_CTX:
+        if (node.index < 1 || node.index > GGFS_MEMORY_CTX_MAX)
+            return false;
+        return has_memory(tree, node);
+    case GGFS_MEMORY_DIR:
+    case GGFS_MEMORY_TSV:
+        return has_memory(tree, node);
     case GGFS_NONE:
     case GGFS_KIND_COUNT:
         return false;

@@ -76,6 +76,7 @@ typedef struct ggfs_tree {
     uint64_t n_long_kvs;
     uint64_t *long_tensors;    // tensors whose file names were cut
     uint64_t n_long_tensors;
+    uint64_t memory_weights;   // the tensors' bytes, for memory/ (model/memory.h)
     pthread_key_t scratch;     // each loop thread's ggfs_scratch for f32 reads
     bool owns_scratch;         // false when the key is shared (a catalog's trees)
     uint64_t ino_base;         // added to every inode number: 0 for a single

@@ -1,0 +1,395 @@
+/*
+ * What llama.cpp allocates for a model at a context size (see memory.h).
+ * Each rule names the llama.cpp code it follows; the hyperparameters are
+ * read as llama_model_base::load_hparams and each architecture's
+ * load_arch_hparams read them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/memory.h"
+
+#define MAX_LAYERS 512   // LLAMA_MAX_LAYERS
+#define CTX_PAD 256      // llama_context: n_ctx = GGML_PAD(n_ctx, 256); the SWA cache likewise
+#define N_UBATCH 512     // llama_context_default_params().n_ubatch
+#define STATE_BYTES 4    // recurrent state is f32 (create_memory)
+
+/* ==== Architectures ==== */
+
+typedef enum kv_kind {
+    KV_PLAIN,     // llama_kv_cache over every layer
+    KV_RECURRENT, // llama_memory_recurrent over every layer, no KV cache
+    KV_HYBRID,    // llama_memory_hybrid: attention layers and recurrent layers
+} kv_kind;
+
+typedef enum swa_rule {
+    SWA_NONE,
+    SWA_GEMMA2, // window 4096 unless given, pattern 2 unless given
+    SWA_GEMMA3, // sliding only when a window is given; pattern 6 unless given
+    SWA_LFM2,   // every attention layer, when a window is given
+} swa_rule;
+
+typedef enum recr_rule {
+    RECR_NONE,
+    RECR_MAMBA,  // ssm.*: conv state (d_conv-1)*d_inner, ssm state d_state*d_inner
+    RECR_MAMBA2, // the same with groups: conv state (d_conv-1)*(d_inner+2*groups*d_state)
+    RECR_LFM2,  // shortconv: n_embd*(l_cache-1); the recurrent layers are those with no KV heads
+} recr_rule;
+
+typedef struct arch_rules {
+    const char *name;
+    kv_kind kind;
+    swa_rule swa;
+    recr_rule recr;
+} arch_rules;
+
+/* The architectures whose rules are written here (doc/SEMANTICS.md lists
+ * them). An architecture not listed has no memory/: a wrong figure is worse
+ * than none. */
+static const arch_rules arches[] = {
+    {"llama", KV_PLAIN, SWA_NONE, RECR_NONE},
+    {"qwen2", KV_PLAIN, SWA_NONE, RECR_NONE},
+    {"qwen3", KV_PLAIN, SWA_NONE, RECR_NONE},
+    {"qwen3moe", KV_PLAIN, SWA_NONE, RECR_NONE},
+    {"deepseek2", KV_PLAIN, SWA_NONE, RECR_NONE},
+    {"gemma2", KV_PLAIN, SWA_GEMMA2, RECR_NONE},
+    {"gemma3", KV_PLAIN, SWA_GEMMA3, RECR_NONE},
+    {"mamba", KV_RECURRENT, SWA_NONE, RECR_MAMBA},
+    {"mamba2", KV_RECURRENT, SWA_NONE, RECR_MAMBA2},
+    {"lfm2", KV_HYBRID, SWA_LFM2, RECR_LFM2},
+};
+
+static const arch_rules *arch_of(const ggp_file *keys)
+{
+    static const char key[] = "general.architecture";
+    const ggp_kv *kv = ggp_kv_find(keys, key, sizeof key - 1);
+    if (!kv || kv->value.type != GGP_V_STRING)
+        return NULL;
+    const ggp_str name = ggp_value_str(keys, &kv->value);
+    for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++) {
+        if (strlen(arches[i].name) == name.len && memcmp(arches[i].name, name.ptr, name.len) == 0)
+            return &arches[i];
+    }
+    return NULL;
+}
+
+/* ==== Reading keys ==== */
+
+typedef enum found { ABSENT, FOUND, BAD } found;
+
+static bool is_integer(ggp_vtype t)
+{
+    return t == GGP_V_U8 || t == GGP_V_I8 || t == GGP_V_U16 || t == GGP_V_I16 || t == GGP_V_U32 ||
+           t == GGP_V_I32 || t == GGP_V_U64 || t == GGP_V_I64;
+}
+
+static bool is_signed(ggp_vtype t)
+{
+    return t == GGP_V_I8 || t == GGP_V_I16 || t == GGP_V_I32 || t == GGP_V_I64;
+}
+
+/* One integer element as a u32; false when negative or too big. */
+static bool value_u32(const ggp_file *keys, const ggp_value *v, uint32_t *out)
+{
+    if (v->type == GGP_V_BOOL) {
+        *out = (uint32_t)ggp_value_u64(keys, v);
+        return true;
+    }
+    if (!is_integer(v->type))
+        return false;
+    if (is_signed(v->type)) {
+        const int64_t s = ggp_value_i64(keys, v);
+        if (s < 0 || s > UINT32_MAX)
+            return false;
+        *out = (uint32_t)s;
+        return true;
+    }
+    const uint64_t u = ggp_value_u64(keys, v);
+    if (u > UINT32_MAX)
+        return false;
+    *out = (uint32_t)u;
+    return true;
+}
+
+static const ggp_kv *arch_key(const ggp_file *keys, const char *arch, const char *suffix)
+{
+    char name[128];
+    const int n = snprintf(name, sizeof name, "%s.%s", arch, suffix);
+    return n > 0 && (size_t)n < sizeof name ? ggp_kv_find(keys, name, (size_t)n) : NULL;
+}
+
+/* ARCH.suffix as one u32 (left as it is when absent). */
+static found get_u32(const ggp_file *keys, const char *arch, const char *suffix, uint32_t *out)
+{
+    const ggp_kv *kv = arch_key(keys, arch, suffix);
+    if (!kv)
+        return ABSENT;
+    return value_u32(keys, &kv->value, out) ? FOUND : BAD;
+}
+
+/* ARCH.suffix as a u32 for each of n layers: one value for all, or an
+ * array of exactly n (llama_model_loader::get_key_or_arr); left as it is
+ * when absent. */
+static found get_per_layer(const ggp_file *keys, const char *arch, const char *suffix, uint32_t n,
+                           uint32_t *out)
+{
+    const ggp_kv *kv = arch_key(keys, arch, suffix);
+    if (!kv)
+        return ABSENT;
+    if (kv->value.type != GGP_V_ARRAY) {
+        uint32_t v;
+        if (!value_u32(keys, &kv->value, &v))
+            return BAD;
+        for (uint32_t i = 0; i < n; i++)
+            out[i] = v;
+        return FOUND;
+    }
+    if (kv->value.count != n)
+        return BAD;
+    ggp_array_iter it;
+    ggp_value elem;
+    ggp_array_iter_init(&it, keys, &kv->value);
+    for (uint32_t i = 0; ggp_array_next(&it, &elem); i++) {
+        if (!value_u32(keys, &elem, &out[i]))
+            return BAD;
+    }
+    return FOUND;
+}
+
+/* ==== Hyperparameters (llama_hparams) ==== */
+
+typedef struct hparams {
+    uint32_t n_layer_all, n_layer_nextn, n_embd, n_ctx_train;
+    uint32_t n_head[MAX_LAYERS], n_head_kv[MAX_LAYERS];
+    uint32_t head_k_full, head_v_full, head_k_swa, head_v_swa;
+    bool mla;
+    bool is_swa[MAX_LAYERS], is_recr[MAX_LAYERS];
+    uint32_t n_swa;
+    uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_n_group, shortconv_l_cache;
+} hparams;
+
+/* llama_model_base::load_swa_pattern: an array of flags, or one period
+ * (the last layer of each period attends fully; 0: every layer slides). */
+static bool swa_pattern(const ggp_file *keys, const char *arch, uint32_t period, hparams *h)
+{
+    const ggp_kv *kv = arch_key(keys, arch, "attention.sliding_window_pattern");
+    const uint32_t n = h->n_layer_all - h->n_layer_nextn;
+    if (kv && kv->value.type == GGP_V_ARRAY) {
+        // get_arr copies as many flags as the array holds, at most the layers
+        if (kv->value.count > MAX_LAYERS)
+            return false;
+        ggp_array_iter it;
+        ggp_value elem;
+        ggp_array_iter_init(&it, keys, &kv->value);
+        for (uint32_t i = 0; ggp_array_next(&it, &elem); i++) {
+            uint32_t flag;
+            if (!value_u32(keys, &elem, &flag))
+                return false;
+            h->is_swa[i] = flag != 0;
+        }
+        return true;
+    }
+    if (kv && !value_u32(keys, &kv->value, &period))
+        return false;
+    for (uint32_t il = 0; il < n; il++)
+        h->is_swa[il] = period == 0 || il % period < period - 1;
+    return true;
+}
+
+static bool read_swa(const ggp_file *keys, const char *arch, const arch_rules *r, hparams *h)
+{
+    found f;
+    switch (r->swa) {
+    case SWA_NONE:
+        return true;
+    case SWA_GEMMA2:
+        h->n_swa = 4096;
+        if (get_u32(keys, arch, "attention.sliding_window", &h->n_swa) == BAD)
+            return false;
+        return swa_pattern(keys, arch, 2, h);
+    case SWA_GEMMA3:
+        if ((f = get_u32(keys, arch, "attention.sliding_window", &h->n_swa)) == BAD)
+            return false;
+        return f == ABSENT || h->n_swa == 0 || swa_pattern(keys, arch, 6, h);
+    case SWA_LFM2:
+        if ((f = get_u32(keys, arch, "attention.sliding_window", &h->n_swa)) == BAD)
+            return false;
+        for (uint32_t il = 0; f == FOUND && h->n_swa > 0 && il < h->n_layer_all - h->n_layer_nextn; il++)
+            h->is_swa[il] = !h->is_recr[il];
+        return true;
+    }
+    return false;
+}
+
+static bool read_recurrent(const ggp_file *keys, const char *arch, const arch_rules *r, hparams *h)
+{
+    const uint32_t n = h->n_layer_all - h->n_layer_nextn;
+    switch (r->recr) {
+    case RECR_NONE:
+        return true;
+    case RECR_MAMBA:
+    case RECR_MAMBA2:
+        for (uint32_t il = 0; il < n; il++)
+            h->is_recr[il] = true;
+        return get_u32(keys, arch, "ssm.conv_kernel", &h->ssm_d_conv) == FOUND &&
+               get_u32(keys, arch, "ssm.inner_size", &h->ssm_d_inner) == FOUND &&
+               get_u32(keys, arch, "ssm.state_size", &h->ssm_d_state) == FOUND &&
+               (r->recr == RECR_MAMBA || get_u32(keys, arch, "ssm.group_count", &h->ssm_n_group) == FOUND);
+    case RECR_LFM2:
+        for (uint32_t il = 0; il < n; il++)
+            h->is_recr[il] = h->n_head_kv[il] == 0;
+        return get_u32(keys, arch, "shortconv.l_cache", &h->shortconv_l_cache) == FOUND;
+    }
+    return false;
+}
+
+static bool read_hparams(const ggp_file *keys, const char *arch, const arch_rules *r, hparams *h)
+{
+    memset(h, 0, sizeof *h);
+    if (get_u32(keys, arch, "context_length", &h->n_ctx_train) != FOUND ||
+        get_u32(keys, arch, "embedding_length", &h->n_embd) != FOUND ||
+        get_u32(keys, arch, "block_count", &h->n_layer_all) != FOUND)
+        return false;
+    if (h->n_layer_all == 0 || h->n_layer_all > MAX_LAYERS)
+        return false;
+    if (get_u32(keys, arch, "nextn_predict_layers", &h->n_layer_nextn) == BAD || h->n_layer_nextn > h->n_layer_all)
+        return false;
+    const uint32_t n = h->n_layer_all;
+    if (get_per_layer(keys, arch, "attention.head_count", n, h->n_head) == BAD)
+        return false;
+    memcpy(h->n_head_kv, h->n_head, sizeof h->n_head); // head_count_kv defaults to head_count
+    if (get_per_layer(keys, arch, "attention.head_count_kv", n, h->n_head_kv) == BAD)
+        return false;
+    if (h->n_head[0] > 0) {
+        h->head_k_full = h->head_v_full = h->n_embd / h->n_head[0];
+        if (get_u32(keys, arch, "attention.key_length", &h->head_k_full) == BAD ||
+            get_u32(keys, arch, "attention.value_length", &h->head_v_full) == BAD)
+            return false;
+    }
+    h->head_k_swa = h->head_k_full;
+    h->head_v_swa = h->head_v_full;
+    if (get_u32(keys, arch, "attention.key_length_swa", &h->head_k_swa) == BAD ||
+        get_u32(keys, arch, "attention.value_length_swa", &h->head_v_swa) == BAD)
+        return false;
+    // llama_hparams::is_mla: both MLA head sizes given
+    uint32_t k_mla = 0, v_mla = 0;
+    if (get_u32(keys, arch, "attention.key_length_mla", &k_mla) == BAD ||
+        get_u32(keys, arch, "attention.value_length_mla", &v_mla) == BAD)
+        return false;
+    h->mla = k_mla != 0 && v_mla != 0;
+    return read_recurrent(keys, arch, r, h) && read_swa(keys, arch, r, h);
+}
+
+/* ==== Sizes ==== */
+
+/* ggml_row_size of a row of ne elements: f16 2 bytes each; q8_0 34 and
+ * q4_0 18 bytes per block of 32. */
+static uint64_t row_bytes(int type, uint64_t ne)
+{
+    switch (type) {
+    case GGFS_CACHE_F16: return 2 * ne;
+    case GGFS_CACHE_Q8_0: return 34 * ne / 32;
+    default: return 18 * ne / 32;
+    }
+}
+
+/* One layer's K and V rows in rule (llama_kv_cache's constructor: K of
+ * n_embd_k_gqa, V of n_embd_v_gqa unless MLA, which keeps no V). */
+static void add_layer(ggfs_kv_rule *rule, const hparams *h, uint32_t il)
+{
+    const bool swa = h->is_swa[il];
+    const uint64_t k = (uint64_t)(swa ? h->head_k_swa : h->head_k_full) * h->n_head_kv[il];
+    const uint64_t v = h->mla ? 0 : (uint64_t)(swa ? h->head_v_swa : h->head_v_full) * h->n_head_kv[il];
+    rule->layers++;
+    for (int t = 0; t < GGFS_CACHE_TYPES; t++)
+        rule->cell_bytes[t] += row_bytes(t, k) + row_bytes(t, v);
+}
+
+/* llama_hparams::n_embd_r and n_embd_s, in elements. */
+static uint64_t state_elements(const hparams *h, const arch_rules *r)
+{
+    if (r->recr == RECR_LFM2)
+        return (uint64_t)h->n_embd * (h->shortconv_l_cache > 0 ? h->shortconv_l_cache - 1 : 0);
+    const uint64_t conv = (uint64_t)(h->ssm_d_conv > 0 ? h->ssm_d_conv - 1 : 0) *
+                          ((uint64_t)h->ssm_d_inner + 2 * (uint64_t)h->ssm_n_group * h->ssm_d_state);
+    return conv + (uint64_t)h->ssm_d_state * h->ssm_d_inner;
+}
+
+bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules *rules)
+{
+    memset(rules, 0, sizeof *rules);
+    const arch_rules *r = arch_of(keys);
+    if (!r)
+        return false;
+    hparams h;
+    if (!read_hparams(keys, r->name, r, &h))
+        return false;
+    rules->n_ctx_train = h.n_ctx_train;
+    rules->weights = weights;
+    rules->n_swa = h.n_swa;
+    // The layers of the trunk: create_memory leaves out the n_layer_nextn
+    // prediction layers at the end (their own context holds them).
+    const uint32_t n_trunk = h.n_layer_all - h.n_layer_nextn;
+    for (uint32_t il = 0; il < n_trunk; il++) {
+        if (h.is_recr[il]) {
+            rules->recurrent += state_elements(&h, r) * STATE_BYTES;
+            continue;
+        }
+        if (r->kind == KV_RECURRENT)
+            continue;
+        add_layer(h.is_swa[il] ? &rules->swa : &rules->full, &h, il);
+    }
+    return true;
+}
+
+static uint64_t pad(uint64_t n, uint64_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+void ggfs_memory_at(const ggfs_memory_rules *rules, uint32_t ctx, ggfs_memory *out)
+{
+    memset(out, 0, sizeof *out);
+    // llama_context: n_ctx = GGML_PAD(n_ctx, 256); one sequence, n_ctx_seq = n_ctx.
+    const uint64_t cells = pad(ctx, CTX_PAD);
+    // n_ubatch = min(n_batch, 512) where n_batch = min(n_ctx before padding, 2048).
+    const uint64_t ubatch = ctx < N_UBATCH ? ctx : N_UBATCH;
+    // llama_kv_cache_iswa: GGML_PAD(min(size_base, n_swa + n_ubatch), 256).
+    const uint64_t swa_want = (uint64_t)rules->n_swa + ubatch;
+    const uint64_t swa_cells = pad(cells < swa_want ? cells : swa_want, CTX_PAD);
+    out->context = cells;
+    out->weights = rules->weights;
+    out->kv_layers = rules->full.layers;
+    out->kv_cells = rules->full.layers ? cells : 0;
+    out->swa_layers = rules->swa.layers;
+    out->swa_cells = rules->swa.layers ? swa_cells : 0;
+    for (int t = 0; t < GGFS_CACHE_TYPES; t++)
+        out->kv[t] = rules->full.cell_bytes[t] * out->kv_cells + rules->swa.cell_bytes[t] * out->swa_cells;
+    out->recurrent = rules->recurrent;
+    out->total_f16 = out->weights + out->kv[GGFS_CACHE_F16] + out->recurrent;
+}
+
+uint32_t ggfs_memory_listed(const ggfs_memory_rules *rules, uint32_t i)
+{
+    const uint32_t trained = rules->n_ctx_train < GGFS_MEMORY_CTX_MAX ? rules->n_ctx_train : GGFS_MEMORY_CTX_MAX;
+    if (trained == 0)
+        return 0;
+    uint32_t k = 0;
+    for (uint32_t c = GGFS_MEMORY_LISTED_FIRST; c < trained; c *= 2, k++) {
+        if (k == i)
+            return c;
+    }
+    return i == k ? trained : 0;
+}
+
+uint64_t ggfs_memory_weights(const ggfs_model *m)
+{
+    uint64_t total = 0;
+    uint32_t shard;
+    for (uint64_t i = 0; i < m->n_tensors; i++) {
+        const ggp_tensor *t = ggfs_model_tensor(m, i, &shard);
+        if (t->type)
+            total += t->bytes;
+    }
+    return total;
+}

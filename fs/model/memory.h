@@ -1,0 +1,76 @@
+/*
+ * The memory llama.cpp allocates to run a model at a context size: its
+ * weights, its KV cache (full-attention and sliding-window layers apart)
+ * with f16, q8_0 and q4_0 caches, and its recurrent state. A pure function
+ * of the keys (as a view has them, so it follows edits) and of the tensors'
+ * bytes, written from llama.cpp's own rules (llama-context.cpp's padding,
+ * llama-kv-cache*.cpp, llama-memory-recurrent.cpp, llama-hparams.cpp and
+ * each architecture's hyperparameters) for one sequence with its defaults:
+ * n_ubatch 512, flash attention on (its "auto" on a CPU), no full-size
+ * sliding-window cache. Architectures whose rules are not written here have
+ * none (ggfs_memory_read fails).
+ */
+#ifndef GGFS_MODEL_MEMORY_H
+#define GGFS_MODEL_MEMORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ggp.h"
+#include "model/model.h"
+
+#define GGFS_MEMORY_CTX_MAX (UINT32_C(1) << 24) // the largest context looked up
+#define GGFS_MEMORY_LISTED_FIRST 512             // memory/ lists 512, 1024, ...
+
+/* Cache element types, in the order of ggfs_memory's kv[]. */
+enum { GGFS_CACHE_F16, GGFS_CACHE_Q8_0, GGFS_CACHE_Q4_0, GGFS_CACHE_TYPES };
+
+/* One KV cache (the full-attention one or the sliding-window one): its
+ * layers and the bytes one cell takes over all of them, K and V, for each
+ * cache type. */
+typedef struct ggfs_kv_rule {
+    uint32_t layers;
+    uint64_t cell_bytes[GGFS_CACHE_TYPES];
+} ggfs_kv_rule;
+
+/* What a model's keys fix, read once by ggfs_memory_read. */
+typedef struct ggfs_memory_rules {
+    uint32_t n_ctx_train;  // the trained context (context_length)
+    ggfs_kv_rule full;     // full-attention layers (an MLA cache counts here)
+    ggfs_kv_rule swa;      // sliding-window layers
+    uint32_t n_swa;        // the window, when swa.layers > 0
+    uint64_t recurrent;    // bytes of recurrent state (f32), any context
+    uint64_t weights;      // bytes of tensor data
+} ggfs_memory_rules;
+
+/* The figures of memory/CTX, in its order (bytes unless said). */
+typedef struct ggfs_memory {
+    uint64_t context;    // cells llama.cpp allocates: CTX padded to 256
+    uint64_t weights;
+    uint32_t kv_layers;
+    uint64_t kv_cells;   // 0 when kv_layers is 0
+    uint32_t swa_layers;
+    uint64_t swa_cells;  // 0 when swa_layers is 0
+    uint64_t kv[GGFS_CACHE_TYPES];
+    uint64_t recurrent;
+    uint64_t total_f16;  // weights + kv[GGFS_CACHE_F16] + recurrent
+} ggfs_memory;
+
+/* Reads the rules of the model whose keys are `keys` and whose tensors
+ * hold `weights` bytes. False when its architecture is not one whose rules
+ * are written here, or its keys lack (or give out of range) a value those
+ * rules need, as llama.cpp would refuse to load it. */
+bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules *rules);
+
+/* The figures at a context of ctx tokens (1 <= ctx <= GGFS_MEMORY_CTX_MAX). */
+void ggfs_memory_at(const ggfs_memory_rules *rules, uint32_t ctx, ggfs_memory *out);
+
+/* The contexts memory/ lists, ascending: 512 doubling while below the
+ * trained context, then the trained context (capped at
+ * GGFS_MEMORY_CTX_MAX). The i-th one, or 0 past the last. */
+uint32_t ggfs_memory_listed(const ggfs_memory_rules *rules, uint32_t i);
+
+/* The bytes of tensor data of model m (tensors of unknown type count 0). */
+uint64_t ggfs_memory_weights(const ggfs_model *m);
+
+#endif
