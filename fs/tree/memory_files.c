@@ -21,11 +21,6 @@ bool ggfs_memory_name_parse(const char *name, uint32_t *ctx)
     return true;
 }
 
-bool ggfs_memory_rules_of(const ggfs_tree *tree, const ggfs_view *view, ggfs_memory_rules *rules)
-{
-    return ggfs_memory_read(view->keys, tree->memory_weights, rules);
-}
-
 static void render_ctx(const ggfs_memory *m, ggp_sink *sink)
 {
     ggp_sink_printf(sink, "context: %" PRIu64 "\n", m->context);
@@ -54,19 +49,22 @@ static void render_tsv(const ggfs_memory_rules *rules, ggp_sink *sink)
     }
 }
 
-bool ggfs_memory_render(const ggfs_tree *tree, const ggfs_view *view, ggfs_node node, ggp_sink *sink)
+bool ggfs_memory_ctx_render(const ggp_file *keys, uint64_t weights, uint32_t ctx, ggp_sink *sink)
 {
     ggfs_memory_rules rules;
-    if (!ggfs_memory_rules_of(tree, view, &rules))
-        return false;
-    if (node.kind == GGFS_MEMORY_TSV) {
-        render_tsv(&rules, sink);
-        return true;
-    }
-    if (node.index < 1 || node.index > GGFS_MEMORY_CTX_MAX)
+    if (ctx < 1 || ctx > GGFS_MEMORY_CTX_MAX || !ggfs_memory_read(keys, weights, &rules))
         return false;
     ggfs_memory m;
-    ggfs_memory_at(&rules, (uint32_t)node.index, &m);
+    ggfs_memory_at(&rules, ctx, &m);
     render_ctx(&m, sink);
+    return true;
+}
+
+bool ggfs_memory_tsv_render(const ggp_file *keys, uint64_t weights, ggp_sink *sink)
+{
+    ggfs_memory_rules rules;
+    if (!ggfs_memory_read(keys, weights, &rules))
+        return false;
+    render_tsv(&rules, sink);
     return true;
 }

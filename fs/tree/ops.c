@@ -128,7 +128,7 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
         return true;
     }
     case GGFS_MEMORY_DIR: {
-        const uint32_t ctx = ggfs_memory_rules_of(tree, view, &memory) ? ggfs_memory_listed(&memory, (uint32_t)i) : 0;
+        const uint32_t ctx = ggfs_memory_read(view->keys, tree->memory_weights, &memory) ? ggfs_memory_listed(&memory, (uint32_t)i) : 0;
         if (ctx == 0 || i > UINT32_MAX)
             return false;
         snprintf(name, GGFS_NAME_MAX + 1, "%" PRIu32, ctx);

@@ -533,7 +533,7 @@ static bool has_memory(const ggfs_tree *tree, ggfs_node node)
     if (!view)
         return false;
     ggfs_memory_rules rules;
-    const bool known = ggfs_memory_rules_of(tree, view, &rules);
+    const bool known = ggfs_memory_read(view->keys, tree->memory_weights, &rules);
     ggfs_view_put(view);
     return known;
 }
