@@ -1,0 +1,255 @@
+/*
+ * The memory rules (model/memory.h) on keys written by hand, each figure
+ * worked out from llama.cpp's rules apart from the code: SPEC.md's example
+ * (a llama 8B: 32 layers, 8 KV heads of 128), sliding windows with their
+ * default and given patterns, an MLA cache, Mamba 2's groups, a hybrid's
+ * per-layer heads; keys that make a model's memory unknown; the contexts
+ * memory/ lists; and the names it looks up (tree/memory_files.h).
+ */
+#include <stdio.h>
+
+#include "check.h"
+#include "gguf_writer.h"
+#include "model/memory.h"
+#include "tree/memory_files.h"
+
+/* The keys given as "name=value" u32s, "name=[a,b,...]" u32 arrays, and
+ * general.architecture = arch (none when NULL). */
+static ggp_file *keys_of(gguf_writer *w, const char *arch, const char *const *kvs, size_t n)
+{
+    gw_begin(w, 3, false, 0, n + (arch != NULL));
+    if (arch)
+        gw_kv_str(w, "general.architecture", arch);
+    for (size_t i = 0; i < n; i++) {
+        char name[128];
+        const char *eq = strchr(kvs[i], '=');
+        snprintf(name, sizeof name, "%.*s", (int)(eq - kvs[i]), kvs[i]);
+        if (eq[1] == '[') {
+            uint32_t v[64];
+            uint64_t count = 0;
+            for (const char *p = eq + 2; *p && *p != ']'; count++) {
+                v[count] = (uint32_t)strtoul(p, (char **)&p, 10);
+                if (*p == ',')
+                    p++;
+            }
+            gw_kv_u32s(w, name, v, count);
+        } else {
+            gw_kv_u32(w, name, (uint32_t)strtoul(eq + 1, NULL, 10));
+        }
+    }
+    ggp_error err;
+    ggp_file *f = ggp_open_mem(w->b, w->n, &err);
+    if (!f)
+        fprintf(stderr, "offset %llu: %s\n", (unsigned long long)err.offset, err.msg);
+    return f;
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* rules of arch with the keys given; false when the rules are unknown. */
+static bool rules_of(const char *arch, const char *const *kvs, size_t n, uint64_t weights, ggfs_memory_rules *r)
+{
+    gguf_writer w;
+    ggp_file *f = keys_of(&w, arch, kvs, n);
+    const bool known = f && ggfs_memory_read(f, weights, r);
+    ggp_close(f);
+    gw_free(&w);
+    return known;
+}
+
+static int test_spec_example(void)
+{
+    static const char *const kvs[] = {
+        "llama.context_length=131072", "llama.embedding_length=4096", "llama.block_count=32",
+        "llama.attention.head_count=32", "llama.attention.head_count_kv=8",
+    };
+    ggfs_memory_rules r;
+    EXPECT(rules_of("llama", kvs, N(kvs), 4368438976, &r));
+    ggfs_memory m;
+    ggfs_memory_at(&r, 6000, &m);
+    EXPECT_EQ(m.context, 6144);
+    EXPECT_EQ(m.weights, 4368438976);
+    EXPECT_EQ(m.kv_layers, 32);
+    EXPECT_EQ(m.kv_cells, 6144);
+    EXPECT_EQ(m.swa_layers, 0);
+    EXPECT_EQ(m.swa_cells, 0);
+    EXPECT_EQ(m.kv[GGFS_CACHE_F16], 805306368);  // 32 x 6144 x (1024 + 1024) x 2
+    EXPECT_EQ(m.kv[GGFS_CACHE_Q8_0], 427819008); // 32 x 6144 x 2 x 1024/32 x 34
+    EXPECT_EQ(m.kv[GGFS_CACHE_Q4_0], 226492416); // 32 x 6144 x 2 x 1024/32 x 18
+    EXPECT_EQ(m.recurrent, 0);
+    EXPECT_EQ(m.total_f16, 5173745344);
+    return 1;
+}
+
+static int test_sliding_windows(void)
+{
+    // gemma2: a 4096 window and every other layer sliding by default;
+    // head 256 given, 4 KV heads
+    static const char *const g2[] = {
+        "gemma2.context_length=8192", "gemma2.embedding_length=2304", "gemma2.block_count=4",
+        "gemma2.attention.head_count=8", "gemma2.attention.head_count_kv=4", "gemma2.attention.key_length=256",
+        "gemma2.attention.value_length=256",
+    };
+    ggfs_memory_rules r;
+    ggfs_memory m;
+    EXPECT(rules_of("gemma2", g2, N(g2), 0, &r));
+    ggfs_memory_at(&r, 8192, &m);
+    EXPECT_EQ(m.kv_layers, 2);
+    EXPECT_EQ(m.swa_layers, 2);
+    EXPECT_EQ(m.kv_cells, 8192);
+    EXPECT_EQ(m.swa_cells, 4608); // 4096 + 512
+    EXPECT_EQ(m.kv[GGFS_CACHE_F16], (2 * 8192 + 2 * 4608) * 2 * 1024 * 2ull);
+    // a context below the window: the window's cache is the context's
+    ggfs_memory_at(&r, 1000, &m);
+    EXPECT_EQ(m.swa_cells, 1024);
+    // gemma3 without a window: no sliding layers at all
+    static const char *const g3_none[] = {
+        "gemma3.context_length=8192", "gemma3.embedding_length=256", "gemma3.block_count=7",
+        "gemma3.attention.head_count=4", "gemma3.attention.head_count_kv=1",
+    };
+    EXPECT(rules_of("gemma3", g3_none, N(g3_none), 0, &r));
+    EXPECT_EQ(r.full.layers, 7);
+    EXPECT_EQ(r.swa.layers, 0);
+    // gemma3 with a window of 100 and a period of 3: layers 2 and 5 full;
+    // a context of 100 has a batch of 100
+    static const char *const g3[] = {
+        "gemma3.context_length=8192", "gemma3.embedding_length=256", "gemma3.block_count=7",
+        "gemma3.attention.head_count=4", "gemma3.attention.head_count_kv=1", "gemma3.attention.sliding_window=100",
+        "gemma3.attention.sliding_window_pattern=3",
+    };
+    EXPECT(rules_of("gemma3", g3, N(g3), 0, &r));
+    EXPECT_EQ(r.full.layers, 2);
+    EXPECT_EQ(r.swa.layers, 5);
+    ggfs_memory_at(&r, 100, &m);
+    EXPECT_EQ(m.context, 256);
+    EXPECT_EQ(m.swa_cells, 256);
+    ggfs_memory_at(&r, 5000, &m);
+    EXPECT_EQ(m.swa_cells, 768); // 100 + 512, padded
+    // the pattern as one flag per layer
+    static const char *const g3_flags[] = {
+        "gemma3.context_length=8192", "gemma3.embedding_length=256", "gemma3.block_count=3",
+        "gemma3.attention.head_count=4", "gemma3.attention.sliding_window=100",
+        "gemma3.attention.sliding_window_pattern=[0,1,0]",
+    };
+    EXPECT(rules_of("gemma3", g3_flags, N(g3_flags), 0, &r));
+    EXPECT_EQ(r.full.layers, 2);
+    EXPECT_EQ(r.swa.layers, 1);
+    return 1;
+}
+
+static int test_mla_recurrent_hybrid(void)
+{
+    // deepseek2 with MLA: one K row of kv_lora_rank 512 + rope 64, no V
+    static const char *const ds[] = {
+        "deepseek2.context_length=163840", "deepseek2.embedding_length=7168", "deepseek2.block_count=61",
+        "deepseek2.attention.head_count=128", "deepseek2.attention.head_count_kv=1",
+        "deepseek2.attention.key_length=576", "deepseek2.attention.value_length=512",
+        "deepseek2.attention.key_length_mla=192", "deepseek2.attention.value_length_mla=128",
+    };
+    ggfs_memory_rules r;
+    ggfs_memory m;
+    EXPECT(rules_of("deepseek2", ds, N(ds), 0, &r));
+    ggfs_memory_at(&r, 4096, &m);
+    EXPECT_EQ(m.kv[GGFS_CACHE_F16], 61ull * 4096 * 576 * 2);
+    EXPECT_EQ(m.kv[GGFS_CACHE_Q8_0], 61ull * 4096 * 576 / 32 * 34);
+    // mamba2: conv state (4-1) x (1024 + 2 x 8 x 128), SSM state 128 x 1024, f32
+    static const char *const m2[] = {
+        "mamba2.context_length=1048576", "mamba2.embedding_length=512", "mamba2.block_count=3",
+        "mamba2.ssm.conv_kernel=4", "mamba2.ssm.inner_size=1024", "mamba2.ssm.state_size=128",
+        "mamba2.ssm.group_count=8", "mamba2.ssm.time_step_rank=16",
+    };
+    EXPECT(rules_of("mamba2", m2, N(m2), 10, &r));
+    ggfs_memory_at(&r, 4096, &m);
+    EXPECT_EQ(m.recurrent, 3ull * (3 * (1024 + 2 * 8 * 128) + 128 * 1024) * 4);
+    EXPECT_EQ(m.kv_layers, 0);
+    EXPECT_EQ(m.kv_cells, 0);
+    EXPECT_EQ(m.kv[GGFS_CACHE_F16], 0);
+    EXPECT_EQ(m.total_f16, 10 + m.recurrent);
+    // mamba2 needs its groups; mamba has none
+    EXPECT(!rules_of("mamba2", m2, N(m2) - 2, 0, &r));
+    // lfm2: the layers with no KV heads are conv layers, state 1024 x (3-1)
+    static const char *const lf[] = {
+        "lfm2.context_length=128000", "lfm2.embedding_length=1024", "lfm2.block_count=4",
+        "lfm2.attention.head_count=16", "lfm2.attention.head_count_kv=[0,8,0,8]", "lfm2.shortconv.l_cache=3",
+    };
+    EXPECT(rules_of("lfm2", lf, N(lf), 0, &r));
+    ggfs_memory_at(&r, 512, &m);
+    EXPECT_EQ(m.kv_layers, 2);
+    EXPECT_EQ(m.kv[GGFS_CACHE_F16], 2ull * 512 * (2 * 8 * 64) * 2);
+    EXPECT_EQ(m.recurrent, 2ull * 1024 * 2 * 4);
+    return 1;
+}
+
+static int test_unknown(void)
+{
+    static const char *const ok[] = {
+        "llama.context_length=4096", "llama.embedding_length=256", "llama.block_count=2",
+        "llama.attention.head_count=4",
+    };
+    ggfs_memory_rules r;
+    EXPECT(rules_of("llama", ok, N(ok), 0, &r));
+    EXPECT(!rules_of("llama4", ok, N(ok), 0, &r));
+    EXPECT(!rules_of("llam", ok, N(ok), 0, &r));
+    EXPECT(!rules_of(NULL, ok, N(ok), 0, &r));
+    static const char *const no_blocks[] = {"llama.context_length=4096", "llama.embedding_length=256"};
+    EXPECT(!rules_of("llama", no_blocks, N(no_blocks), 0, &r));
+    static const char *const zero[] = {"llama.context_length=4096", "llama.embedding_length=256",
+                                       "llama.block_count=0"};
+    EXPECT(!rules_of("llama", zero, N(zero), 0, &r));
+    static const char *const many[] = {"llama.context_length=4096", "llama.embedding_length=256",
+                                       "llama.block_count=513"};
+    EXPECT(!rules_of("llama", many, N(many), 0, &r));
+    static const char *const short_array[] = {
+        "llama.context_length=4096", "llama.embedding_length=256", "llama.block_count=3",
+        "llama.attention.head_count=4", "llama.attention.head_count_kv=[1,2]",
+    };
+    EXPECT(!rules_of("llama", short_array, N(short_array), 0, &r));
+    return 1;
+}
+
+static int test_listed_and_names(void)
+{
+    ggfs_memory_rules r = {0};
+    static const struct {
+        uint32_t trained;
+        uint32_t want[8];
+    } cases[] = {
+        {8192, {512, 1024, 2048, 4096, 8192}},
+        {6000, {512, 1024, 2048, 4096, 6000}},
+        {512, {512}},
+        {300, {300}},
+        {0, {0}},
+        {UINT32_C(1) << 30, {0}}, // checked apart below
+    };
+    for (size_t c = 0; c + 1 < N(cases); c++) {
+        r.n_ctx_train = cases[c].trained;
+        uint32_t i = 0;
+        for (; cases[c].want[i]; i++)
+            EXPECT_EQ(ggfs_memory_listed(&r, i), cases[c].want[i]);
+        EXPECT_EQ(ggfs_memory_listed(&r, i), 0);
+        EXPECT_EQ(ggfs_memory_listed(&r, i + 1), 0);
+    }
+    r.n_ctx_train = UINT32_C(1) << 30;
+    EXPECT_EQ(ggfs_memory_listed(&r, 15), GGFS_MEMORY_CTX_MAX); // 512 << 15 = 2^24
+    EXPECT_EQ(ggfs_memory_listed(&r, 16), 0);
+
+    uint32_t ctx = 0;
+    EXPECT(ggfs_memory_name_parse("1", &ctx) && ctx == 1);
+    EXPECT(ggfs_memory_name_parse("16777216", &ctx) && ctx == GGFS_MEMORY_CTX_MAX);
+    static const char *const bad[] = {"", "0", "01", "+1", "-1", "16777217", "99999999999999999999", "1k", " 1"};
+    for (size_t i = 0; i < N(bad); i++)
+        EXPECT(!ggfs_memory_name_parse(bad[i], &ctx));
+    return 1;
+}
+
+int main(void)
+{
+    int ok = 1;
+    ok &= test_spec_example();
+    ok &= test_sliding_windows();
+    ok &= test_mla_recurrent_hybrid();
+    ok &= test_unknown();
+    ok &= test_listed_and_names();
+    puts(ok ? "test_memory: ok" : "test_memory: FAILED");
+    return ok ? 0 : 1;
+}
