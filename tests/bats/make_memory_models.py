@@ -78,6 +78,10 @@ class Writer:
     def u32(self, k, v):
         self.g.gguf_set_val_u32(self.ctx, self.key(k), v)
 
+    def u32s(self, values):
+        for k, v in values.items():
+            self.u32(k, v)
+
     def f32(self, k, v):
         self.g.gguf_set_val_f32(self.ctx, self.key(k), v)
 
@@ -128,7 +132,8 @@ class Writer:
         self.g.gguf_free(self.ctx)
 
 
-def common(w, embd, layers, ff, heads, heads_kv):
+def dims(w, embd, layers, ff, heads, heads_kv):
+    """The keys every family has, and the vocabulary; its size."""
     w.u32("context_length", CONTEXT)
     w.u32("embedding_length", embd)
     w.u32("block_count", layers)
@@ -140,7 +145,12 @@ def common(w, embd, layers, ff, heads, heads_kv):
     elif heads_kv is not None:
         w.u32("attention.head_count_kv", heads_kv)
     w.f32("attention.layer_norm_rms_epsilon", 1e-5)
-    vocab = w.vocab()
+    return w.vocab()
+
+
+def common(w, embd, layers, ff, heads, heads_kv):
+    """dims, and the embedding and output tensors."""
+    vocab = dims(w, embd, layers, ff, heads, heads_kv)
     w.tensor("token_embd.weight", embd, vocab)
     w.tensor("output_norm.weight", embd)
     w.tensor("output.weight", embd, vocab)
@@ -185,8 +195,7 @@ def llama(g):  # grouped-query attention: 8 heads of 32, 2 of them for K and V
 def qwen3(g):  # head size given apart from the embedding: 64 x 4 heads, 2 for K and V
     w = Writer(g, "qwen3")
     common(w, 128, 2, 256, 4, 2)
-    w.u32("attention.key_length", 64)
-    w.u32("attention.value_length", 64)
+    w.u32s({"attention.key_length": 64, "attention.value_length": 64})
     for i in range(2):
         attention(w, i, 128, 256, 128, 128, norms=64)
         ffn(w, i, 128, 256)
@@ -196,11 +205,8 @@ def qwen3(g):  # head size given apart from the embedding: 64 x 4 heads, 2 for K
 def qwen3moe(g):
     w = Writer(g, "qwen3moe")
     common(w, 128, 2, 256, 4, 4)
-    w.u32("attention.key_length", 32)
-    w.u32("attention.value_length", 32)
-    w.u32("expert_count", 4)
-    w.u32("expert_used_count", 2)
-    w.u32("expert_feed_forward_length", 64)
+    w.u32s({"attention.key_length": 32, "attention.value_length": 32, "expert_count": 4, "expert_used_count": 2,
+            "expert_feed_forward_length": 64})
     for i in range(2):
         attention(w, i, 128, 128, 128, 128, norms=32)
         w.tensor(f"blk.{i}.ffn_norm.weight", 128)
@@ -211,9 +217,7 @@ def qwen3moe(g):
 def gemma3(g):  # 7 layers: 0-4 slide over 700 tokens, 5 attends fully, 6 slides
     w = Writer(g, "gemma3")
     common(w, 128, 7, 256, 4, 1)
-    w.u32("attention.key_length", 32)
-    w.u32("attention.value_length", 32)
-    w.u32("attention.sliding_window", 700)
+    w.u32s({"attention.key_length": 32, "attention.value_length": 32, "attention.sliding_window": 700})
     for i in range(7):
         attention(w, i, 128, 128, 32, 32, norms=32)
         w.tensor(f"blk.{i}.post_attention_norm.weight", 128)
@@ -226,18 +230,13 @@ def deepseek2(g):  # MLA: one cache row of kv_lora_rank + rope dims a layer, no 
     w = Writer(g, "deepseek2")
     embd, heads, lora_q, lora_kv, rope, nope, v_mla = 128, 4, 64, 64, 32, 32, 32
     common(w, embd, 2, 256, heads, 1)
-    w.u32("attention.key_length", lora_kv + rope)
-    w.u32("attention.value_length", lora_kv)
-    w.u32("attention.key_length_mla", nope + rope)
-    w.u32("attention.value_length_mla", v_mla)
-    w.u32("attention.q_lora_rank", lora_q)
-    w.u32("attention.kv_lora_rank", lora_kv)
-    w.u32("rope.dimension_count", rope)
-    w.u32("leading_dense_block_count", 1)
-    w.u32("expert_count", 4)
-    w.u32("expert_used_count", 2)
-    w.u32("expert_shared_count", 1)
-    w.u32("expert_feed_forward_length", 64)
+    w.u32s({
+        "attention.key_length": lora_kv + rope, "attention.value_length": lora_kv,
+        "attention.key_length_mla": nope + rope, "attention.value_length_mla": v_mla,
+        "attention.q_lora_rank": lora_q, "attention.kv_lora_rank": lora_kv, "rope.dimension_count": rope,
+        "leading_dense_block_count": 1, "expert_count": 4, "expert_used_count": 2, "expert_shared_count": 1,
+        "expert_feed_forward_length": 64,
+    })
     for i in range(2):
         w.tensor(f"blk.{i}.attn_norm.weight", embd)
         w.tensor(f"blk.{i}.attn_q_a_norm.weight", lora_q)
@@ -263,10 +262,7 @@ def mamba(g):  # recurrent: conv and SSM state per layer, f32, no KV cache
     w = Writer(g, "mamba")
     embd, inner, conv, state, dt = 256, 512, 4, 64, 16
     common(w, embd, 4, 0, 0, 0)
-    w.u32("ssm.conv_kernel", conv)
-    w.u32("ssm.inner_size", inner)
-    w.u32("ssm.state_size", state)
-    w.u32("ssm.time_step_rank", dt)
+    w.u32s({"ssm.conv_kernel": conv, "ssm.inner_size": inner, "ssm.state_size": state, "ssm.time_step_rank": dt})
     for i in range(4):
         w.tensor(f"blk.{i}.attn_norm.weight", embd)
         w.tensor(f"blk.{i}.ssm_in.weight", embd, 2 * inner)
@@ -285,16 +281,8 @@ def lfm2(g):  # hybrid: conv layers (no KV heads) and attention layers
     w = Writer(g, "lfm2")
     # a long conv cache, so that its state shows at the 0.01 MiB llama.cpp prints
     embd, lcache, kv = 128, 129, [0, 2, 0, 0, 2]
-    vocab = None
-    w.u32("context_length", CONTEXT)
-    w.u32("embedding_length", embd)
-    w.u32("block_count", len(kv))
-    w.u32("feed_forward_length", 256)
-    w.u32("attention.head_count", 4)
-    w.i32s("attention.head_count_kv", kv)
-    w.f32("attention.layer_norm_rms_epsilon", 1e-5)
+    vocab = dims(w, embd, len(kv), 256, 4, kv)
     w.u32("shortconv.l_cache", lcache)
-    vocab = w.vocab()
     w.tensor("token_embd.weight", embd, vocab)
     w.tensor("token_embd_norm.weight", embd)
     for i, n in enumerate(kv):
