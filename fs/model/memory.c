@@ -327,17 +327,18 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
     rules->n_ctx_train = h.n_ctx_train;
     rules->weights = weights;
     rules->n_swa = h.n_swa;
-    // The layers of the trunk: create_memory leaves out the n_layer_nextn
-    // prediction layers at the end (their own context holds them).
+    // create_memory: a plain KV cache leaves out the n_layer_nextn
+    // prediction layers at the end (their own context holds them) unless
+    // every layer is one; a hybrid's attention cache keeps every layer that
+    // is not recurrent; recurrent state is for the trunk's layers
+    // (is_recr is never set past them).
     const uint32_t n_trunk = h.n_layer_all - h.n_layer_nextn;
-    for (uint32_t il = 0; il < n_trunk; il++) {
-        if (h.is_recr[il]) {
+    const uint32_t n_attn = r->kind == KV_PLAIN && h.n_layer_nextn > 0 && n_trunk > 0 ? n_trunk : h.n_layer_all;
+    for (uint32_t il = 0; il < h.n_layer_all; il++) {
+        if (h.is_recr[il])
             rules->recurrent += state_elements(&h, r) * STATE_BYTES;
-            continue;
-        }
-        if (r->kind == KV_RECURRENT)
-            continue;
-        add_layer(h.is_swa[il] ? &rules->swa : &rules->full, &h, il);
+        else if (r->kind != KV_RECURRENT && il < n_attn)
+            add_layer(h.is_swa[il] ? &rules->swa : &rules->full, &h, il);
     }
     return true;
 }

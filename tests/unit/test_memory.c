@@ -78,6 +78,15 @@ static int test_spec_example(void)
     EXPECT_EQ(m.kv[GGFS_CACHE_Q4_0], 226492416); // 32 x 6144 x 2 x 1024/32 x 18
     EXPECT_EQ(m.recurrent, 0);
     EXPECT_EQ(m.total_f16, 5173745344);
+    // the prediction layers at the end are not in the main context's cache
+    static const char *const nextn[] = {
+        "llama.context_length=131072", "llama.embedding_length=4096", "llama.block_count=33",
+        "llama.attention.head_count=32", "llama.attention.head_count_kv=8", "llama.nextn_predict_layers=1",
+    };
+    EXPECT(rules_of("llama", nextn, N(nextn), 4368438976, &r));
+    ggfs_memory_at(&r, 6000, &m);
+    EXPECT_EQ(m.kv_layers, 32);
+    EXPECT_EQ(m.kv[GGFS_CACHE_F16], 805306368);
     return 1;
 }
 
