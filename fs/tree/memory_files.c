@@ -43,9 +43,12 @@ static void render_tsv(const ggfs_memory_rules *rules, ggp_sink *sink)
     for (uint32_t i = 0; (ctx = ggfs_memory_listed(rules, i)) != 0; i++) {
         ggfs_memory m;
         ggfs_memory_at(rules, ctx, &m);
-        ggp_sink_printf(sink, "%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
-                        ctx, m.weights, m.kv[GGFS_CACHE_F16], m.kv[GGFS_CACHE_Q8_0], m.kv[GGFS_CACHE_Q4_0],
-                        m.recurrent, m.total_f16);
+        ggp_sink_printf(sink, "%" PRIu32, ctx);
+        const uint64_t fields[] = {m.weights,   m.kv[GGFS_CACHE_F16], m.kv[GGFS_CACHE_Q8_0], m.kv[GGFS_CACHE_Q4_0],
+                                   m.recurrent, m.total_f16};
+        for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+            ggp_sink_printf(sink, "\t%" PRIu64, fields[f]);
+        ggp_sink_printf(sink, "\n");
     }
 }
 

@@ -128,8 +128,11 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
         return true;
     }
     case GGFS_MEMORY_DIR: {
-        const uint32_t ctx = ggfs_memory_read(view->keys, tree->memory_weights, &memory) ? ggfs_memory_listed(&memory, (uint32_t)i) : 0;
-        if (ctx == 0 || i > UINT32_MAX)
+        // the contexts listed for the keys as they are now
+        if (i > UINT32_MAX || !ggfs_memory_read(view->keys, tree->memory_weights, &memory))
+            return false;
+        const uint32_t ctx = ggfs_memory_listed(&memory, (uint32_t)i);
+        if (ctx == 0)
             return false;
         snprintf(name, GGFS_NAME_MAX + 1, "%" PRIu32, ctx);
         *node = ggfs_node_at(GGFS_MEMORY_CTX, ctx);

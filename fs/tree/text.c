@@ -2,7 +2,8 @@
  * The synthesized text files. header, info and shards/FILE are a few
  * `key: value` lines; metadata/KEY is the parser's rendering of the value;
  * metadata.json, tensors.tsv and warnings are the parser's views over the
- * whole model (every shard, for a split set).
+ * whole model (every shard, for a split set); memory/CTX and memory.tsv
+ * are memory_files.h's.
  */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /*
  * The synthesized text files: header, tensors/NAME/info, metadata/KEY,
- * shards/FILE, and the views metadata.json, tensors.tsv and warnings.
+ * shards/FILE, memory/CTX and memory.tsv (memory_files.h), and the views
+ * metadata.json, tensors.tsv and warnings.
  */
 #ifndef GGFS_TREE_TEXT_H
 #define GGFS_TREE_TEXT_H
