@@ -4,14 +4,21 @@
  * (a llama 8B: 32 layers, 8 KV heads of 128), sliding windows with their
  * default and given patterns, an MLA cache, Mamba 2's groups, a hybrid's
  * per-layer heads; keys that make a model's memory unknown; the contexts
- * memory/ lists; and the names it looks up (tree/memory_files.h).
+ * memory/ lists; the names it looks up (tree/memory_files.h); and its
+ * files' places in a tree: inode numbers that lead back to them, sizes that
+ * are their texts'.
  */
+#include "tmptree.h" // first: it asks for _GNU_SOURCE
+
 #include <stdio.h>
 
 #include "check.h"
 #include "gguf_writer.h"
 #include "model/memory.h"
+#include "tree/attr.h"
 #include "tree/memory_files.h"
+#include "tree/text.h"
+#include "tree/tree.h"
 
 /* The keys given as "name=value" u32s, "name=[a,b,...]" u32 arrays, and
  * general.architecture = arch (none when NULL). */
@@ -251,6 +258,74 @@ static int test_listed_and_names(void)
     return 1;
 }
 
+/* memory/CTX of ctx in tree: found by its name, numbered both ways,
+ * statted at its text's size. */
+static int check_ctx_file(ggfs_tree *tree, uint32_t ctx)
+{
+    char name[16];
+    snprintf(name, sizeof name, "%u", ctx);
+    const ggfs_node dir = ggfs_lookup(tree, ggfs_node_at(GGFS_ROOT, 0), "memory");
+    EXPECT_EQ(dir.kind, GGFS_MEMORY_DIR);
+    const ggfs_node node = ggfs_lookup(tree, dir, name);
+    EXPECT_EQ(node.kind, GGFS_MEMORY_CTX);
+    EXPECT_EQ(node.index, ctx);
+    const uint64_t ino = ggfs_ino_of(tree, node);
+    EXPECT(ino != 0);
+    const ggfs_node back = ggfs_node_of(tree, ino);
+    EXPECT_EQ(back.kind, GGFS_MEMORY_CTX);
+    EXPECT_EQ(back.index, ctx);
+    struct stat st;
+    EXPECT(ggfs_stat(tree, node, &st));
+    EXPECT_EQ(st.st_ino, ino);
+    ggp_counting_sink c;
+    ggp_counting_sink_init(&c);
+    ggfs_view *view = ggfs_tree_view(tree);
+    EXPECT(ggfs_text_render(tree, view, node, &c.sink));
+    ggfs_view_put(view);
+    EXPECT_EQ(c.total, (uint64_t)st.st_size);
+    return 1;
+}
+
+static int test_tree_places(void)
+{
+    gguf_writer w;
+    gw_begin(&w, 3, false, 1, 5);
+    gw_kv_str(&w, "general.architecture", "llama");
+    gw_kv_u32(&w, "llama.context_length", 4096);
+    gw_kv_u32(&w, "llama.embedding_length", 64);
+    gw_kv_u32(&w, "llama.block_count", 2);
+    gw_kv_u32(&w, "llama.attention.head_count", 2);
+    static const uint64_t ne[] = {64};
+    gw_tensor(&w, "w", 1, ne, GW_TENSOR_F32, 0);
+    gw_pad(&w, 32);
+    static const float data[64];
+    gw_bytes(&w, data, sizeof data);
+    char *root = tmptree_new();
+    char path[4096];
+    EXPECT(root && tmptree_file(root, "m.gguf", w.b, w.n) && tmptree_path(path, sizeof path, root, "m.gguf"));
+    gw_free(&w);
+    ggfs_model_error err;
+    ggfs_model *model = ggfs_model_open(path, NULL, &err);
+    EXPECT(model != NULL);
+    ggfs_tree tree;
+    EXPECT(ggfs_tree_init(&tree, model));
+    EXPECT_EQ(tree.memory_weights, sizeof data);
+    int ok = check_ctx_file(&tree, 1) && check_ctx_file(&tree, 4096) && check_ctx_file(&tree, 65537) &&
+             check_ctx_file(&tree, GGFS_MEMORY_CTX_MAX);
+    // memory/'s numbers lie between the tensors' and none of another file
+    const uint64_t last_tensor = ggfs_ino_of(&tree, ggfs_node_at(GGFS_TENSOR_SHA256, 0));
+    ok = ok && ggfs_ino_of(&tree, ggfs_node_at(GGFS_MEMORY_CTX, 1)) == last_tensor + 1;
+    ok = ok && ggfs_ino_of(&tree, ggfs_node_at(GGFS_MEMORY_CTX, 0)) == 0;
+    ok = ok && ggfs_ino_of(&tree, ggfs_node_at(GGFS_MEMORY_CTX, GGFS_MEMORY_CTX_MAX + 1)) == 0;
+    ok = ok && ggfs_node_of(&tree, last_tensor + GGFS_MEMORY_CTX_MAX + 1).kind == GGFS_NONE;
+    struct stat st;
+    ok = ok && ggfs_stat(&tree, ggfs_node_at(GGFS_ROOT, 0), &st) && st.st_nlink == 5;
+    ggfs_tree_destroy(&tree);
+    ggfs_model_close(model);
+    tmptree_free(root);
+    return ok;
+}
+
 int main(void)
 {
     int ok = 1;
@@ -259,6 +334,7 @@ int main(void)
     ok &= test_mla_recurrent_hybrid();
     ok &= test_unknown();
     ok &= test_listed_and_names();
+    ok &= test_tree_places();
     puts(ok ? "test_memory: ok" : "test_memory: FAILED");
     return ok ? 0 : 1;
 }
