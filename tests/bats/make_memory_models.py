@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Writes tiny llama.cpp-loadable models of several families, with random
+"""Writes tiny llama.cpp-loadable models of ten families, with random
 weights, through ggml's own gguf writer (libggml-base.so, loaded with
 ctypes): each family's keys and the tensors its llama.cpp loader asks for
 (src/models/ARCH.cpp), small enough that loading takes well under a
-second. The families cover every rule of memory/: grouped-query attention
-(llama), per-head norms (qwen3), experts (qwen3moe), sliding-window layers
-(gemma3), an MLA cache (deepseek2), recurrent state (mamba) and a hybrid
-whose conv layers have no KV heads (lfm2). Deterministic.
+second. They cover every architecture memory/ knows and each of its rules:
+grouped-query attention (llama, qwen2), head sizes given apart (qwen3),
+experts (qwen3moe), sliding-window layers by default and by a given window
+(gemma2, gemma3), an MLA cache (deepseek2), recurrent state without and
+with groups (mamba, mamba2) and a hybrid whose conv layers have no KV heads
+(lfm2). Deterministic.
 
 usage: make_memory_models.py LIBGGML_BASE.so OUTDIR
        (writes OUTDIR/FAMILY.gguf for each family; the names on stdout)
@@ -148,12 +150,14 @@ def dims(w, embd, layers, ff, heads, heads_kv):
     return w.vocab()
 
 
-def common(w, embd, layers, ff, heads, heads_kv):
-    """dims, and the embedding and output tensors."""
+def common(w, embd, layers, ff, heads, heads_kv, output=True):
+    """dims, and the embedding and output tensors (output: an output
+    matrix of its own, not the embedding's)."""
     vocab = dims(w, embd, layers, ff, heads, heads_kv)
     w.tensor("token_embd.weight", embd, vocab)
     w.tensor("output_norm.weight", embd)
-    w.tensor("output.weight", embd, vocab)
+    if output:
+        w.tensor("output.weight", embd, vocab)
     return vocab
 
 
@@ -202,6 +206,15 @@ def qwen3(g):  # head size given apart from the embedding: 64 x 4 heads, 2 for K
     return w
 
 
+def qwen2(g):
+    w = Writer(g, "qwen2")
+    common(w, 128, 2, 256, 4, 2)
+    for i in range(2):
+        attention(w, i, 128, 128, 64, 64)
+        ffn(w, i, 128, 256)
+    return w
+
+
 def qwen3moe(g):
     w = Writer(g, "qwen3moe")
     common(w, 128, 2, 256, 4, 4)
@@ -220,6 +233,18 @@ def gemma3(g):  # 7 layers: 0-4 slide over 700 tokens, 5 attends fully, 6 slides
     w.u32s({"attention.key_length": 32, "attention.value_length": 32, "attention.sliding_window": 700})
     for i in range(7):
         attention(w, i, 128, 128, 32, 32, norms=32)
+        w.tensor(f"blk.{i}.post_attention_norm.weight", 128)
+        ffn(w, i, 128, 256)
+        w.tensor(f"blk.{i}.post_ffw_norm.weight", 128)
+    return w
+
+
+def gemma2(g):  # no window given: llama.cpp's 4096, every other layer sliding
+    w = Writer(g, "gemma2")
+    common(w, 128, 4, 256, 4, 2, output=False)
+    w.u32s({"attention.key_length": 32, "attention.value_length": 32})
+    for i in range(4):
+        attention(w, i, 128, 128, 64, 64)
         w.tensor(f"blk.{i}.post_attention_norm.weight", 128)
         ffn(w, i, 128, 256)
         w.tensor(f"blk.{i}.post_ffw_norm.weight", 128)
@@ -277,6 +302,26 @@ def mamba(g):  # recurrent: conv and SSM state per layer, f32, no KV cache
     return w
 
 
+def mamba2(g):  # recurrent with groups: the conv state covers B and C of each group
+    w = Writer(g, "mamba2")
+    embd, inner, conv, state, groups, heads = 256, 512, 4, 64, 2, 8
+    common(w, embd, 3, 0, 0, 0)
+    w.u32s({"ssm.conv_kernel": conv, "ssm.inner_size": inner, "ssm.state_size": state,
+            "ssm.time_step_rank": heads, "ssm.group_count": groups})
+    conv_dim = inner + 2 * groups * state
+    for i in range(3):
+        w.tensor(f"blk.{i}.attn_norm.weight", embd)
+        w.tensor(f"blk.{i}.ssm_in.weight", embd, inner + conv_dim + heads)
+        w.tensor(f"blk.{i}.ssm_conv1d.weight", conv, conv_dim)
+        w.tensor(f"blk.{i}.ssm_conv1d.bias", conv_dim)
+        w.tensor(f"blk.{i}.ssm_dt.bias", heads)
+        w.tensor(f"blk.{i}.ssm_a", 1, heads)
+        w.tensor(f"blk.{i}.ssm_d", 1, heads)
+        w.tensor(f"blk.{i}.ssm_norm.weight", inner // groups, groups)
+        w.tensor(f"blk.{i}.ssm_out.weight", inner, embd)
+    return w
+
+
 def lfm2(g):  # hybrid: conv layers (no KV heads) and attention layers
     w = Writer(g, "lfm2")
     # a long conv cache, so that its state shows at the 0.01 MiB llama.cpp prints
@@ -302,7 +347,7 @@ def lfm2(g):  # hybrid: conv layers (no KV heads) and attention layers
     return w
 
 
-FAMILIES = [llama, qwen3, qwen3moe, gemma3, deepseek2, mamba, lfm2]
+FAMILIES = [llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, deepseek2, mamba, mamba2, lfm2]
 
 
 def main():
