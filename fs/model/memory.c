@@ -282,44 +282,84 @@ static bool read_hparams(const ggp_file *keys, const char *arch, const arch_rule
 
 /* ==== Sizes ==== */
 
+/* Every figure stays below 2^61 (a cell's bytes below 2^37, so that 2^24
+ * cells of both caches, the state and the weights add up within 64 bits):
+ * keys asking for more describe no model llama.cpp could allocate, and
+ * have no memory/. */
+#define FIGURE_MAX (UINT64_C(1) << 61)
+#define CELL_MAX (UINT64_C(1) << 37)
+
+/* *out = a * b; false past FIGURE_MAX. */
+static bool mul(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (a != 0 && b > FIGURE_MAX / a)
+        return false;
+    *out = a * b;
+    return true;
+}
+
+/* *sum += a; false past FIGURE_MAX. */
+static bool add(uint64_t *sum, uint64_t a)
+{
+    if (a > FIGURE_MAX - *sum)
+        return false;
+    *sum += a;
+    return true;
+}
+
 /* ggml_row_size of a row of ne elements: f16 2 bytes each; q8_0 34 and
  * q4_0 18 bytes per block of 32. */
-static uint64_t row_bytes(int type, uint64_t ne)
+static bool row_bytes(int type, uint64_t ne, uint64_t *out)
 {
-    switch (type) {
-    case GGFS_CACHE_F16: return 2 * ne;
-    case GGFS_CACHE_Q8_0: return 34 * ne / 32;
-    default: return 18 * ne / 32;
-    }
+    static const uint64_t block_bytes[GGFS_CACHE_TYPES] = {[GGFS_CACHE_F16] = 64, [GGFS_CACHE_Q8_0] = 34,
+                                                           [GGFS_CACHE_Q4_0] = 18};
+    if (!mul(ne, block_bytes[type], out))
+        return false;
+    *out /= 32;
+    return true;
 }
 
 /* One layer's K and V rows in rule (llama_kv_cache's constructor: K of
  * n_embd_k_gqa, V of n_embd_v_gqa unless MLA, which keeps no V). */
-static void add_layer(ggfs_kv_rule *rule, const hparams *h, uint32_t il)
+static bool add_layer(ggfs_kv_rule *rule, const hparams *h, uint32_t il)
 {
     const bool swa = h->is_swa[il];
-    const uint64_t k = (uint64_t)(swa ? h->head_k_swa : h->head_k_full) * h->n_head_kv[il];
-    const uint64_t v = h->mla ? 0 : (uint64_t)(swa ? h->head_v_swa : h->head_v_full) * h->n_head_kv[il];
+    uint64_t k, v = 0;
+    if (!mul(swa ? h->head_k_swa : h->head_k_full, h->n_head_kv[il], &k) ||
+        (!h->mla && !mul(swa ? h->head_v_swa : h->head_v_full, h->n_head_kv[il], &v)))
+        return false;
     rule->layers++;
-    for (int t = 0; t < GGFS_CACHE_TYPES; t++)
-        rule->cell_bytes[t] += row_bytes(t, k) + row_bytes(t, v);
+    for (int t = 0; t < GGFS_CACHE_TYPES; t++) {
+        uint64_t k_bytes, v_bytes;
+        if (!row_bytes(t, k, &k_bytes) || !row_bytes(t, v, &v_bytes) || !add(&rule->cell_bytes[t], k_bytes) ||
+            !add(&rule->cell_bytes[t], v_bytes))
+            return false;
+    }
+    return rule->cell_bytes[GGFS_CACHE_F16] <= CELL_MAX; // f16's is the largest
 }
 
-/* llama_hparams::n_embd_r and n_embd_s, in elements. */
-static uint64_t state_elements(const hparams *h, const arch_rules *r)
+/* llama_hparams::n_embd_r plus n_embd_s, in bytes of f32 state. */
+static bool state_bytes(const hparams *h, const arch_rules *r, uint64_t *out)
 {
-    if (r->recr == RECR_LFM2)
-        return (uint64_t)h->n_embd * (h->shortconv_l_cache > 0 ? h->shortconv_l_cache - 1 : 0);
-    const uint64_t conv = (uint64_t)(h->ssm_d_conv > 0 ? h->ssm_d_conv - 1 : 0) *
-                          ((uint64_t)h->ssm_d_inner + 2 * (uint64_t)h->ssm_n_group * h->ssm_d_state);
-    return conv + (uint64_t)h->ssm_d_state * h->ssm_d_inner;
+    uint64_t conv, ssm = 0, width;
+    bool ok;
+    if (r->recr == RECR_LFM2) {
+        ok = mul(h->n_embd, h->shortconv_l_cache > 0 ? h->shortconv_l_cache - 1 : 0, &conv);
+    } else {
+        uint64_t groups;
+        width = h->ssm_d_inner;
+        ok = mul(h->ssm_n_group, h->ssm_d_state, &groups) && mul(groups, 2, &groups) && add(&width, groups) &&
+             mul(h->ssm_d_conv > 0 ? h->ssm_d_conv - 1 : 0, width, &conv) &&
+             mul(h->ssm_d_state, h->ssm_d_inner, &ssm);
+    }
+    return ok && add(&conv, ssm) && mul(conv, STATE_BYTES, out);
 }
 
 bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules *rules)
 {
     memset(rules, 0, sizeof *rules);
     const arch_rules *r = arch_of(keys);
-    if (!r)
+    if (!r || weights > FIGURE_MAX)
         return false;
     hparams h;
     if (!read_hparams(keys, r->name, r, &h))
@@ -334,13 +374,15 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
     // (is_recr is never set past them).
     const uint32_t n_trunk = h.n_layer_all - h.n_layer_nextn;
     const uint32_t n_attn = r->kind == KV_PLAIN && h.n_layer_nextn > 0 && n_trunk > 0 ? n_trunk : h.n_layer_all;
-    for (uint32_t il = 0; il < h.n_layer_all; il++) {
+    uint64_t state;
+    bool ok = true;
+    for (uint32_t il = 0; ok && il < h.n_layer_all; il++) {
         if (h.is_recr[il])
-            rules->recurrent += state_elements(&h, r) * STATE_BYTES;
+            ok = state_bytes(&h, r, &state) && add(&rules->recurrent, state);
         else if (r->kind != KV_RECURRENT && il < n_attn)
-            add_layer(h.is_swa[il] ? &rules->swa : &rules->full, &h, il);
+            ok = add_layer(h.is_swa[il] ? &rules->swa : &rules->full, &h, il);
     }
-    return true;
+    return ok;
 }
 
 static uint64_t pad(uint64_t n, uint64_t to)

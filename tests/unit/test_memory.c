@@ -220,6 +220,28 @@ static int test_unknown(void)
         "llama.attention.head_count=4", "llama.attention.head_count_kv=[1,2]",
     };
     EXPECT(!rules_of("llama", short_array, N(short_array), 0, &r));
+    // sizes no model could have: figures that would not fit in 64 bits
+    static const char *const huge_rows[] = {
+        "llama.context_length=4096", "llama.embedding_length=4000000000", "llama.block_count=512",
+        "llama.attention.head_count=1", "llama.attention.head_count_kv=4000000000",
+    };
+    EXPECT(!rules_of("llama", huge_rows, N(huge_rows), 0, &r));
+    static const char *const huge_state[] = {
+        "mamba2.context_length=4096", "mamba2.embedding_length=1", "mamba2.block_count=512",
+        "mamba2.ssm.conv_kernel=4000000000", "mamba2.ssm.inner_size=4000000000",
+        "mamba2.ssm.state_size=4000000000", "mamba2.ssm.group_count=4000000000",
+    };
+    EXPECT(!rules_of("mamba2", huge_state, N(huge_state), 0, &r));
+    EXPECT(!rules_of("llama", ok, N(ok), UINT64_C(1) << 62, &r));
+    // the largest a cell may take: 512 layers of 2^27 bytes = 2^36
+    static const char *const large[] = {
+        "llama.context_length=4096", "llama.embedding_length=33554432", "llama.block_count=512",
+        "llama.attention.head_count=1", "llama.attention.head_count_kv=1",
+    };
+    EXPECT(rules_of("llama", large, N(large), 0, &r));
+    ggfs_memory m;
+    ggfs_memory_at(&r, GGFS_MEMORY_CTX_MAX, &m);
+    EXPECT_EQ(m.kv[GGFS_CACHE_F16], (UINT64_C(1) << 36) * GGFS_MEMORY_CTX_MAX);
     return 1;
 }
 
