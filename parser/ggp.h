@@ -421,6 +421,24 @@ ggp_err ggp_parse_text(const char *text, size_t len, ggp_value_type type, uint32
  * ggp_parse_text does. */
 ggp_err ggp_parse_line_escaped(const char *line, size_t len, size_t max_len, ggp_bytes *out, ggp_error *err);
 
+/* What ggp_parse_prefix has checked of a text growing at its end: the
+ * whole lines of an array, so each write checks only what it added.
+ * Start from {0, 0}. */
+typedef struct ggp_prefix_state {
+    size_t checked;       // bytes of whole lines checked
+    uint64_t lines;       // how many
+} ggp_prefix_state;
+
+/* Whether text[0..len) can still become, by bytes added at its end, a
+ * text ggp_parse_text takes as a value of `type`: GGP_OK, or GGP_ERR_TEXT
+ * with err naming the byte offset, the line and the problem (a byte that
+ * no value of the type can have there, a scalar's second line, a number
+ * already too large for the type). Never refuses a start that some ending
+ * makes a value; a text it lets through may still fail at the end (a
+ * lone "-", an array of arrays' line being written, sizes). */
+ggp_err ggp_parse_prefix(const char *text, size_t len, ggp_value_type type, ggp_prefix_state *state,
+                         ggp_error *err);
+
 /* ==== Views for tools ==== */
 
 /* Writes metadata.json: one JSON object of every key (first occurrences,
