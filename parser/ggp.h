@@ -458,6 +458,10 @@ void ggp_render_metadata_json(const ggp_file *file, ggp_sink *sink);
  * what the chat-template audit finds in each chat template key's value
  * (template/ggt.h; "key 'K' at byte M of its value: ...", N the value's
  * offset plus M, after that key's own line),
+ * a special token id outside the vocabulary (-1 and 4294967295, "none",
+ * are not) and a BPE vocabulary (tokenizer.ggml.model "gpt2") without
+ * tokenizer.ggml.pre or with an empty one, each at its key's offset
+ * ("key 'K': ..."),
  * a tensor of unknown type, tensors whose data overlap (both names and
  * ranges; each overlapping tensor once, against the earlier tensor reaching
  * farthest), and bytes after the tensor data (beyond the padding to the
@@ -466,6 +470,27 @@ void ggp_render_metadata_json(const ggp_file *file, ggp_sink *sink);
  * Allocates (and frees) an index of the tensors and the audit's tables;
  * returns false when that fails (the text written is then incomplete). */
 bool ggp_render_warnings(const ggp_file *file, ggp_sink *sink);
+
+/* ==== The tokenizer (tokenizer/) ==== */
+
+/* Whether the file has a vocabulary: tokenizer.ggml.tokens, an array of
+ * strings. The two views below write nothing without one. */
+bool ggp_has_vocab(const ggp_file *file);
+
+/* Writes vocab.tsv: "id\ttype\tscore\ttoken\n", then one line per token:
+ * its id; its tokenizer.ggml.token_type as llama.cpp names it (normal,
+ * unknown, control, user_defined, unused, byte; the number for any other,
+ * empty without the key); its tokenizer.ggml.scores element as
+ * ggp_render writes numbers (empty without); its text escaped as
+ * ggp_render_line_escaped. */
+void ggp_render_vocab_tsv(const ggp_file *file, ggp_sink *sink);
+
+/* Writes special: "NAME: ID TEXT" for each key tokenizer.ggml.NAME_token_id
+ * of an integer type, in file order, TEXT the token's escaped, "-" when
+ * the vocabulary has no such id, and "NAME: -1 -" for 4294967295 or -1
+ * (llama.cpp's none); then "add_bos: true|false" and "add_eos: ..." for
+ * tokenizer.ggml.add_bos_token and add_eos_token, when they are bools. */
+void ggp_render_special_tokens(const ggp_file *file, ggp_sink *sink);
 
 /* The first line of tensors.tsv:
  * "name\ttype\tshape\telements\tbytes\toffset\tshard\n". */
