@@ -128,7 +128,7 @@ offset $(offset_of special tokenizer.ggml.unknown_token_id): key 'tokenizer.ggml
     [ "$(stat -c %h "$MNT")" -eq 4 ]
 }
 
-@test "tokenizer/ follows metadata edits: ids, pre-tokenizer, tokens, and the key's removal" {
+@test "tokenizer/ follows metadata edits: ids, pre-tokenizer, tokens, the key's removal and its making again" {
     local m
     m=$(model special)
     mount_model "$m" "$MNT" -o edit
@@ -150,4 +150,11 @@ offset $(offset_of special tokenizer.ggml.unknown_token_id): key 'tokenizer.ggml
     [ ! -e "$MNT/tokenizer" ]
     [ ! -s "$MNT/warnings" ]
     [ "$(stat -c %h "$MNT")" -eq 4 ]
+    # Made again (an array of strings): tokenizer/ is back.
+    touch "$MNT/metadata/tokenizer.ggml.tokens"
+    setfattr -n user.gguf.type -v 'arr[str]' "$MNT/metadata/tokenizer.ggml.tokens"
+    printf 'p\nq\n' >"$MNT/metadata/tokenizer.ggml.tokens"
+    [ "$(cut -f4 "$MNT/tokenizer/vocab.tsv")" = $'token\np\nq' ]
+    grep -qx 'bos: 1 q' "$MNT/tokenizer/special"
+    [ "$(stat -c %h "$MNT")" -eq 5 ]
 }
