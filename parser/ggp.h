@@ -421,6 +421,24 @@ ggp_err ggp_parse_text(const char *text, size_t len, ggp_value_type type, uint32
  * ggp_parse_text does. */
 ggp_err ggp_parse_line_escaped(const char *line, size_t len, size_t max_len, ggp_bytes *out, ggp_error *err);
 
+/* What ggp_parse_prefix has checked of a text growing at its end: the
+ * whole lines of an array, so each write checks only what it added.
+ * Start from {0, 0}. */
+typedef struct ggp_prefix_state {
+    size_t checked;       // bytes of whole lines checked
+    uint64_t lines;       // how many
+} ggp_prefix_state;
+
+/* Whether text[0..len) can still become, by bytes added at its end, a
+ * text ggp_parse_text takes as a value of `type`: GGP_OK, or GGP_ERR_TEXT
+ * with err naming the byte offset, the line and the problem (a byte that
+ * no value of the type can have there, a scalar's second line, a number
+ * already too large for the type). Never refuses a start that some ending
+ * makes a value; a text it lets through may still fail at the end (a
+ * lone "-", an array of arrays' line being written, sizes). */
+ggp_err ggp_parse_prefix(const char *text, size_t len, ggp_value_type type, ggp_prefix_state *state,
+                         ggp_error *err);
+
 /* ==== Views for tools ==== */
 
 /* Writes metadata.json: one JSON object of every key (first occurrences,
@@ -440,6 +458,10 @@ void ggp_render_metadata_json(const ggp_file *file, ggp_sink *sink);
  * what the chat-template audit finds in each chat template key's value
  * (template/ggt.h; "key 'K' at byte M of its value: ...", N the value's
  * offset plus M, after that key's own line),
+ * a special token id outside the vocabulary (-1 and 4294967295, "none",
+ * are not) and a BPE vocabulary (tokenizer.ggml.model "gpt2") without
+ * tokenizer.ggml.pre or with an empty one, each at its key's offset
+ * ("key 'K': ..."),
  * a tensor of unknown type, tensors whose data overlap (both names and
  * ranges; each overlapping tensor once, against the earlier tensor reaching
  * farthest), and bytes after the tensor data (beyond the padding to the
@@ -448,6 +470,27 @@ void ggp_render_metadata_json(const ggp_file *file, ggp_sink *sink);
  * Allocates (and frees) an index of the tensors and the audit's tables;
  * returns false when that fails (the text written is then incomplete). */
 bool ggp_render_warnings(const ggp_file *file, ggp_sink *sink);
+
+/* ==== The tokenizer (tokenizer/) ==== */
+
+/* Whether the file has a vocabulary: tokenizer.ggml.tokens, an array of
+ * strings. The two views below write nothing without one. */
+bool ggp_has_vocab(const ggp_file *file);
+
+/* Writes vocab.tsv: "id\ttype\tscore\ttoken\n", then one line per token:
+ * its id; its tokenizer.ggml.token_type as llama.cpp names it (normal,
+ * unknown, control, user_defined, unused, byte; the number for any other,
+ * empty without the key); its tokenizer.ggml.scores element as
+ * ggp_render writes numbers (empty without); its text escaped as
+ * ggp_render_line_escaped. */
+void ggp_render_vocab_tsv(const ggp_file *file, ggp_sink *sink);
+
+/* Writes special: "NAME: ID TEXT" for each key tokenizer.ggml.NAME_token_id
+ * of an integer type, in file order, TEXT the token's escaped, "-" when
+ * the vocabulary has no such id, and "NAME: -1 -" for 4294967295 or -1
+ * (llama.cpp's none); then "add_bos: true|false" and "add_eos: ..." for
+ * tokenizer.ggml.add_bos_token and add_eos_token, when they are bools. */
+void ggp_render_special_tokens(const ggp_file *file, ggp_sink *sink);
 
 /* The first line of tensors.tsv:
  * "name\ttype\tshape\telements\tbytes\toffset\tshard\n". */

@@ -175,6 +175,11 @@ void ggp_stats_deviations_avx2(const float *x, size_t n, double mean, bool all_f
 
 /* ==== Errors ==== */
 
+/* The warnings lines about the tokenizer that key kv (a first
+ * occurrence) gives, if any (tokenizer.c): a special token id outside the
+ * vocabulary, a BPE vocabulary without its pre-tokenizer. */
+void ggp_tokenizer_warnings(const ggp_file *file, const ggp_kv *kv, ggp_sink *sink);
+
 /* Fills err and returns false, so failures read `return ggp_fail(...)`. */
 bool ggp_fail(ggp_error *err, ggp_err code, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

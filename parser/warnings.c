@@ -4,15 +4,17 @@
  *
  *   offset 1234: key 'x' appears again (first at offset 56): VALUE
  *   offset 1300: key 'tokenizer.chat_template' at byte 9 of its value: attribute '__class__' begins with '_'
+ *   offset 1400: key 'tokenizer.ggml.eos_token_id': token id 32000 is outside the vocabulary (32000 tokens)
  *   offset 2300: tensor 'y': unknown type 99, its size is unknown
  *   offset 4096: tensor 'b' data [4096, 4160) overlaps tensor 'a' data [4064, 4128)
  *   offset 8192: 100 bytes after the end of the tensor data
  *
  * Lines come in that order, which is also the order of their offsets:
  * keys (a chat template's findings after its key, by their offset in its
- * value), then tensor descriptors, then data. Finding overlaps sorts the
- * tensors by offset, so it is done here, when the view is read, and not
- * when the file is opened.
+ * value; the tokenizer's at their key, tokenizer.c), then tensor
+ * descriptors, then data. Finding overlaps sorts the tensors by offset,
+ * so it is done here, when the view is read, and not when the file is
+ * opened.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -91,6 +93,7 @@ static bool put_keys(const ggp_file *f, ggp_sink *sink)
         if (first && (!again || first->offset < again->kv.offset)) {
             if (!put_template(f, first, sink))
                 return false;
+            ggp_tokenizer_warnings(f, first, sink);
             i++;
         } else {
             put_repeat(f, again, sink);

@@ -72,6 +72,14 @@ bool ggfs_edits_is_protected(const char *name, size_t len);
  * *changed says whether the keys changed (a new view). */
 int ggfs_edits_write(ggfs_edits *e, uint64_t id, const char *text, size_t len, bool *changed);
 
+/* Checks the text being written to the key (or pending file) `id` so far:
+ * 0 while some ending can still make it a value of the key's type (and
+ * always for a scratch file), EINVAL with a log line naming the key, the
+ * offset in the text and the problem as soon as none can
+ * (ggp_parse_prefix). The text must have grown only at its end since the
+ * last call with the same state. Changes nothing. */
+int ggfs_edits_check_start(ggfs_edits *e, uint64_t id, const char *text, size_t len, ggp_prefix_state *state);
+
 /* Makes a file called name in metadata/: a scratch file, a deleted key of
  * the model back where it was (its value as the model has it), or a new
  * string key "" at the end. *id is its id. EEXIST, EPERM (protected),

@@ -16,8 +16,16 @@ static _Atomic uint64_t *new_sizes(uint64_t n)
 
 static void init_text_sizes(ggfs_view *v)
 {
-    for (int i = 0; i < GGFS_VIEW_SIZE_SLOTS; i++)
+    for (int i = 0; i < GGFS_VIEW_SIZE_SLOTS; i++) {
         atomic_init(&v->text_size[i], UINT64_MAX);
+        atomic_init(&v->text[i], NULL);
+    }
+}
+
+static void free_texts(ggfs_view *v)
+{
+    for (int i = 0; i < GGFS_VIEW_SIZE_SLOTS; i++)
+        free(atomic_load(&v->text[i]));
 }
 
 bool ggfs_view_init_unedited(ggfs_view *v, const ggp_file *keys, uint64_t keys_file_size)
@@ -33,6 +41,7 @@ bool ggfs_view_init_unedited(ggfs_view *v, const ggp_file *keys, uint64_t keys_f
 
 void ggfs_view_destroy_unedited(ggfs_view *v)
 {
+    free_texts(v);
     free((void *)v->kv_size);
 }
 
@@ -45,6 +54,7 @@ static void view_free(ggfs_view *v)
     free(v->by_id);
     free(v->changed_at);
     free((void *)v->kv_size);
+    free_texts(v);
     free(v);
 }
 

@@ -23,6 +23,13 @@
 
 #define GGFS_VIEW_SIZE_SLOTS 8 // sizes of whole-model texts a tree keeps per view
 
+/* A whole-model text kept with a view once rendered (the tree keeps those
+ * slow to render): len bytes. Freed with the view. */
+typedef struct ggfs_view_text {
+    size_t len;
+    char data[];
+} ggfs_view_text;
+
 /* One id's place among a view's keys. */
 typedef struct ggfs_view_id {
     uint64_t id;
@@ -47,6 +54,7 @@ typedef struct ggfs_view {
                                // every key (the model's own values)
     _Atomic uint64_t *kv_size; // each key's rendered size, UINT64_MAX until computed
     _Atomic uint64_t text_size[GGFS_VIEW_SIZE_SLOTS]; // the same for the tree's whole-model texts
+    _Atomic(ggfs_view_text *) text[GGFS_VIEW_SIZE_SLOTS]; // such a text itself, when kept; else NULL
 } ggfs_view;
 
 /* The unedited view of a model whose first shard's index is keys: no

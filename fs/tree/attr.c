@@ -16,7 +16,14 @@
 static uint64_t cached_size(_Atomic uint64_t *slot, ggfs_tree *tree, ggfs_view *view, ggfs_node node)
 {
     uint64_t size = atomic_load_explicit(slot, memory_order_relaxed);
-    if (size == UINT64_MAX) {
+    if (size == UINT64_MAX && ggfs_text_is_kept(node.kind)) {
+        // Rendered once for the size and every open (text.h).
+        const ggfs_view_text *kept = ggfs_text_kept(tree, view, node);
+        if (!kept)
+            return 0;
+        size = kept->len;
+        atomic_store_explicit(slot, size, memory_order_relaxed);
+    } else if (size == UINT64_MAX) {
         ggp_counting_sink c;
         ggp_counting_sink_init(&c);
         if (!ggfs_text_render(tree, view, node, &c.sink))
@@ -63,12 +70,11 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
     case GGFS_WARNINGS:
     case GGFS_METADATA_JSON:
     case GGFS_TENSORS_TSV:
+    case GGFS_VOCAB_TSV:
+    case GGFS_SPECIAL_TOKENS:
         if (!(view = ggfs_node_view(tree, node)))
             return 0;
-        size = cached_size(&view->text_size[node.kind == GGFS_WARNINGS        ? GGFS_VIEW_WARNINGS
-                                            : node.kind == GGFS_METADATA_JSON ? GGFS_VIEW_METADATA_JSON
-                                                                              : GGFS_VIEW_TENSORS_TSV],
-                           tree, view, node);
+        size = cached_size(&view->text_size[ggfs_text_view_slot(node.kind)], tree, view, node);
         ggfs_view_put(view);
         return size;
     case GGFS_TENSOR_NPY: {
@@ -145,11 +151,13 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
     case GGFS_ROOT:
         st->st_mode = S_IFDIR | (0555 & dir_allowed);
         // ".", its entry, and the subdirectories' ".."
-        st->st_nlink = (ggfs_model_is_split(tree->model) ? 5 : 4) +
-                       ggfs_node_exists(tree, ggfs_node_at(GGFS_MEMORY_DIR, 0));
+        st->st_nlink = 4 + ggfs_model_is_split(tree->model) +
+                       ggfs_node_exists(tree, ggfs_node_at(GGFS_MEMORY_DIR, 0)) +
+                       ggfs_node_exists(tree, ggfs_node_at(GGFS_TOKENIZER_DIR, 0));
         break;
     case GGFS_METADATA_DIR:
     case GGFS_SHARDS_DIR:
+    case GGFS_TOKENIZER_DIR:
     case GGFS_TENSOR_DIR:
     case GGFS_MEMORY_DIR:
         st->st_mode = S_IFDIR | (0555 & dir_allowed) | write;

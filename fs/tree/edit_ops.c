@@ -162,6 +162,7 @@ void ggfs_edit_open(ggfs_tree *tree, fuse_req_t req, ggfs_node node, struct fuse
         // shell's `>` closes its first descriptor (a flush) before the
         // command writes to the copy it made.
         o->truncated = true;
+        o->growing = true;
     } else {
         err = current_text(tree, node.index, &o->text);
         if (!err)
@@ -186,6 +187,8 @@ static int commit(ggfs_open_text *o, bool releasing)
     int err = 0;
     bool changed = false;
     const bool dirty = o->dirty || (releasing && o->truncated);
+    if (o->refused)
+        err = EINVAL; // told at the write already; the close says it again
     if (dirty) {
         err = ggfs_edits_write(o->mount->tree->edits, o->id, o->text.data ? o->text.data : "", o->text.len,
                                &changed);
@@ -240,17 +243,28 @@ void ggfs_edit_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t 
     }
     pthread_mutex_lock(&o->lock);
     int err = 0;
-    if (off < 0 || (uint64_t)off > GGFS_EDIT_VALUE_MAX || size > GGFS_EDIT_VALUE_MAX - (uint64_t)off) {
+    if (o->refused) {
+        err = EINVAL;
+    } else if (off < 0 || (uint64_t)off > GGFS_EDIT_VALUE_MAX || size > GGFS_EDIT_VALUE_MAX - (uint64_t)off) {
         err = EFBIG;
     } else {
-        const size_t end = (size_t)off + size;
+        const size_t end = (size_t)off + size, before = o->text.len;
+        // Only a text written front to back is checked as it grows: any
+        // other write may still change what came before.
+        o->growing &= (size_t)off == before;
         if (end > o->text.len)
             err = resize_text(o, end);
-        if (!err) {
-            if (size)
-                memcpy(o->text.data + off, buf, size);
-            o->dirty = true;
+        if (!err && size)
+            memcpy(o->text.data + off, buf, size);
+        if (!err && o->growing)
+            err = ggfs_edits_check_start(o->mount->tree->edits, o->id, o->text.data, o->text.len, &o->checked);
+        if (err == EINVAL) {
+            // The value stays as it was: this open sets nothing more.
+            o->text.len = before;
+            o->refused = o->failed = true;
+            o->dirty = o->truncated = false;
         }
+        o->dirty |= err == 0;
     }
     pthread_mutex_unlock(&o->lock);
     if (err == EFBIG)
@@ -304,7 +318,10 @@ void ggfs_edit_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int
     } else if ((to_set & FUSE_SET_ATTR_SIZE) && o) {
         pthread_mutex_lock(&o->lock);
         err = (uint64_t)attr->st_size > GGFS_EDIT_VALUE_MAX ? EFBIG : resize_text(o, (size_t)attr->st_size);
-        o->dirty |= err == 0;
+        o->dirty |= err == 0 && !o->refused;
+        // Emptied, the text is written anew from its start (and checked so).
+        o->growing = o->text.len == 0;
+        o->checked = (ggp_prefix_state){0, 0};
         pthread_mutex_unlock(&o->lock);
     } else if (to_set & FUSE_SET_ATTR_SIZE) {
         // truncate(2) by name: the key is set from its text cut (or
@@ -389,6 +406,7 @@ void ggfs_edit_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mo
         o->id = id;
         o->ino = ggfs_ino_of(tree, ggfs_kv_node(id));
         o->created = true;
+        o->growing = true;
         fi->fh = (uint64_t)(uintptr_t)o;
         fi->keep_cache = 0;
     }

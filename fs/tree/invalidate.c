@@ -9,7 +9,7 @@
 #include "util/workers.h"
 
 #define MAX_INODES 4
-#define MAX_ENTRIES 10
+#define MAX_ENTRIES 16
 
 typedef struct stale_entry {
     uint64_t parent;
@@ -35,18 +35,24 @@ static void run_drop(void *arg, bool cancelled)
     free(d);
 }
 
-/* The entries whose versions the edit made old: the root's files that
- * follow the keys, and the files of metadata/ that are keys of view. */
+/* The entries whose versions the edit made old: the files of the root and
+ * of tokenizer/ that follow the keys, tokenizer/ itself (there only with
+ * a vocabulary), and the files of metadata/ that are keys of view. */
 static void add_stale_entries(const ggfs_tree *tree, const ggfs_view *view, const uint64_t *ids, size_t n_ids,
                               drop_job *d)
 {
-    static const char *const roots[] = {"header", "warnings", "model.gguf", "metadata.json", "memory.tsv", "memory"};
-    const uint64_t root = ggfs_ino_of(tree, ggfs_node_at(GGFS_ROOT, 0));
+    static const ggfs_kind dirs[] = {GGFS_ROOT, GGFS_TOKENIZER_DIR};
     const uint64_t metadata = ggfs_ino_of(tree, ggfs_node_at(GGFS_METADATA_DIR, 0));
-    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
-        stale_entry *s = &d->entries[d->n_entries++];
-        s->parent = root;
-        strcpy(s->name, roots[i]);
+    for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
+        const uint64_t parent = ggfs_ino_of(tree, ggfs_node_at(dirs[k], 0));
+        for (const ggfs_row *r = ggfs_fixed_rows(dirs[k]); r->name && d->n_entries < MAX_ENTRIES; r++) {
+            if (!ggfs_kind_is(r->kind, GGFS_K_FOLLOWS_KEYS) && r->kind != GGFS_TOKENIZER_DIR &&
+                r->kind != GGFS_MEMORY_DIR)
+                continue;
+            stale_entry *s = &d->entries[d->n_entries++];
+            s->parent = parent;
+            strcpy(s->name, r->name);
+        }
     }
     for (size_t i = 0; i < n_ids && d->n_entries < MAX_ENTRIES; i++) {
         const uint64_t index = ids[i] == UINT64_MAX ? UINT64_MAX : ggfs_view_index_of(view, ids[i]);

@@ -31,6 +31,10 @@ typedef struct ggfs_open_text {
     bool truncated;                 // opened with O_TRUNC, not set since
     bool created;                   // the open made the file: a key once its text takes
     bool failed;                    // a text of this open was refused
+    bool growing;                   // written only at its end since it was empty:
+                                    // each write is checked (ggfs_edits_check_start)
+    bool refused;                   // a write was: the rest are, and the close sets nothing
+    ggp_prefix_state checked;       // what those checks have seen
     uint64_t reserved;              // bytes reserved with ggfs_edits_reserve
 } ggfs_open_text;
 

@@ -90,13 +90,14 @@ void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
 static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uint64_t i, char *name, ggfs_node *node)
 {
     const ggfs_model *m = tree->model;
-    const ggfs_row *rows = dir.kind == GGFS_ROOT ? ggfs_root_rows : ggfs_tensor_rows; // the fixed ones
+    const ggfs_row *rows = dir.kind == GGFS_TENSOR_DIR ? ggfs_tensor_rows : ggfs_fixed_rows(dir.kind);
     uint32_t shard;
     ggfs_memory_rules memory;
     // Entries that do not exist for this model or tensor (shards, raw,
     // f32...) are skipped by the caller, which keeps offsets stable.
     switch (dir.kind) {
     case GGFS_ROOT:
+    case GGFS_TOKENIZER_DIR:
     case GGFS_TENSOR_DIR: {
         const ggfs_row *row = ggfs_row_at(rows, i);
         if (!row)
@@ -280,7 +281,10 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
         ggfs_view *view = ggfs_node_view(tree, node);
         if (!view)
             return ESTALE; // a version the kernel had forgotten
-        const bool rendered = ggfs_text_render(tree, view, node, &b->sink);
+        const ggfs_view_text *kept = ggfs_text_is_kept(node.kind) ? ggfs_text_kept(tree, view, node) : NULL;
+        if (kept && kept->len)
+            b->sink.write(&b->sink, kept->data, kept->len);
+        const bool rendered = kept || (!ggfs_text_is_kept(node.kind) && ggfs_text_render(tree, view, node, &b->sink));
         ggfs_view_put(view);
         if (!rendered)
             return ENOMEM;

@@ -19,6 +19,13 @@ const ggfs_row ggfs_root_rows[] = {
     {"tensors", GGFS_TENSORS_DIR, GGFS_INO_TENSORS},
     {"shards", GGFS_SHARDS_DIR, GGFS_INO_SHARDS},
     {"memory", GGFS_MEMORY_DIR, GGFS_INO_MEMORY},
+    {"tokenizer", GGFS_TOKENIZER_DIR, GGFS_INO_TOKENIZER},
+    {NULL, GGFS_NONE, 0},
+};
+
+const ggfs_row ggfs_tokenizer_rows[] = {
+    {"vocab.tsv", GGFS_VOCAB_TSV, GGFS_INO_VOCAB_TSV},
+    {"special", GGFS_SPECIAL_TOKENS, GGFS_INO_SPECIAL_TOKENS},
     {NULL, GGFS_NONE, 0},
 };
 
@@ -72,6 +79,9 @@ static const unsigned kinds[] = {
     [GGFS_MEMORY_DIR] = DIR,
     [GGFS_MEMORY_CTX] = TEXT | KEYS,
     [GGFS_MEMORY_TSV] = TEXT | KEYS,
+    [GGFS_TOKENIZER_DIR] = DIR,
+    [GGFS_VOCAB_TSV] = TEXT | KEYS,
+    [GGFS_SPECIAL_TOKENS] = TEXT | KEYS,
 };
 
 _Static_assert(sizeof kinds / sizeof kinds[0] == GGFS_KIND_COUNT, "one line per kind");
@@ -117,4 +127,41 @@ const ggfs_row *ggfs_row_at_ino(const ggfs_row *rows, uint64_t ino)
             return rows;
     }
     return NULL;
+}
+
+/* ==== The directories of fixed rows ==== */
+
+static const struct {
+    ggfs_kind dir;
+    const ggfs_row *rows;
+} fixed_dirs[] = {
+    {GGFS_ROOT, ggfs_root_rows},
+    {GGFS_TOKENIZER_DIR, ggfs_tokenizer_rows},
+};
+
+#define N_FIXED_DIRS (sizeof fixed_dirs / sizeof fixed_dirs[0])
+
+const ggfs_row *ggfs_fixed_rows(ggfs_kind dir)
+{
+    for (size_t d = 0; d < N_FIXED_DIRS; d++) {
+        if (fixed_dirs[d].dir == dir)
+            return fixed_dirs[d].rows;
+    }
+    return NULL;
+}
+
+const ggfs_row *ggfs_fixed_row_at_ino(uint64_t ino)
+{
+    const ggfs_row *row = NULL;
+    for (size_t d = 0; !row && d < N_FIXED_DIRS; d++)
+        row = ggfs_row_at_ino(fixed_dirs[d].rows, ino);
+    return row;
+}
+
+const ggfs_row *ggfs_fixed_row_of_kind(ggfs_kind kind)
+{
+    const ggfs_row *row = NULL;
+    for (size_t d = 0; !row && d < N_FIXED_DIRS; d++)
+        row = ggfs_row_of_kind(fixed_dirs[d].rows, kind);
+    return row;
 }

@@ -3,8 +3,8 @@
  * entries of the fixed directories (the root's, each tensor's) in the
  * order readdir lists them, with the inode numbers they take. Lookup,
  * readdir, the inode arithmetic and how a file is opened derive from these
- * tables (tree.c, ops.c): a new file at the root or in every tensor's
- * directory is one row here, plus its kind's size (attr.c), its bytes (a
+ * tables (tree.c, ops.c): a new file at the root, in tokenizer/ or in every
+ * tensor's directory is one row here, plus its kind's size (attr.c), its bytes (a
  * text's render in text.c or ops.c, or a data reader in read_data.c) and,
  * if not every model has it, when it exists (tree.c).
  */
@@ -42,6 +42,9 @@ typedef enum ggfs_kind {
     GGFS_MEMORY_DIR,
     GGFS_MEMORY_CTX,   // memory/CTX: its index is CTX
     GGFS_MEMORY_TSV,
+    GGFS_TOKENIZER_DIR,
+    GGFS_VOCAB_TSV,
+    GGFS_SPECIAL_TOKENS,
     GGFS_KIND_COUNT,
 } ggfs_kind;
 
@@ -59,10 +62,13 @@ enum {
     GGFS_INO_TENSORS_TSV = 9,
     GGFS_INO_HASHES = 10,
     GGFS_INO_REMOTE = 11,
-    // 12 and 13 are kept for further files at the root
-    GGFS_INO_MEMORY = 14,
-    GGFS_INO_MEMORY_TSV = 15,
-    GGFS_INO_FIRST_KV = 16,
+    GGFS_INO_MEMORY = 12,
+    GGFS_INO_MEMORY_TSV = 13,
+    GGFS_INO_TOKENIZER = 14,
+    GGFS_INO_VOCAB_TSV = 15,     // tokenizer/'s files
+    GGFS_INO_SPECIAL_TOKENS = 16,
+    // 17 to 23 are kept for further fixed files
+    GGFS_INO_FIRST_KV = 24,
 };
 
 /* What a kind of node is. */
@@ -90,10 +96,20 @@ typedef struct ggfs_row {
                    // a tensor's: after the tensor's directory's
 } ggfs_row;
 
-/* The root's entries, then a tensor directory's, in readdir's order; each
- * list ends with a row whose name is NULL. */
+/* The root's entries, tokenizer/'s, then a tensor directory's, in
+ * readdir's order; each list ends with a row whose name is NULL. */
 extern const ggfs_row ggfs_root_rows[];
+extern const ggfs_row ggfs_tokenizer_rows[];
 extern const ggfs_row ggfs_tensor_rows[];
+
+/* The directories of one inode each whose entries are rows (the root and
+ * tokenizer/), and their files' rows together: ggfs_fixed_rows(kind) is
+ * the list of directory kind (NULL for any other kind). */
+const ggfs_row *ggfs_fixed_rows(ggfs_kind dir);
+/* The row of a file of those directories with this inode or kind; NULL
+ * when none. */
+const ggfs_row *ggfs_fixed_row_at_ino(uint64_t ino);
+const ggfs_row *ggfs_fixed_row_of_kind(ggfs_kind kind);
 
 /* Inode numbers each tensor takes: its directory and one per file. */
 #define GGFS_TENSOR_INODES 9

@@ -3,7 +3,8 @@
  * `key: value` lines; metadata/KEY is the parser's rendering of the value;
  * metadata.json, tensors.tsv and warnings are the parser's views over the
  * whole model (every shard, for a split set); memory/CTX and memory.tsv
- * are memory_files.h's.
+ * are memory_files.h's; tokenizer/'s files are its views of the keys
+ * (parser/tokenizer.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -147,6 +148,12 @@ bool ggfs_text_render(const ggfs_tree *tree, const ggfs_view *view, ggfs_node no
     case GGFS_TENSORS_TSV:
         render_tsv(tree->model, sink);
         break;
+    case GGFS_VOCAB_TSV:
+        ggp_render_vocab_tsv(view->keys, sink);
+        break;
+    case GGFS_SPECIAL_TOKENS:
+        ggp_render_special_tokens(view->keys, sink);
+        break;
     case GGFS_HEADER:
         render_header(tree->model, view, sink);
         break;
@@ -207,4 +214,47 @@ static void buffer_write(ggp_sink *sink, const char *bytes, size_t len)
 void ggfs_buffer_init(ggfs_buffer *b)
 {
     *b = (ggfs_buffer){{buffer_write}, NULL, 0, 0, false};
+}
+
+/* ==== Texts kept with their view ==== */
+
+int ggfs_text_view_slot(ggfs_kind kind)
+{
+    switch (kind) {
+    case GGFS_WARNINGS: return GGFS_VIEW_WARNINGS;
+    case GGFS_METADATA_JSON: return GGFS_VIEW_METADATA_JSON;
+    case GGFS_VOCAB_TSV: return GGFS_VIEW_VOCAB_TSV;
+    case GGFS_SPECIAL_TOKENS: return GGFS_VIEW_SPECIAL_TOKENS;
+    default: return GGFS_VIEW_TENSORS_TSV;
+    }
+}
+
+bool ggfs_text_is_kept(ggfs_kind kind)
+{
+    return kind == GGFS_VOCAB_TSV;
+}
+
+const ggfs_view_text *ggfs_text_kept(const ggfs_tree *tree, ggfs_view *view, ggfs_node node)
+{
+    _Atomic(ggfs_view_text *) *slot = &view->text[ggfs_text_view_slot(node.kind)];
+    ggfs_view_text *kept = atomic_load_explicit(slot, memory_order_acquire);
+    if (kept)
+        return kept;
+    ggfs_buffer b;
+    ggfs_buffer_init(&b);
+    const bool rendered = ggfs_text_render(tree, view, node, &b.sink);
+    ggfs_view_text *text = rendered && !b.failed ? malloc(sizeof *text + b.len) : NULL;
+    if (text) {
+        text->len = b.len;
+        if (b.len)
+            memcpy(text->data, b.data, b.len);
+    }
+    free(b.data);
+    if (!text)
+        return NULL;
+    if (!atomic_compare_exchange_strong_explicit(slot, &kept, text, memory_order_acq_rel, memory_order_acquire)) {
+        free(text); // another thread's is kept
+        return kept;
+    }
+    return text;
 }

@@ -114,7 +114,7 @@ static ggfs_node pinned_node_of(uint64_t ino)
         return (ggfs_node){GGFS_MEMORY_CTX, slot - PIN_MEMORY_BASE + 1, true, version};
     if (slot >= GGFS_INO_FIRST_KV)
         return (ggfs_node){GGFS_KV, slot - GGFS_INO_FIRST_KV, true, version};
-    const ggfs_row *row = ggfs_row_at_ino(ggfs_root_rows, slot);
+    const ggfs_row *row = ggfs_fixed_row_at_ino(slot);
     if (!row || !ggfs_kind_is(row->kind, GGFS_K_FOLLOWS_KEYS))
         return ggfs_node_at(GGFS_NONE, 0);
     return (ggfs_node){row->kind, 0, true, version};
@@ -299,7 +299,7 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     ino -= tree->ino_base;
     if (ino == GGFS_INO_ROOT)
         return ggfs_node_at(GGFS_ROOT, 0);
-    const ggfs_row *root_file = ino < GGFS_INO_FIRST_KV ? ggfs_row_at_ino(ggfs_root_rows, ino) : NULL;
+    const ggfs_row *root_file = ino < GGFS_INO_FIRST_KV ? ggfs_fixed_row_at_ino(ino) : NULL;
     if (root_file)
         return ggfs_node_at(root_file->kind, 0);
     const uint64_t first_shard = first_shard_ino(tree);
@@ -339,7 +339,7 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
     default:
         if ((row = ggfs_row_of_kind(ggfs_tensor_rows, node.kind)) != NULL)
             return tensor_base + row->ino;
-        row = ggfs_row_of_kind(ggfs_root_rows, node.kind);
+        row = ggfs_fixed_row_of_kind(node.kind);
         return row ? row->ino : 0;
     }
 }
@@ -492,7 +492,8 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
     const ggfs_row *row;
     switch (parent.kind) {
     case GGFS_ROOT:
-        row = ggfs_row_named(ggfs_root_rows, name);
+    case GGFS_TOKENIZER_DIR:
+        row = ggfs_row_named(ggfs_fixed_rows(parent.kind), name);
         return row ? ggfs_node_at(row->kind, 0) : none;
     case GGFS_METADATA_DIR:
         i = find_metadata(tree, name);
@@ -513,6 +514,16 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
     default:
         return none;
     }
+}
+
+/* Whether the keys node reads (its version's, or the current ones) have a
+ * vocabulary: tokenizer/ and its files are there only then. */
+static bool has_vocab(const ggfs_tree *tree, ggfs_node node)
+{
+    ggfs_view *view = ggfs_node_view(tree, node);
+    const bool has = view && ggp_has_vocab(view->keys);
+    ggfs_view_put(view);
+    return has;
 }
 
 /* A version of a file that follows the keys: there while the kernel holds
@@ -579,6 +590,10 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
     case GGFS_WARNINGS:
     case GGFS_METADATA_JSON:
         return version_held(tree, node);
+    case GGFS_TOKENIZER_DIR:
+    case GGFS_VOCAB_TSV:
+    case GGFS_SPECIAL_TOKENS:
+        return has_vocab(tree, node);
     case GGFS_SHARDS_DIR:
     case GGFS_SHARD:
         return ggfs_model_is_split(tree->model);

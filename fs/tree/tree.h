@@ -30,9 +30,16 @@
 #include "tree/stats_cache.h"
 #include "util/cancel.h"
 
-/* The root's files whose text covers the whole model; their sizes are
- * computed on first stat and kept. */
-enum { GGFS_VIEW_WARNINGS, GGFS_VIEW_METADATA_JSON, GGFS_VIEW_TENSORS_TSV, GGFS_N_VIEWS };
+/* The files whose text covers the whole model (at the root and in
+ * tokenizer/); their sizes are computed on first stat and kept. */
+enum {
+    GGFS_VIEW_WARNINGS,
+    GGFS_VIEW_METADATA_JSON,
+    GGFS_VIEW_TENSORS_TSV,
+    GGFS_VIEW_VOCAB_TSV,
+    GGFS_VIEW_SPECIAL_TOKENS,
+    GGFS_N_VIEWS
+};
 _Static_assert(GGFS_N_VIEWS <= GGFS_VIEW_SIZE_SLOTS, "each view keeps the sizes of the root's views");
 
 /* An edited tree's files that follow the keys (header, warnings,

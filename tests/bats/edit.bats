@@ -169,7 +169,7 @@ PY
     same_as_ggml
 }
 
-@test "a text that does not parse or fit fails close with EINVAL, keeps the old value and logs why" {
+@test "a text that does not parse or fit fails its write or close with EINVAL, keeps the old value and logs why" {
     cp "$(fixture metadata.gguf)" "$MODEL"
     mount_model "$MODEL" "$MNT" -o edit
     local m="$MNT/metadata" before
@@ -201,6 +201,58 @@ EOF
     run -1 --separate-stderr cp "$BATS_TEST_TMPDIR/text" "$m/test.u32.max"
     [[ "$stderr" == *"Invalid argument"* ]]
     [ "$(cat "$m/test.u32.max")" = 4294967295 ]
+}
+
+@test "a write fails at once when the text can no longer be a value: the shell sees it, dd bs=1 still works" {
+    cp "$(fixture metadata.gguf)" "$MODEL"
+    mount_model "$MODEL" "$MNT" -o edit
+    local m="$MNT/metadata" key bad good reads old
+    # Every scalar type: a text refused as soon as it is written (the
+    # shell reports the write and exits non-zero, the value stays), then
+    # a good one written a byte at a time (every start of it let through),
+    # which reads back as `reads`.
+    while IFS=$'\t' read -r key bad good reads; do
+        old=$(cat "$m/$key")
+        run -1 --separate-stderr bash -c 'printf "%b" "$1" >"$2"' _ "$bad" "$m/$key"
+        [[ "$stderr" == *"write error: Invalid argument"* ]] || { echo "$key <- $bad: $stderr"; false; }
+        [ "$(cat "$m/$key")" = "$old" ]
+        printf '%b' "$good" | dd of="$m/$key" bs=1 status=none
+        [ "$(cat "$m/$key")" = "$reads" ] || { echo "$key <- $good"; false; }
+    done <<'LIST'
+test.u8.max	abc\n	-0\n	0
+test.i8.min	-1x\n	-128\n	-128
+test.u16.max	-1\n	0065535\n	65535
+test.i16.min	-32769\n	-32768\n	-32768
+test.u32.max	5000000000\n	4294967294\n	4294967294
+test.i32.min	2147483648\n	-2147483647\n	-2147483647
+test.u64.max	18446744073709551616\n	18446744073709551614\n	18446744073709551614
+test.i64.max	1 2\n	-9223372036854775808\n	-9223372036854775808
+test.f32.one	0x1p3\n	-1E-5\n	-1e-05
+test.f64.one_third	1e309\n	-Infinity\n	-inf
+test.bool.true	yes\n	false\n	false
+test.f32.pi	1\n2\n	.5e+1\n	5
+LIST
+    # The log names the key, the offset and the problem.
+    grep -q "metadata/test.u32.max: offset 0: not a u32 value: line 1: '5000000000' does not fit in u32 (0 to 4294967295); the write is refused" \
+        "$BATS_TEST_TMPDIR/daemon.log"
+    grep -q "metadata/test.f32.one: offset 0: not a f32 value: line 1: '0x1p3' is not a f32" "$BATS_TEST_TMPDIR/daemon.log"
+    # A start that can still become a value is written; the close refuses it.
+    run --separate-stderr bash -c 'printf 1e >"$1" && echo written' _ "$m/test.f32.one"
+    [ "$output" = written ]
+    [ "$(cat "$m/test.f32.one")" = -1e-05 ]
+    # Arrays and strings, written a byte at a time; an array refused at
+    # the first line that can be no element, and kept as it was.
+    printf '1\n2\n255\n' | dd of="$m/test.arr.u8" bs=1 status=none
+    [ "$(cat "$m/test.arr.u8")" = $'1\n2\n255' ]
+    printf 'a\\tb\n\\x41\n' | dd of="$m/test.arr.str" bs=1 status=none
+    [ "$(sed -n 2p "$m/test.arr.str")" = A ]
+    printf 'any\n\x01 text\n' | dd of="$m/general.name" bs=1 status=none
+    cmp <(printf 'any\n\x01 text\n') "$m/general.name"
+    run -1 --separate-stderr dd of="$m/test.arr.u8" bs=1 status=none <<<$'7\n8\n-1'
+    [[ "$stderr" == *"Invalid argument"* ]]
+    [ "$(cat "$m/test.arr.u8")" = $'1\n2\n255' ]
+    grep -q "metadata/test.arr.u8: offset 4: not a arr\[u8\] value: line 3: '-1' does not fit in u8" \
+        "$BATS_TEST_TMPDIR/daemon.log"
 }
 
 @test "general.alignment and split.* are refused with EPERM: write, rename, rm, setfattr, create" {

@@ -241,7 +241,8 @@ remove_package() {
     for want in FILE.gguf -of-0000N.gguf DIRECTORY http:// https:// hf://ORG/REPO/FILE.gguf header warnings \
         model.gguf metadata.json tensors.tsv metadata/KEY tensors/NAME/info tensors/NAME/raw \
         tensors/NAME/f32 tensors/NAME/f32.npy tensors/NAME/stats hashes 'llama-gguf-hash --all --uuid' \
-        tensors/NAME/xxh64 tensors/NAME/sha256 shards/SHARD user.gguf.name HF_ENDPOINT \
+        tensors/NAME/xxh64 tensors/NAME/sha256 shards/SHARD tokenizer/vocab.tsv tokenizer/special \
+        user.gguf.name HF_ENDPOINT \
         HF_TOKEN CURL_CA_BUNDLE NOTIFY_SOCKET '~/.cache/huggingface/token' /etc/fuse.conf fuse.gguf-fs /etc/fstab \
         Type=notify; do
         grep -qF -- "$want" <<<"$output" || { echo "the manual never says $want" >&2; return 1; }

@@ -24,6 +24,12 @@ def main():
         g.count(len(value))
         offsets.append((key, len(g.b)))
         g.raw(value)
+    write_model(g, out, offsets)
+
+
+def write_model(g, out, offsets):
+    """Ends g with one f32 tensor, writes it to out and prints each
+    (key, offset) of offsets on a line."""
     f32_model(g)
     open(out, 'wb').write(g.b)
     for key, at in offsets:

@@ -4,6 +4,8 @@
  * rendered length.
  */
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +116,71 @@ static int test_f64_shortest_round_trip(void)
            f64_is(1e15, "1000000000000000") && f64_is(0.30000000000000004, "0.30000000000000004");
 }
 
+/* The fewest digits found by trying every count in turn, as the text is
+ * defined: the search render.c does must give the same. */
+static void shortest_by_every_count(double x, bool single, char *sci)
+{
+    const int max_digits = single ? 9 : 17;
+    for (int p = 1;; p++) {
+        snprintf(sci, 48, "%.*e", p - 1, x);
+        const bool back = single ? strtof(sci, NULL) == (float)x : strtod(sci, NULL) == x;
+        if (p == max_digits || back)
+            return;
+    }
+}
+
+/* The significant digits of a number's text: no sign, point, exponent,
+ * or leading and trailing zeros. */
+static void digits_of(const char *text, char *out)
+{
+    size_t n = 0;
+    for (const char *s = text; *s && *s != 'e'; s++) {
+        if (*s >= '0' && *s <= '9' && (n > 0 || *s != '0'))
+            out[n++] = *s;
+    }
+    while (n > 0 && out[n - 1] == '0')
+        n--;
+    out[n] = '\0';
+}
+
+static int test_shortest_is_the_fewest_digits(void)
+{
+    uint64_t state = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < 150000; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        const bool single = i % 2 == 0;
+        double x;
+        if (single) {
+            uint32_t bits = (uint32_t)state;
+            if (i % 8 == 0)
+                bits &= 0xff800000u; // powers of two too
+            float f;
+            memcpy(&f, &bits, sizeof f);
+            x = f;
+        } else {
+            uint64_t bits = state;
+            if (i % 8 == 1)
+                bits &= UINT64_C(0xfff0000000000000);
+            memcpy(&x, &bits, sizeof x);
+        }
+        if (isnan(x) || isinf(x))
+            continue;
+        char got[48], ref[48], want[48], have[48];
+        if (single)
+            ggp_format_f32((float)x, got);
+        else
+            ggp_format_f64(x, got);
+        shortest_by_every_count(x, single, ref);
+        digits_of(ref, want);
+        digits_of(got, have);
+        if (strcmp(want, have) != 0)
+            fprintf(stderr, "%s %a: %s, every count gives %s\n", single ? "f32" : "f64", x, got, ref);
+        EXPECT_STR(have, want);
+        EXPECT(single ? strtof(got, NULL) == (float)x : strtod(got, NULL) == x);
+    }
+    return 1;
+}
+
 /* ==== Values ==== */
 
 static int test_scalars_end_in_newline(void)
@@ -206,6 +273,7 @@ int main(void)
     int ok = 1;
     ok &= test_f32_shortest_round_trip();
     ok &= test_f64_shortest_round_trip();
+    ok &= test_shortest_is_the_fewest_digits();
     ok &= test_scalars_end_in_newline();
     ok &= test_string_array_escapes_one_line_per_element();
     ok &= test_empty_array_is_empty_file();

@@ -1,6 +1,6 @@
 /*
- * The tree's shape (tree/shape.h): every row of the root and of a
- * tensor's directory, on each model given, is found by its name, numbered
+ * The tree's shape (tree/shape.h): every row of the root, of tokenizer/
+ * and of a tensor's directory, on each model given, is found by its name, numbered
  * by an inode that leads back to it and to no other, statted at the size
  * of its bytes where those are a text rendered from the model, and listed
  * once; and every kind says what it is coherently.
@@ -35,7 +35,20 @@ static int test_kinds_are_coherent(void)
         EXPECT(!ggfs_kind_is(r->kind, GGFS_K_OF_TENSOR));
         for (const ggfs_row *o = ggfs_root_rows; o < r; o++)
             EXPECT(o->ino != r->ino && o->kind != r->kind && strcmp(o->name, r->name) != 0);
+        // The fixed directories' files share the inodes below the keys'.
+        for (const ggfs_row *o = ggfs_tokenizer_rows; o->name; o++)
+            EXPECT(o->ino != r->ino && o->kind != r->kind);
+        EXPECT(ggfs_fixed_row_at_ino(r->ino) == r);
+        EXPECT(ggfs_fixed_row_of_kind(r->kind) == r);
     }
+    for (const ggfs_row *r = ggfs_tokenizer_rows; r->name; r++) {
+        EXPECT(r->ino > GGFS_INO_ROOT && r->ino < GGFS_INO_FIRST_KV);
+        EXPECT(ggfs_fixed_row_at_ino(r->ino) == r);
+        EXPECT(ggfs_fixed_row_of_kind(r->kind) == r);
+    }
+    EXPECT(ggfs_fixed_rows(GGFS_ROOT) == ggfs_root_rows);
+    EXPECT(ggfs_fixed_rows(GGFS_TOKENIZER_DIR) == ggfs_tokenizer_rows);
+    EXPECT(ggfs_fixed_rows(GGFS_TENSOR_DIR) == NULL);
     return 1;
 }
 
@@ -61,7 +74,8 @@ static int check_row(ggfs_tree *tree, ggfs_node dir, const ggfs_row *row)
     // Texts rendered from the keys and tensors alone: their size is their
     // bytes (the others are read by the bats suites through a mount).
     if (row->kind == GGFS_HEADER || row->kind == GGFS_TENSOR_INFO || row->kind == GGFS_TENSORS_TSV ||
-        row->kind == GGFS_METADATA_JSON || row->kind == GGFS_WARNINGS) {
+        row->kind == GGFS_METADATA_JSON || row->kind == GGFS_WARNINGS || row->kind == GGFS_VOCAB_TSV ||
+        row->kind == GGFS_SPECIAL_TOKENS) {
         ggp_counting_sink c;
         ggp_counting_sink_init(&c);
         ggfs_view *view = ggfs_tree_view(tree);
@@ -84,6 +98,9 @@ static int test_rows_of(const char *path)
     EXPECT_EQ(root.kind, GGFS_ROOT);
     for (const ggfs_row *r = ggfs_root_rows; ok && r->name; r++)
         ok = check_row(&tree, root, r);
+    const ggfs_node tokenizer = ggfs_node_at(GGFS_TOKENIZER_DIR, 0);
+    for (const ggfs_row *r = ggfs_tokenizer_rows; ok && r->name; r++)
+        ok = check_row(&tree, tokenizer, r);
     for (uint64_t t = 0; ok && t < model->n_tensors; t++) {
         const ggfs_node dir = ggfs_node_at(GGFS_TENSOR_DIR, t);
         for (const ggfs_row *r = ggfs_tensor_rows; ok && r->name; r++)
