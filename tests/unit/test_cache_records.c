@@ -25,19 +25,6 @@
 #define NAME "http://example.org/m.gguf"
 #define KIND "url"
 
-/* The number of entries of dir but . and .., or -1. */
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    if (!d)
-        return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
 /* The path of the one file in root's records directory, into out. */
 static bool only_record(const char *root, char *out, size_t cap)
 {
@@ -86,7 +73,7 @@ static int test_written_read_back_replaced_and_empty(void)
     // One file, no temporary beside it.
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/" GGFS_CACHE_RECORD_SUBDIR, root);
-    EXPECT_EQ(count_entries(dir), 1);
+    EXPECT_EQ(tmptree_count(dir), 1);
     tmptree_free(root);
     return 1;
 }
@@ -143,10 +130,10 @@ static int test_kinds_and_names(void)
         EXPECT_STR((char *)data, names[i]);
         free(data);
     }
-    EXPECT_EQ(count_entries(root), 1); // gguf-fs-records alone
+    EXPECT_EQ(tmptree_count(root), 1); // gguf-fs-records alone
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/" GGFS_CACHE_RECORD_SUBDIR, root);
-    EXPECT_EQ(count_entries(dir), 1 + sizeof names / sizeof *names);
+    EXPECT_EQ(tmptree_count(dir), 1 + sizeof names / sizeof *names);
     // The bounds: an empty name, a name and data one byte over.
     EXPECT(!ggfs_cache_record_put(root, KIND, "", "x", 1, why, sizeof why));
     char *long_name = malloc(GGFS_CACHE_RECORD_NAME_MAX + 2);
@@ -344,7 +331,7 @@ static int test_two_writers_four_readers(void)
     // The last writer's record, whole; no temporary left.
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/" GGFS_CACHE_RECORD_SUBDIR, root);
-    EXPECT_EQ(count_entries(dir), 1);
+    EXPECT_EQ(tmptree_count(dir), 1);
     void *data;
     size_t len;
     char why[512];
