@@ -60,9 +60,13 @@ static const char *fill(json_object *o, ggfs_url_record *out)
         return "not a JSON object";
     if (!string_field(o, "url", false, &out->url) || !out->url[0])
         return "no url";
-    if (!int_field(o, "size", &size) || json_object_get_int64(size) < 0)
+    if (!int_field(o, "size", &size))
         return "no size";
-    out->size = json_object_get_uint64(size);
+    // Past 2^62 bytes no file is real, and block arithmetic would overflow.
+    const int64_t bytes = json_object_get_int64(size);
+    if (bytes < 0 || bytes > INT64_C(1) << 62)
+        return "size out of range";
+    out->size = (uint64_t)bytes;
     if (!string_field(o, "etag", true, &out->etag) || !string_field(o, "last_modified", true, &out->last_modified) ||
         (!out->etag && !out->last_modified))
         return "no etag or last_modified";

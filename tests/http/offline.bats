@@ -237,6 +237,9 @@ PY
     rewrite_record "$BATS_TEST_TMPDIR/good" "$record" '{"url": "x", "etag": "\"1\"", "mtime": 1}'
     run -1 --separate-stderr "$GGUF_FS" -f -o cache_dir="$CACHE",offline "$PROXIED/model.gguf" "$OFFLINE"
     [[ "$stderr" == *"gguf-fs-records/url-"*": no size" ]]
+    rewrite_record "$BATS_TEST_TMPDIR/good" "$record" '{"url": "x", "size": 18446744073709551615, "etag": "\"1\"", "mtime": 1}'
+    run -1 --separate-stderr "$GGUF_FS" -f -o cache_dir="$CACHE",offline "$PROXIED/model.gguf" "$OFFLINE"
+    [[ "$stderr" == *"gguf-fs-records/url-"*": size out of range" ]]
     run ! mountpoint -q "$OFFLINE"
     # Put back whole, it mounts.
     cp "$BATS_TEST_TMPDIR/good" "$record"
