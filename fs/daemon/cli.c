@@ -16,6 +16,7 @@
 
 #include "catalog/catalog.h" // GGFS_DEFAULT_MAX_OPEN, GGFS_DEFAULT_LISTING_TTL_S
 #include "daemon/cli.h"
+#include "source/hf_name.h"
 #include "source/remote.h" // GGFS_REMOTE_DEFAULT_*
 
 #ifndef GGFS_VERSION
@@ -62,6 +63,9 @@ static const char help_text[] =
     "                           N seconds, then fail that read (default " STR(GGFS_REMOTE_DEFAULT_TIMEOUT_S) ")\n"
     "    -o connections=N       URL sources: range requests in flight at most,\n"
     "                           1 to " STR(GGFS_MAX_CONNECTIONS) " (default " STR(GGFS_DEFAULT_CONNECTIONS) ")\n"
+    "    -o offline             URL sources: send no request; mount what\n"
+    "                           cache_dir holds from an earlier mount (also\n"
+    "                           HF_HUB_OFFLINE=1 for hf:// sources)\n"
     "    -o prefetch            URL sources: fetch the whole model into the\n"
     "                           caches in the background from mount on\n"
     "    -o prefetch_after_mb=N\n"
@@ -110,6 +114,7 @@ enum {
     KEY_CACHE_DIR,
     KEY_TIMEOUT_S,
     KEY_CONNECTIONS,
+    KEY_OFFLINE,
     KEY_PREFETCH,
     KEY_PREFETCH_AFTER_MB,
     KEY_EDIT,
@@ -129,6 +134,7 @@ static const struct fuse_opt option_spec[] = {
     FUSE_OPT_KEY("cache_dir=", KEY_CACHE_DIR),
     FUSE_OPT_KEY("timeout_s=", KEY_TIMEOUT_S),
     FUSE_OPT_KEY("connections=", KEY_CONNECTIONS),
+    FUSE_OPT_KEY("offline", KEY_OFFLINE),
     FUSE_OPT_KEY("prefetch", KEY_PREFETCH),
     FUSE_OPT_KEY("prefetch_after_mb=", KEY_PREFETCH_AFTER_MB),
     FUSE_OPT_KEY("edit", KEY_EDIT),
@@ -200,6 +206,21 @@ static char *absolute_file_path(const char *given)
     return path;
 }
 
+/* An offline mount reads cache_dir alone: without one it could mount
+ * nothing. HF_HUB_OFFLINE asks it of hf:// sources as -o offline does.
+ * False, with a message, when offline is asked without cache_dir. */
+static bool offline_has_cache(ggfs_cli *cli)
+{
+    const bool hf_offline = strncmp(cli->source, GGFS_HF_SCHEME, strlen(GGFS_HF_SCHEME)) == 0 && ggfs_hf_offline_asked();
+    if (hf_offline)
+        cli->offline = 1;
+    if (!cli->offline || cli->cache_dir)
+        return true;
+    fprintf(stderr, "gguf-fs: %s: an offline mount reads only what -o cache_dir=PATH holds, and none is given\n",
+            hf_offline ? "HF_HUB_OFFLINE" : "-o offline");
+    return false;
+}
+
 /* fuse_opt_parse's callback: returns 0 to take an argument out of args, 1
  * to keep it for libfuse, -1 to fail the parse. */
 static int take_arg(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -234,6 +255,9 @@ static int take_arg(void *data, const char *arg, int key, struct fuse_args *outa
             fprintf(stderr, "gguf-fs: -o %s: between 1 and %d\n", arg, GGFS_MAX_CONNECTIONS);
             return -1;
         }
+        return 0;
+    case KEY_OFFLINE:
+        cli->offline = 1;
         return 0;
     case KEY_PREFETCH:
         cli->prefetch = 1;
@@ -391,6 +415,8 @@ int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli
         fputs(usage_line, stderr);
         return GGFS_EXIT_USAGE;
     }
+    if (!offline_has_cache(cli))
+        return GGFS_EXIT_USAGE;
     if (st.rw_given && !cli->edit)
         fprintf(stderr, "gguf-fs: the mount is read-only: ignoring rw\n");
     if (fuse_parse_cmdline(args, &cli->cmd) != 0)

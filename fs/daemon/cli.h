@@ -40,6 +40,8 @@ typedef struct ggfs_cli {
     char *cache_dir;              // remote sources: disk cache, or NULL
     unsigned timeout_s;           // remote sources: retry a failing request this long
     unsigned connections;         // remote sources: requests in flight at most
+    int offline;                  // remote sources: no request, cache_dir only
+                                  // (-o offline, or HF_HUB_OFFLINE for hf://)
     int prefetch;                 // remote sources: fetch everything in the background
     unsigned prefetch_after_mb;   // remote sources: or once this much of model.gguf was read
     int edit;                     // metadata/ is writable (-o edit or -o edits=PATH)

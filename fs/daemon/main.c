@@ -351,6 +351,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
             .connections = cli->connections,
             .prefetch = cli->prefetch,
             .prefetch_after_mb = cli->prefetch_after_mb,
+            .offline = cli->offline,
         };
         char why[640];
         remote = ggfs_remote_engine_start(&ro, why, sizeof why);

@@ -21,6 +21,7 @@
 #include "source/disk_cache.h"
 #include "util/fnv.h"
 #include "util/pread_full.h"
+#include "util/write_full.h"
 
 #define SUBDIR "gguf-fs-blocks"
 
@@ -41,21 +42,6 @@ static bool make_dir(const char *path)
     return mkdir(path, 0777) == 0 || errno == EEXIST;
 }
 
-static bool write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len > 0) {
-        const ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 /* Writes name in the directory whole, or not at all. */
 static bool write_file(ggfs_disk_cache *c, const char *name, const void *data, size_t len)
 {
@@ -65,7 +51,7 @@ static bool write_file(ggfs_disk_cache *c, const char *name, const void *data, s
     const int fd = openat(c->dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0)
         return false;
-    const bool ok = write_all(fd, data, len);
+    const bool ok = ggfs_write_full(fd, data, len) == 0;
     close(fd);
     if (!ok || renameat(c->dir, tmp, c->dir, name) != 0) {
         unlinkat(c->dir, tmp, 0);

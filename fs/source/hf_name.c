@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h> // strcasecmp
 
 #include "source/hf_name.h"
 
@@ -86,6 +87,16 @@ static char *find_token(void)
     else
         return NULL;
     return read_token(path);
+}
+
+bool ggfs_hf_offline_asked(void)
+{
+    static const char *const yes[] = {"1", "ON", "YES", "TRUE"};
+    const char *env = getenv("HF_HUB_OFFLINE");
+    for (size_t i = 0; env && i < sizeof yes / sizeof *yes; i++)
+        if (strcasecmp(env, yes[i]) == 0)
+            return true;
+    return false;
 }
 
 size_t ggfs_hf_name_end(const char *name)

@@ -24,4 +24,8 @@ bool ggfs_hf_resolve(const char *name, char **url, char **token, char *why, size
  * its end. */
 size_t ggfs_hf_name_end(const char *name);
 
+/* Whether HF_HUB_OFFLINE asks hf:// sources to make no request, as it
+ * asks the Hub's own client: 1, ON, YES or TRUE, in any case. */
+bool ggfs_hf_offline_asked(void);
+
 #endif

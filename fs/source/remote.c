@@ -18,6 +18,11 @@ ggfs_remote *ggfs_remote_new(const ggfs_remote_options *opts, char *why, size_t 
         return NULL;
     }
     r->opts = *opts;
+    if (opts->offline) {
+        // Every byte there is to read is on disk already: nothing to fetch.
+        r->opts.prefetch = false;
+        r->opts.prefetch_after_mb = 0;
+    }
     if (opts->cache_dir) {
         // realpath needs the directory to exist: make it first.
         if (mkdir(opts->cache_dir, 0777) != 0 && errno != EEXIST) {

@@ -26,6 +26,8 @@ typedef struct ggfs_remote_options {
     unsigned connections;   // requests in flight at most (0: the default)
     bool prefetch;          // fetch every shard whole in the background
     unsigned prefetch_after_mb; // or once this much of model.gguf was read (0: never)
+    bool offline;           // send no request: open from cache_dir's
+                            // records, read its blocks only
 } ggfs_remote_options;
 
 typedef struct ggfs_remote {

@@ -24,7 +24,10 @@
  *
  * The size and ETag (or Last-Modified) seen at open are checked in every
  * response; a difference marks the source changed for good, and its data
- * reads fail with EIO.
+ * reads fail with EIO. With a disk cache they are kept there too
+ * (url_record.h), so that an offline mount (-o offline) opens the file as
+ * it was, sends no request, and reads what the disk cache holds: a block
+ * not there fails with EIO.
  */
 #define _DEFAULT_SOURCE // strcasecmp
 #include <curl/curl.h>
@@ -47,6 +50,7 @@
 #include "source/remote_status.h"
 #include "source/source_http.h"
 #include "source/transfer_stats.h"
+#include "source/url_record.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -210,6 +214,10 @@ static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *par
     char url[URL_MAX];
     bool fell_back = false;
     relay rl = {progress, 0, 0};
+    if (s->remote->opts.offline) {
+        snprintf(why, why_size, "not in cache_dir (offline: no request is made)");
+        return EIO;
+    }
     for (;;) {
         const uint64_t skip = (uint64_t)rl.before * part_size;
         ggfs_http_range r = {
@@ -920,9 +928,15 @@ static ggfs_source *refuse(http_source *s, ggp_error *err, ggp_err code, const c
     return NULL;
 }
 
-/* Owner, mode and times for the tree: the daemon's user, read-only, the
- * server's Last-Modified (else now). */
-static void fill_stat(http_source *s, const char *last_modified)
+/* The tree's times: the server's Last-Modified, else now. */
+static time_t mtime_of(const char *last_modified)
+{
+    const time_t t = last_modified && *last_modified ? curl_getdate(last_modified, NULL) : -1;
+    return t < 0 ? time(NULL) : t;
+}
+
+/* Owner, mode and times for the tree: the daemon's user, read-only, t. */
+static void fill_stat(http_source *s, time_t t)
 {
     struct stat *st = &s->base.st;
     memset(st, 0, sizeof *st);
@@ -931,9 +945,6 @@ static void fill_stat(http_source *s, const char *last_modified)
     st->st_uid = getuid();
     st->st_gid = getgid();
     st->st_size = (off_t)s->base.size;
-    time_t t = last_modified && *last_modified ? curl_getdate(last_modified, NULL) : -1;
-    if (t < 0)
-        t = time(NULL);
     st->st_atim.tv_sec = st->st_mtim.tv_sec = st->st_ctim.tv_sec = t;
 }
 
@@ -950,6 +961,55 @@ static void keep_first_block(http_source *s, const uint8_t *bytes, size_t len)
     ggfs_block_release(s->remote->cache, b);
     if (s->disk)
         ggfs_disk_cache_write(s->disk, 0, bytes, len);
+}
+
+/* Keeps what the open learnt in the disk cache's directory, for a later
+ * offline mount of name; a failure costs only that (one log line). */
+static void keep_record(http_source *s, const char *name)
+{
+    const ggfs_url_record r = {
+        .url = s->url, .size = s->base.size, .etag = s->etag, .last_modified = s->last_modified,
+        .mtime = (int64_t)s->base.st.st_mtim.tv_sec,
+    };
+    char why[512];
+    if (!ggfs_url_record_put(s->remote->opts.cache_dir, name, &r, why, sizeof why))
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: an offline mount will not find it: %s\n", name, why);
+}
+
+/* Opens name offline: as its record in cache_dir says it was, its bytes
+ * those of the disk cache, without a request. */
+static ggfs_source *open_offline(http_source *s, const char *name, ggp_error *err)
+{
+    const char *dir = s->remote->opts.cache_dir;
+    ggfs_url_record r;
+    char why[512];
+    switch (ggfs_url_record_get(dir, name, &r, why, sizeof why)) {
+    case GGFS_CACHE_RECORD_FOUND:
+        break;
+    case GGFS_CACHE_RECORD_MISSING:
+        return refuse(s, err, GGP_ERR_IO, "offline, and not in cache_dir %s", dir);
+    case GGFS_CACHE_RECORD_BAD:
+    default:
+        return refuse(s, err, GGP_ERR_IO, "offline: in cache_dir, %s", why);
+    }
+    // An hf:// name resolves by HF_ENDPOINT: kept from another endpoint,
+    // it is another file.
+    if (strcmp(r.url, s->url) != 0) {
+        ggfs_url_record_destroy(&r);
+        return refuse(s, err, GGP_ERR_IO, "offline, and not in cache_dir %s for this HF_ENDPOINT", dir);
+    }
+    s->base.size = r.size;
+    s->n_blocks = (r.size + BLOCK - 1) / BLOCK;
+    s->etag = r.etag;
+    s->last_modified = r.last_modified;
+    r.etag = r.last_modified = NULL;
+    fill_stat(s, (time_t)r.mtime);
+    ggfs_url_record_destroy(&r);
+    s->id = ggfs_block_cache_source_id(s->remote->cache);
+    if (!(s->disk = ggfs_disk_cache_open(dir, s->url, s->etag ? s->etag : s->last_modified, s->base.size, BLOCK,
+                                         why, sizeof why)))
+        return refuse(s, err, GGP_ERR_IO, "offline: %s", why);
+    return &s->base;
 }
 
 ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_error *err)
@@ -979,6 +1039,8 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     if (!s->url || strlen(s->url) >= URL_MAX)
         return refuse(s, err, GGP_ERR_IO, "cannot open: URL missing or longer than %d bytes", URL_MAX - 1);
     strcpy(s->data_url, s->url);
+    if (remote->opts.offline)
+        return open_offline(s, name, err);
 
     // One range request learns the size and validators. With a disk cache
     // it asks for one byte, so that a file already on disk is not fetched
@@ -1004,7 +1066,7 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     s->n_blocks = (r.total + BLOCK - 1) / BLOCK;
     s->etag = r.etag_got[0] ? strdup(r.etag_got) : NULL;
     s->last_modified = r.last_modified_got[0] ? strdup(r.last_modified_got) : NULL;
-    fill_stat(s, r.last_modified_got);
+    fill_stat(s, mtime_of(r.last_modified_got));
     learn_redirect(s, s->url, r.effective_url);
     s->id = ggfs_block_cache_source_id(remote->cache);
     if (remote->opts.cache_dir) {
@@ -1016,6 +1078,8 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
         else if (!(s->disk = ggfs_disk_cache_open(remote->opts.cache_dir, s->url, validator, s->base.size,
                                                   BLOCK, why, sizeof why)))
             ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: not using the disk cache: %s\n", name, why);
+        else
+            keep_record(s, name);
     }
     keep_first_block(s, first, (size_t)r.got);
     free(first);

@@ -43,18 +43,6 @@ static bool key_dir(const char *root, char *out, size_t cap)
     return n == 1 && fits;
 }
 
-static int count_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    if (!d)
-        return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
 static ggfs_disk_cache *open_cache(const char *root, const char *validator)
 {
     char why[256] = "";
@@ -109,7 +97,7 @@ static int test_blocks_are_written_whole_and_read_back(void)
     // The key file and the two blocks, no temporary.
     char dir[4200];
     EXPECT(key_dir(root, dir, sizeof dir));
-    EXPECT_EQ(count_files(dir), 3);
+    EXPECT_EQ(tmptree_count(dir), 3);
     char key[256], path[4300];
     snprintf(path, sizeof path, "%s/key", dir);
     FILE *f = fopen(path, "r");

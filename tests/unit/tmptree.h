@@ -8,6 +8,7 @@
 #define GGFS_TMPTREE_H
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdbool.h>
@@ -127,6 +128,19 @@ static inline int tmptree_as_nobody(int (*check)(void))
         return 0;
     }
     return 1;
+}
+
+/* The number of entries of dir but . and .., or -1 when it cannot be read. */
+static inline int tmptree_count(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
 }
 
 static inline int tmptree_remove_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
