@@ -26,6 +26,9 @@ typedef struct ggfs_remote_options {
     unsigned connections;   // requests in flight at most (0: the default)
     bool prefetch;          // fetch every shard whole in the background
     unsigned prefetch_after_mb; // or once this much of model.gguf was read (0: never)
+    const char *s3_endpoint; // s3:// names: -o endpoint=URL, or NULL (s3_url.h)
+    bool s3_path_style;     // s3:// names: -o path_style
+    bool s3_no_sign;        // s3:// names: -o no_sign_request (public buckets)
 } ggfs_remote_options;
 
 typedef struct ggfs_remote {
