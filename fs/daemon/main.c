@@ -351,6 +351,9 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
             .connections = cli->connections,
             .prefetch = cli->prefetch,
             .prefetch_after_mb = cli->prefetch_after_mb,
+            .s3_endpoint = cli->s3_endpoint,
+            .s3_path_style = cli->s3_path_style,
+            .s3_no_sign = cli->s3_no_sign,
         };
         char why[640];
         remote = ggfs_remote_engine_start(&ro, why, sizeof why);
