@@ -5,8 +5,8 @@
 # proxy only: AWS_ENDPOINT_URL=http://127.0.0.1:$S3_PORT, path-style.
 #
 #   start_s3 DIR BUCKET...    s3rver on $S3RVER_PORT with those buckets, the
-#                             proxy on $S3_PORT; config, logs and data under
-#                             DIR ($S3_CONFIG: the proxy's JSON config,
+#                             proxy on $S3_PORT; config, logs, pids and data
+#                             under DIR ($S3_DIR) ($S3_CONFIG: the proxy's JSON config,
 #                             region $S3_REGION, the key pair
 #                             $S3_ACCESS/$S3_SECRET, the session
 #                             $S3_SESSION_ACCESS/$S3_SESSION_SECRET/
@@ -15,6 +15,8 @@
 #   s3_config EXPR            changes the proxy's config: EXPR is Python on
 #                             the dict `c` (c["skew_s"] = 3600)
 #   s3_env                    exports the key pair, region and endpoint
+#   s3_proxy_stop             stops the proxy only: the server is gone
+#   s3_proxy_start            starts it again on the same port
 #   stop_s3                   stops both (by the pids they were started with)
 #
 # Skips the test, saying why, when s3rver or botocore is missing.
@@ -36,6 +38,7 @@ start_s3() {
         skip "s3rver cannot be installed: $(tail -1 "$dir/s3-setup.err")"
     python3 -c 'import botocore.auth' 2>/dev/null || skip "python3-botocore is not installed (scripts/setup)"
     read -r S3RVER_PORT S3_PORT < <(free_ports 2)
+    S3_DIR=$dir
     S3_CONFIG=$dir/s3-proxy.json
     cat >"$S3_CONFIG" <<JSON
 {"region": "$S3_REGION", "public": false, "skew_s": 0, "extra_keys": {},
@@ -49,12 +52,26 @@ JSON
     mkdir -p "$dir/s3rver-data"
     node "$S3RVER" -d "$dir/s3rver-data" -a 127.0.0.1 -p "$S3RVER_PORT" --no-vhost-buckets --silent \
         "${buckets[@]}" >"$dir/s3rver.log" 2>&1 3>&- &
-    S3RVER_PID=$!
-    python3 "$S3_HELPERS/sigv4_proxy.py" "$S3_CONFIG" "$S3_PORT" "$S3RVER_PORT" \
-        >"$dir/s3-proxy.log" 2>&1 3>&- &
-    S3_PROXY_PID=$!
+    echo $! >"$dir/s3rver.pid"
     S3_PROXY_LOG=$dir/s3-proxy.log
-    wait_port "$S3RVER_PORT" && wait_port "$S3_PORT"
+    wait_port "$S3RVER_PORT" && s3_proxy_start
+}
+
+s3_proxy_start() {
+    python3 "$S3_HELPERS/sigv4_proxy.py" "$S3_CONFIG" "$S3_PORT" "$S3RVER_PORT" \
+        >>"$S3_PROXY_LOG" 2>&1 3>&- &
+    echo $! >"$S3_DIR/proxy.pid"
+    wait_port "$S3_PORT"
+}
+
+# The proxy may have been started again by a test (a child of another
+# shell): it is stopped by its pid, and waited for until it is gone.
+s3_proxy_stop() {
+    local pid
+    pid=$(cat "$S3_DIR/proxy.pid" 2>/dev/null) || return 0
+    rm -f "$S3_DIR/proxy.pid"
+    kill "$pid" 2>/dev/null || return 0
+    wait_gone "$pid"
 }
 
 s3_put() {
@@ -93,8 +110,10 @@ s3_env() {
 }
 
 stop_s3() {
-    [ -n "${S3_PROXY_PID:-}" ] && kill "$S3_PROXY_PID" 2>/dev/null && wait "$S3_PROXY_PID" 2>/dev/null
-    [ -n "${S3RVER_PID:-}" ] && kill "$S3RVER_PID" 2>/dev/null && wait "$S3RVER_PID" 2>/dev/null
-    S3_PROXY_PID= S3RVER_PID=
+    s3_proxy_stop
+    local pid
+    pid=$(cat "$S3_DIR/s3rver.pid" 2>/dev/null) || return 0
+    rm -f "$S3_DIR/s3rver.pid"
+    kill "$pid" 2>/dev/null && wait_gone "$pid"
     return 0
 }
