@@ -75,7 +75,7 @@ static void leave_out(page *p, const char *key, size_t n, const char *why)
 {
     char shown[256];
     printable(key, n, shown, sizeof shown);
-    ggfs_log(GGFS_LOG_WARNING, "gguf-fs: s3://%s/: key '%s' left out of the listing: %s\n", p->t->bucket, shown,
+    ggfs_log(GGFS_LOG_WARNING, "gguf-fs: s3://%s: key '%s' left out of the listing: %s\n", p->t->bucket, shown,
              why);
     p->out->left_out++;
 }
