@@ -211,6 +211,18 @@ static char *absolute_file_path(const char *given)
     return path;
 }
 
+/* An option's value (after '=') in place of the one given before; 0, or -1
+ * when out of memory. */
+static int replace_value(char **field, const char *arg)
+{
+    char *copy = strdup(strchr(arg, '=') + 1);
+    if (!copy)
+        return -1;
+    free(*field);
+    *field = copy;
+    return 0;
+}
+
 /* fuse_opt_parse's callback: returns 0 to take an argument out of args, 1
  * to keep it for libfuse, -1 to fail the parse. */
 static int take_arg(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -263,14 +275,8 @@ static int take_arg(void *data, const char *arg, int key, struct fuse_args *outa
         cli->edit = 1;
         return 0;
     }
-    case KEY_ENDPOINT: {
-        char *copy = strdup(strchr(arg, '=') + 1);
-        if (!copy)
-            return -1;
-        free(cli->s3_endpoint);
-        cli->s3_endpoint = copy;
-        return 0;
-    }
+    case KEY_ENDPOINT:
+        return replace_value(&cli->s3_endpoint, arg);
     case KEY_PATH_STYLE:
         cli->s3_path_style = 1;
         return 0;
@@ -283,12 +289,7 @@ static int take_arg(void *data, const char *arg, int key, struct fuse_args *outa
             fprintf(stderr, "gguf-fs: -o cache_dir= needs a directory\n");
             return -1;
         }
-        char *copy = strdup(path);
-        if (!copy)
-            return -1;
-        free(cli->cache_dir);
-        cli->cache_dir = copy;
-        return 0;
+        return replace_value(&cli->cache_dir, arg);
     }
     case FUSE_OPT_KEY_NONOPT:
         // The mount point is taken here rather than by fuse_parse_cmdline,
