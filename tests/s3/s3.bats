@@ -160,6 +160,13 @@ except OSError as e:
     all_signed
 }
 
+@test "503 SlowDown is waited out with backoff, as a 429 is" {
+    s3_config 'c["slow_down"] = 3'
+    mount_model s3://models/big.gguf "$MNT"
+    [ "$(grep -c 'refused 503 SlowDown' "$S3_PROXY_LOG")" -eq 3 ]
+    cmp "$MNT/model.gguf" "$FILES/big.gguf"
+}
+
 @test "the secret and the session token appear in no log, file, mount listing or command line" {
     export AWS_ACCESS_KEY_ID=$S3_SESSION_ACCESS AWS_SECRET_ACCESS_KEY=$S3_SESSION_SECRET
     export AWS_SESSION_TOKEN=$S3_SESSION_TOKEN

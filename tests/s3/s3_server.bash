@@ -41,7 +41,7 @@ start_s3() {
     S3_DIR=$dir
     S3_CONFIG=$dir/s3-proxy.json
     cat >"$S3_CONFIG" <<JSON
-{"region": "$S3_REGION", "public": false, "skew_s": 0, "extra_keys": {},
+{"region": "$S3_REGION", "public": false, "skew_s": 0, "slow_down": 0, "extra_keys": {},
  "credentials": [{"access": "$S3_ACCESS", "secret": "$S3_SECRET", "token": null},
                  {"access": "$S3_SESSION_ACCESS", "secret": "$S3_SESSION_SECRET", "token": "$S3_SESSION_TOKEN"}]}
 JSON

@@ -11,6 +11,8 @@ change it while the proxy runs:
    "credentials": [{"access": "AK", "secret": "SK", "token": null}],
    "public": false,                       # unsigned requests allowed
    "skew_s": 0,                           # the proxy's clock, shifted
+   "slow_down": 0,                        # answer this many of the next
+                                          # signed requests 503 SlowDown
    "extra_keys": {"bucket": [["key", size]]}}  # keys listed that s3rver
                                           # cannot store ('..', NUL)
 
@@ -33,7 +35,9 @@ import http.client
 import http.server
 import json
 import socketserver
+import os
 import sys
+import threading
 import urllib.parse
 from xml.sax.saxutils import escape
 
@@ -49,6 +53,23 @@ SIGNING_HEADERS = ("authorization", "x-amz-date", "x-amz-content-sha256", "x-amz
 def config():
     with open(CONFIG) as f:
         return json.load(f)
+
+
+CONFIG_LOCK = threading.Lock()
+
+
+def take_slow_down():
+    """True when this request is to be answered 503 SlowDown (one of the
+    count the config asks for, which is then one less)."""
+    with CONFIG_LOCK:
+        cfg = config()
+        if cfg.get("slow_down", 0) <= 0:
+            return False
+        cfg["slow_down"] -= 1
+        with open(CONFIG + ".proxy", "w") as f:
+            json.dump(cfg, f)
+        os.replace(CONFIG + ".proxy", CONFIG)
+        return True
 
 
 def error_xml(code, message, **extra):
@@ -267,6 +288,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         bucket = urllib.parse.unquote(split.path.lstrip("/").split("/", 1)[0])
         try:
             check_signature(self, cfg, bucket)
+            if take_slow_down():
+                raise Refusal(503, "SlowDown", "Please reduce your request rate.")
         except Refusal as r:
             print(f"proxy: {self.command} {self.path} refused {r.status} {r.code}", file=sys.stderr, flush=True)
             body = error_xml(r.code, r.message, **r.extra)
