@@ -287,6 +287,40 @@ static bool read_page(page *p, const char *xml, size_t len, char *why, size_t wh
 
 /* ==== The listing ==== */
 
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A key and a common prefix of the same name: the directory wins (as in
+ * mountpoint-s3), and the key is left out with a log line. */
+static bool directories_win(page *p)
+{
+    ggfs_s3_listing *l = p->out;
+    if (l->n_prefixes == 0 || l->n_objects == 0)
+        return true;
+    char **sorted = malloc(l->n_prefixes * sizeof *sorted);
+    if (!sorted)
+        return false;
+    memcpy(sorted, l->prefixes, l->n_prefixes * sizeof *sorted);
+    qsort(sorted, l->n_prefixes, sizeof *sorted, by_string);
+    size_t kept = 0;
+    for (size_t i = 0; i < l->n_objects; i++) {
+        ggfs_s3_object *o = &l->objects[i];
+        if (bsearch(&o->name, sorted, l->n_prefixes, sizeof *sorted, by_string)) {
+            char key[TEXT_MAX];
+            snprintf(key, sizeof key, "%s%s", p->prefix, o->name);
+            leave_out(p, key, strlen(key), "a prefix of the same name is listed (the directory wins)");
+            free(o->name);
+        } else {
+            l->objects[kept++] = *o;
+        }
+    }
+    l->n_objects = kept;
+    free(sorted);
+    return true;
+}
+
 static char *page_url(const ggfs_s3_target *t, const char *prefix, unsigned page_keys, const char *token)
 {
     char keys[16];
@@ -350,6 +384,10 @@ bool ggfs_s3_list(ggfs_remote *remote, const ggfs_s3_target *t, size_t cap, unsi
             ok = false;
         }
     } while (ok && p->truncated && !out->capped);
+    if (ok && !directories_win(p)) {
+        snprintf(why, why_size, "out of memory");
+        ok = false;
+    }
     free(p);
     if (!ok)
         ggfs_s3_listing_free(out);

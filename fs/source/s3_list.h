@@ -6,7 +6,8 @@
  * Keys are asked for with encoding-type=url, so that any byte of a key
  * comes through the XML. A key ending in '/', with an empty, '.' or '..'
  * component, or holding NUL is left out with a log line, as is a common
- * prefix whose name would be one of those.
+ * prefix whose name would be one of those, and a key named as a common
+ * prefix is (the directory wins, as in mountpoint-s3).
  */
 #ifndef GGFS_SOURCE_S3_LIST_H
 #define GGFS_SOURCE_S3_LIST_H

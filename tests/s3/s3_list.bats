@@ -87,8 +87,8 @@ LIST
     [ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
 }
 
-@test "keys with '.' or '..' components, empty components, a final '/' or NUL are left out, each with a log line" {
-    s3_config 'c["extra_keys"] = {"models": [["dir/../up.gguf", 5], ["dir/..", 5], ["dir/.", 5], ["dir//twice.gguf", 5], ["dir/nul\u0000.gguf", 5], ["dir/", 0], ["dir/sub1/", 0]]}'
+@test "keys with '.' or '..' components, empty components, a final '/' or NUL, or named as a prefix, are left out, each with a log line" {
+    s3_config 'c["extra_keys"] = {"models": [["dir/../up.gguf", 5], ["dir/..", 5], ["dir/.", 5], ["dir//twice.gguf", 5], ["dir/nul\u0000.gguf", 5], ["dir/", 0], ["dir/sub1/", 0], ["dir/sub2", 7]]}'
     run --separate-stderr "$S3_LS" -k 2 s3://models/dir
     s3_config 'c["extra_keys"] = {}'
     [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
@@ -100,9 +100,11 @@ LIST
     [[ $stderr == *"s3://models: key 'dir//' left out of the listing: its name is empty"* ]]
     [[ $stderr == *"key 'dir/..' left out of the listing: it has an empty, '.' or '..' component"* ]]
     [[ $stderr == *"key 'dir/.' left out of the listing: it has an empty, '.' or '..' component"* ]]
-    [[ $stderr == *"key 'dir/nul?.gguf' left out of the listing: it holds NUL"* ]]
-    # 14 entries in S3's listing, the marker and the five left out included.
-    [[ $stderr == *"pages 7 left_out 6 capped 0" ]]
+    [[ $stderr == *"s3://models: key 'dir/nul?.gguf' left out of the listing: it holds NUL"* ]]
+    # A key named as a prefix: the directory wins.
+    [[ $stderr == *"s3://models: key 'dir/sub2' left out of the listing: a prefix of the same name is listed (the directory wins)"* ]]
+    # 15 entries in S3's listing, the marker and the six left out included.
+    [[ $stderr == *"pages 8 left_out 7 capped 0" ]]
 }
 
 @test "a listing stops at the cap on entries, with a log line" {
