@@ -125,3 +125,34 @@ LIST
     s3_config 'c["skew_s"] = 0'
     [[ $stderr == *"403 RequestTimeTooSkewed: the clock is off"* ]]
 }
+
+# list_answer XML: the proxy answers every listing with the page
+# <ListBucketResult>XML</ListBucketResult> (XML given as is when it starts
+# with '!': the whole body).
+list_answer() {
+    LIST_ANSWER=$1 s3_config 'import os
+a = os.environ["LIST_ANSWER"]
+c["list_answer"] = a[1:] if a.startswith("!") else "<?xml version=\"1.0\"?><ListBucketResult>" + a + "</ListBucketResult>"'
+}
+
+@test "a listing S3 would never send is refused with why, or its bad keys left out, never half taken" {
+    list_answer '!<ListBucketResult><Contents><Key>a.gguf</Key><Size>1</Size></Contents'
+    run -2 --separate-stderr "$S3_LS" s3://models/
+    [[ $stderr == "gguf-fs: s3://models/: bucket 'models': the listing is not well-formed XML: byte "*": "* ]]
+    [ -z "$output" ]
+    list_answer '<Contents><Key>a.gguf</Key><Size>12x</Size></Contents>'
+    run -2 --separate-stderr "$S3_LS" s3://models/
+    [ "$stderr" = "gguf-fs: s3://models/: bucket 'models': S3 sent a <Size> that is no number" ]
+    list_answer '<IsTruncated>true</IsTruncated>'
+    run -2 --separate-stderr "$S3_LS" s3://models/
+    [ "$stderr" = "gguf-fs: s3://models/: bucket 'models': a truncated page without a continuation token" ]
+    list_answer "<Contents><Key>$(head -c 5000 /dev/zero | tr '\0' k)</Key></Contents>"
+    run -2 --separate-stderr "$S3_LS" s3://models/
+    [ "$stderr" = "gguf-fs: s3://models/: bucket 'models': S3 sent a value longer than S3 allows" ]
+    list_answer '<EncodingType>url</EncodingType><Contents><Key>bad%zz.gguf</Key><Size>1</Size></Contents><Contents><Key>ok.gguf</Key><Size>2</Size><ETag>"e"</ETag></Contents>'
+    run --separate-stderr "$S3_LS" s3://models/
+    s3_config 'c["list_answer"] = None'
+    [ "$status" -eq 0 ]
+    [ "$output" = 'obj ok.gguf 2 "e"' ]
+    [[ $stderr == *"key 'bad%zz.gguf' left out of the listing: S3 sent a bad %-escape"* ]]
+}

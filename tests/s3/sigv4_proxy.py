@@ -13,8 +13,10 @@ change it while the proxy runs:
    "skew_s": 0,                           # the proxy's clock, shifted
    "slow_down": 0,                        # answer this many of the next
                                           # signed requests 503 SlowDown
-   "extra_keys": {"bucket": [["key", size]]}}  # keys listed that s3rver
+   "extra_keys": {"bucket": [["key", size]]},  # keys listed that s3rver
                                           # cannot store ('..', NUL)
+   "list_answer": null}                   # a body to answer every listing
+                                          # with instead (hostile XML)
 
 A request that is not signed right is answered 403 SignatureDoesNotMatch
 (or S3's other codes: InvalidAccessKeyId, AccessDenied, InvalidToken,
@@ -299,7 +301,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
               flush=True)
         query = dict(urllib.parse.parse_qsl(split.query, keep_blank_values=True))
         if "/" not in split.path.strip("/") and query.get("list-type") == "2":
-            status, body = list_objects_v2(bucket, query, cfg)
+            if cfg.get("list_answer") is not None:
+                status, body = 200, cfg["list_answer"].encode("utf-8")
+            else:
+                status, body = list_objects_v2(bucket, query, cfg)
             self.reply(status, body, [("Content-Type", "application/xml")])
             return
         rng = self.headers.get("Range")
