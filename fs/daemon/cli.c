@@ -72,6 +72,11 @@ static const char help_text[] =
     "                           URL sources: the same once N MiB of an open\n"
     "                           model.gguf were read out of order, as a model\n"
     "                           load does (default " STR(GGFS_REMOTE_DEFAULT_PREFETCH_AFTER_MB) "; 0: never)\n"
+    "    -o endpoint=URL        s3:// sources: an S3-compatible store's URL\n"
+    "                           (path-style; default: AWS_ENDPOINT_URL_S3,\n"
+    "                           AWS_ENDPOINT_URL, else AWS's of the region)\n"
+    "    -o path_style          s3:// sources: BUCKET in the path, not the host\n"
+    "    -o no_sign_request     s3:// sources: send requests unsigned (public buckets)\n"
     "    -o edit                make metadata/ writable: edits change model.gguf\n"
     "                           and the views, never the source (kept in memory)\n"
     "    -o edits=PATH          as edit, and keep the edits in PATH: read at\n"
@@ -119,6 +124,9 @@ enum {
     KEY_PREFETCH_AFTER_MB,
     KEY_EDIT,
     KEY_EDITS,
+    KEY_ENDPOINT,
+    KEY_PATH_STYLE,
+    KEY_NO_SIGN_REQUEST,
 };
 
 static const struct fuse_opt option_spec[] = {
@@ -139,6 +147,9 @@ static const struct fuse_opt option_spec[] = {
     FUSE_OPT_KEY("prefetch_after_mb=", KEY_PREFETCH_AFTER_MB),
     FUSE_OPT_KEY("edit", KEY_EDIT),
     FUSE_OPT_KEY("edits=", KEY_EDITS),
+    FUSE_OPT_KEY("endpoint=", KEY_ENDPOINT),
+    FUSE_OPT_KEY("path_style", KEY_PATH_STYLE),
+    FUSE_OPT_KEY("no_sign_request", KEY_NO_SIGN_REQUEST),
     FUSE_OPT_END,
 };
 
@@ -221,6 +232,18 @@ static bool offline_has_cache(ggfs_cli *cli)
     return false;
 }
 
+/* An option's value (after '=') in place of the one given before; 0, or -1
+ * when out of memory. */
+static int replace_value(char **field, const char *arg)
+{
+    char *copy = strdup(strchr(arg, '=') + 1);
+    if (!copy)
+        return -1;
+    free(*field);
+    *field = copy;
+    return 0;
+}
+
 /* fuse_opt_parse's callback: returns 0 to take an argument out of args, 1
  * to keep it for libfuse, -1 to fail the parse. */
 static int take_arg(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -276,18 +299,21 @@ static int take_arg(void *data, const char *arg, int key, struct fuse_args *outa
         cli->edit = 1;
         return 0;
     }
+    case KEY_ENDPOINT:
+        return replace_value(&cli->s3_endpoint, arg);
+    case KEY_PATH_STYLE:
+        cli->s3_path_style = 1;
+        return 0;
+    case KEY_NO_SIGN_REQUEST:
+        cli->s3_no_sign = 1;
+        return 0;
     case KEY_CACHE_DIR: {
         const char *path = strchr(arg, '=') + 1;
         if (!*path) {
             fprintf(stderr, "gguf-fs: -o cache_dir= needs a directory\n");
             return -1;
         }
-        char *copy = strdup(path);
-        if (!copy)
-            return -1;
-        free(cli->cache_dir);
-        cli->cache_dir = copy;
-        return 0;
+        return replace_value(&cli->cache_dir, arg);
     }
     case FUSE_OPT_KEY_NONOPT:
         // The mount point is taken here rather than by fuse_parse_cmdline,
@@ -440,6 +466,7 @@ void ggfs_cli_destroy(ggfs_cli *cli, struct fuse_args *args)
 {
     free(cli->cmd.mountpoint);
     free(cli->cache_dir);
+    free(cli->s3_endpoint);
     free(cli->edits_path);
     fuse_opt_free_args(args);
 }

@@ -44,6 +44,9 @@ typedef struct ggfs_cli {
                                   // (-o offline, or HF_HUB_OFFLINE for hf://)
     int prefetch;                 // remote sources: fetch everything in the background
     unsigned prefetch_after_mb;   // remote sources: or once this much of model.gguf was read
+    char *s3_endpoint;            // s3:// sources: -o endpoint=URL, or NULL
+    int s3_path_style;            // s3:// sources: -o path_style
+    int s3_no_sign;               // s3:// sources: -o no_sign_request
     int edit;                     // metadata/ is writable (-o edit or -o edits=PATH)
     char *edits_path;             // -o edits=PATH, made absolute; NULL for none
 } ggfs_cli;

@@ -352,6 +352,9 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
             .prefetch = cli->prefetch,
             .prefetch_after_mb = cli->prefetch_after_mb,
             .offline = cli->offline,
+            .s3_endpoint = cli->s3_endpoint,
+            .s3_path_style = cli->s3_path_style,
+            .s3_no_sign = cli->s3_no_sign,
         };
         char why[640];
         remote = ggfs_remote_engine_start(&ro, why, sizeof why);

@@ -5,7 +5,9 @@
  * before taking a byte of its body: a 206 for exactly the range asked, from
  * a file of the size and ETag pinned at open. Anything else aborts the
  * transfer, so a server that answers 200 to a range does not send the
- * whole file.
+ * whole file; only an error's body may be kept, for the caller to read the
+ * server's reason in (S3's XML). A request may also ask for a whole small
+ * document (an S3 listing), and be signed by its caller (ggfs_http_auth).
  */
 #define _DEFAULT_SOURCE // strncasecmp, nanosleep
 #include <curl/curl.h>
@@ -126,6 +128,8 @@ typedef struct transfer {
     ggfs_http_range *r;
     CURL *curl;
     bool checked;          // the response was found right, body accepted
+    bool keeping;          // the body goes to r->body (an error's, or the
+                           // whole document)
     uint64_t expect;       // body bytes the response announces
     bool have_range;       // a Content-Range came with the response
     uint64_t range_first, range_last;
@@ -192,8 +196,10 @@ static size_t on_header(char *line, size_t size, size_t n, void *user)
     char value[GGFS_HTTP_VALIDATOR_MAX];
     if (len >= 5 && strncmp(line, "HTTP/", 5) == 0) {
         // A new response (after a redirect, or a 100): forget the last one's.
-        r->etag_got[0] = r->last_modified_got[0] = '\0';
+        r->etag_got[0] = r->last_modified_got[0] = r->header_got[0] = '\0';
         t->have_range = false;
+    } else if (r->keep_header && header_is(line, len, r->keep_header, &at)) {
+        header_value(line + at, len - at, r->header_got, sizeof r->header_got);
     } else if (header_is(line, len, "etag", &at)) {
         header_value(line + at, len - at, r->etag_got, sizeof r->etag_got);
     } else if (header_is(line, len, "last-modified", &at)) {
@@ -254,16 +260,53 @@ static bool check_response(transfer *t)
     return true;
 }
 
+/* Whether the body is to be kept whole rather than taken as the range:
+ * the document asked for, or an error's body when the caller wants it. */
+static bool keeps_body(transfer *t)
+{
+    ggfs_http_range *r = t->r;
+    if (r->body_max == 0)
+        return false;
+    curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &r->status);
+    return r->whole || r->status >= 300;
+}
+
+/* Appends to r->body, up to body_max bytes; a document cut there stops the
+ * transfer, an error's body is only cut. */
+static size_t keep_body(ggfs_http_range *r, const char *bytes, size_t len)
+{
+    size_t take = len;
+    if (take > r->body_max - r->body_len) {
+        take = r->body_max - r->body_len;
+        r->body_cut = true;
+    }
+    char *grown = realloc(r->body, r->body_len + take + 1);
+    if (!grown)
+        return 0;
+    r->body = grown;
+    memcpy(r->body + r->body_len, bytes, take);
+    r->body_len += take;
+    r->body[r->body_len] = '\0';
+    if (r->received)
+        atomic_fetch_add_explicit(r->received, take, memory_order_relaxed);
+    return r->body_cut && r->whole ? 0 : len;
+}
+
 static size_t on_body(char *bytes, size_t size, size_t n, void *user)
 {
     transfer *t = user;
     ggfs_http_range *r = t->r;
     const size_t len = size * n;
-    if (!t->checked) {
-        if (!check_response(t))
+    if (!t->checked && !t->keeping) {
+        if (keeps_body(t))
+            t->keeping = true;
+        else if (!check_response(t))
             return 0; // CURLE_WRITE_ERROR: the transfer stops here
-        t->checked = true;
+        else
+            t->checked = true;
     }
+    if (t->keeping)
+        return keep_body(r, bytes, len);
     if (len > t->expect - r->got) {
         set_why(r, "more body than the %" PRIu64 " bytes announced", t->expect);
         t->verdict = GGFS_HTTP_RETRY;
@@ -286,7 +329,7 @@ static size_t on_body(char *bytes, size_t size, size_t n, void *user)
 static ggfs_http_outcome by_status(ggfs_http_range *r)
 {
     const long s = r->status;
-    if (s == 200) {
+    if (s == 200 && !r->whole) {
         set_why(r, "the server answered 200 to a range request: it does not serve byte ranges");
         return GGFS_HTTP_REFUSED;
     }
@@ -392,13 +435,40 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     }
 }
 
+/* What a whole document's transfer came to. */
+static ggfs_http_outcome document_outcome(ggfs_http_range *r, CURLcode code, const char *errbuf)
+{
+    if (r->status == 200 && r->body_cut) {
+        set_why(r, "the answer is larger than %zu bytes", r->body_max);
+        return GGFS_HTTP_REFUSED;
+    }
+    if (code == CURLE_OK && r->status == 200) {
+        if (!r->body && !(r->body = calloc(1, 1))) {
+            set_why(r, "out of memory");
+            return GGFS_HTTP_RETRY;
+        }
+        return GGFS_HTTP_OK;
+    }
+    if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && r->status != 0))
+        return by_status(r);
+    return by_curl_code(r, code, errbuf);
+}
+
 static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
 {
     r->status = 0;
     r->got = 0;
     r->total = 0;
-    r->etag_got[0] = r->last_modified_got[0] = r->effective_url[0] = r->why[0] = '\0';
-    if (r->len == 0) {
+    r->etag_got[0] = r->last_modified_got[0] = r->effective_url[0] = r->why[0] = r->header_got[0] = '\0';
+    free(r->body);
+    r->body = NULL;
+    r->body_len = 0;
+    r->body_cut = false;
+    if (r->whole && r->body_max == 0) {
+        set_why(r, "a whole document needs body_max");
+        return GGFS_HTTP_REFUSED;
+    }
+    if (r->len == 0 && !r->whole) {
         set_why(r, "empty range");
         return GGFS_HTTP_REFUSED;
     }
@@ -412,7 +482,16 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
     snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, r->off, r->off + r->len - 1);
     char errbuf[CURL_ERROR_SIZE] = "";
     curl_easy_reset(c);
-    set_options(c, h, r, &t, range, errbuf);
+    set_options(c, h, r, &t, r->whole ? NULL : range, errbuf);
+    struct curl_slist *headers = NULL;
+    if (r->auth && !r->auth->apply(r->auth, c, &headers, r->why, sizeof r->why)) {
+        curl_slist_free_all(headers);
+        curl_easy_reset(c);
+        give_back(h, c);
+        return GGFS_HTTP_RETRY;
+    }
+    if (headers)
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
     const CURLcode code = curl_easy_perform(c);
     if (!t.checked)
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
@@ -420,7 +499,14 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
     if (curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK && eff &&
         strlen(eff) < sizeof r->effective_url)
         strcpy(r->effective_url, eff);
+    // An idle handle keeps no credentials, nor a pointer to freed headers.
+    if (r->auth)
+        curl_easy_reset(c);
     give_back(h, c);
+    curl_slist_free_all(headers);
+
+    if (r->whole)
+        return document_outcome(r, code, errbuf);
 
     if (code == CURLE_OK && t.checked) {
         if (r->got == t.expect)
@@ -458,6 +544,8 @@ ggfs_http_outcome ggfs_http_get(ggfs_http *h, ggfs_http_range *r)
  * and the range is asked for again whole. */
 static void skip_done_parts(ggfs_http_range *r)
 {
+    if (r->whole)
+        return;
     const uint64_t whole = r->open ? 0 : r->got / r->part_size;
     if (whole == 0 || whole * r->part_size >= r->len)
         return;

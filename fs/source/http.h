@@ -24,6 +24,19 @@
 
 typedef struct ggfs_http ggfs_http;
 
+struct curl_slist;
+
+/* What a kind of server wants added to each request, for instance S3's
+ * signature (source/s3_sign.h). Called on the requesting thread for every
+ * attempt, with the libcurl easy handle (`CURL *`) of the attempt: sets the
+ * handle's signing options and appends the request's own headers to
+ * *headers (which the engine frees after the attempt). Returns false, with
+ * why filled, when it cannot (out of memory). */
+typedef struct ggfs_http_auth {
+    bool (*apply)(const struct ggfs_http_auth *auth, void *curl, struct curl_slist **headers, char *why,
+                  size_t why_size);
+} ggfs_http_auth;
+
 /* Sets up libcurl; NULL when it cannot. Call before starting threads. */
 ggfs_http *ggfs_http_new(void);
 void ggfs_http_free(ggfs_http *http);
@@ -50,6 +63,15 @@ typedef struct ggfs_http_range {
     const char *bearer;      // a token for `Authorization: Bearer`, or NULL;
                              // libcurl never sends it to another host after
                              // a redirect
+    const ggfs_http_auth *auth; // signs the request, or NULL
+    bool whole;              // no range: the whole document, into body (a
+                             // 200 is the answer; off, len and parts unused)
+    size_t body_max;         // > 0: the body of an answer that is not the
+                             // range (an error's: S3 names its code there),
+                             // or the document when whole, is kept in body,
+                             // at most body_max bytes
+    const char *keep_header; // optional: a header whose value goes to
+                             // header_got (S3's x-amz-bucket-region)
     uint64_t off, len;       // the bytes asked for
     uint8_t *const *parts;   // receive them: byte i of the range goes to
     size_t part_size;        // parts[i / part_size][i % part_size]
@@ -78,6 +100,12 @@ typedef struct ggfs_http_range {
     char last_modified_got[GGFS_HTTP_VALIDATOR_MAX]; // "" when none
     char effective_url[2048]; // where redirects led ("" if too long)
     char why[256];           // what went wrong, for messages
+    char *body;              // with body_max: malloc'ed, NUL-terminated,
+                             // body_len bytes; the caller frees it (NULL
+                             // when no body came)
+    size_t body_len;
+    bool body_cut;           // the body was longer than body_max
+    char header_got[GGFS_HTTP_VALIDATOR_MAX]; // keep_header's value, or ""
     unsigned failures;       // attempts that failed (each made again, or
                              // the last one)
 

@@ -28,6 +28,9 @@ typedef struct ggfs_remote_options {
     unsigned prefetch_after_mb; // or once this much of model.gguf was read (0: never)
     bool offline;           // send no request: open from cache_dir's
                             // records, read its blocks only
+    const char *s3_endpoint; // s3:// names: -o endpoint=URL, or NULL (s3_url.h)
+    bool s3_path_style;     // s3:// names: -o path_style
+    bool s3_no_sign;        // s3:// names: -o no_sign_request (public buckets)
 } ggfs_remote_options;
 
 typedef struct ggfs_remote {

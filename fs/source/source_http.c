@@ -1,5 +1,6 @@
 /*
- * A file on an HTTP(S) server (or the Hugging Face Hub) as a source: read
+ * A file on an HTTP(S) server (or the Hugging Face Hub, or an S3 bucket:
+ * each request signed, and S3's error body read for its code) as a source: read
  * in blocks of GGFS_REMOTE_BLOCK_SIZE with range requests, nothing fetched
  * but what is read and what a sequential reader will read next.
  *
@@ -48,6 +49,8 @@
 #include "source/hf_name.h"
 #include "source/remote.h"
 #include "source/remote_status.h"
+#include "source/s3_error.h"
+#include "source/s3_target.h"
 #include "source/source_http.h"
 #include "source/transfer_stats.h"
 #include "source/url_record.h"
@@ -71,6 +74,8 @@
 // wait a whole timeout again.
 #define FAILED_FOR_NS INT64_C(500000000)
 #define FAILURES 8
+// S3's error bodies are a few hundred bytes.
+#define ERROR_BODY_MAX 4096
 
 typedef struct stream {
     uint64_t last;         // last block read
@@ -85,6 +90,7 @@ typedef struct http_source {
     ggfs_remote *remote;
     char *url;             // where requests start (an hf:// name resolved)
     char *bearer;          // the Hub token for hf:// names, or NULL
+    ggfs_s3_target *s3;    // for s3:// names: bucket and signer; else NULL
     char *etag;            // pinned at open, or NULL
     char *last_modified;   // pinned at open (used without an ETag), or NULL
     uint64_t id;           // key of its blocks in the memory cache
@@ -117,6 +123,10 @@ static void source_free(http_source *s)
     pthread_mutex_destroy(&s->lock);
     free(s->url);
     free(s->bearer);
+    if (s->s3) {
+        ggfs_s3_target_close(s->s3);
+        free(s->s3);
+    }
     free(s->etag);
     free(s->last_modified);
     free((char *)s->base.name);
@@ -206,6 +216,25 @@ static void relay_part(void *ctx, size_t i)
     rl->to.done(rl->to.ctx, rl->before + i);
 }
 
+/* An s3:// name's requests are signed, and keep S3's error body. */
+static void sign(const http_source *s, ggfs_http_range *r)
+{
+    if (!s->s3)
+        return;
+    r->auth = ggfs_s3_signer_auth(s->s3->signer);
+    r->body_max = ERROR_BODY_MAX;
+    r->keep_header = "x-amz-bucket-region";
+}
+
+/* A failed S3 request's why, in S3's words (its code, from the body). */
+static void in_s3_words(const http_source *s, ggfs_http_range *r, ggfs_http_outcome o)
+{
+    if (!s->s3 || o == GGFS_HTTP_OK || r->status < 300)
+        return;
+    ggfs_s3_error_explain(s->s3->bucket, r->status, r->body, r->body_len, r->header_got, r->why,
+                          sizeof r->why);
+}
+
 /* Fetches [off, off + len) into parts (of part_size bytes each), retrying
  * until the deadline when `retry`. Returns 0, or EIO with why filled. */
 static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *parts, size_t part_size,
@@ -228,9 +257,12 @@ static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *par
         };
         target(s, url, &r.bearer);
         r.url = url;
+        sign(s, &r);
         ggfs_transfer_begin(&s->stats);
         const ggfs_http_outcome o = retry ? ggfs_http_fetch(s->remote->http, &r)
                                           : ggfs_http_get(s->remote->http, &r);
+        in_s3_words(s, &r, o);
+        free(r.body);
         ggfs_transfer_end(&s->stats, r.failures, o == GGFS_HTTP_OK ? NULL : r.why);
         if (o == GGFS_HTTP_OK) {
             learn_redirect(s, url, r.effective_url);
@@ -1033,6 +1065,18 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
         char why[160];
         if (!ggfs_hf_resolve(name, &s->url, &s->bearer, why, sizeof why))
             return refuse(s, err, GGP_ERR_IO, "cannot open: %s", why);
+    } else if (strncmp(name, GGFS_S3_SCHEME, strlen(GGFS_S3_SCHEME)) == 0) {
+        char why[200];
+        if (!(s->s3 = malloc(sizeof *s->s3)))
+            return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
+        if (!ggfs_s3_target_open(name, &remote->opts, s->s3, why, sizeof why)) {
+            free(s->s3);
+            s->s3 = NULL;
+            return refuse(s, err, GGP_ERR_IO, "%s", why);
+        }
+        if (!s->s3->key[0] || s->s3->key[strlen(s->s3->key) - 1] == '/')
+            return refuse(s, err, GGP_ERR_IO, "name an object of the bucket: s3://BUCKET/KEY.gguf");
+        s->url = ggfs_s3_url(&s->s3->endpoint, s->s3->bucket, s->s3->key, NULL, 0, URL_MAX);
     } else {
         s->url = strdup(name);
     }
@@ -1055,12 +1099,15 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
         .deadline_ns = ggfs_now_ns() + (int64_t)remote->opts.timeout_s * 1000000000,
         .received = &s->stats.received,
     };
+    sign(s, &r);
     ggfs_transfer_begin(&s->stats);
     const ggfs_http_outcome o = ggfs_http_fetch(remote->http, &r);
+    in_s3_words(s, &r, o);
+    free(r.body);
     ggfs_transfer_end(&s->stats, r.failures, o == GGFS_HTTP_OK ? NULL : r.why);
     if (o != GGFS_HTTP_OK) {
         free(first);
-        return refuse(s, err, GGP_ERR_IO, "cannot open: %s", r.why);
+        return refuse(s, err, GGP_ERR_IO, "%s%s", s->s3 ? "" : "cannot open: ", r.why);
     }
     s->base.size = r.total;
     s->n_blocks = (r.total + BLOCK - 1) / BLOCK;

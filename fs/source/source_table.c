@@ -22,10 +22,17 @@ static size_t url_name_end(const char *name)
     return strcspn(name, "?#");
 }
 
+/* An S3 key may hold '?' and '#': the name is all path. */
+static size_t s3_name_end(const char *name)
+{
+    return strlen(name);
+}
+
 static const source_kind kinds[] = {
     {"http://", ggfs_remote_engine_open, url_name_end},
     {"https://", ggfs_remote_engine_open, url_name_end},
     {"hf://", ggfs_remote_engine_open, ggfs_hf_name_end},
+    {"s3://", ggfs_remote_engine_open, s3_name_end},
     {NULL, NULL, NULL},
 };
 
