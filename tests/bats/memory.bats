@@ -38,22 +38,26 @@ field() {
     awk -v k="$2" -F ': ' '$1 == k {print $2}' "$1"
 }
 
-@test "memory/CTX equals what llama.cpp allocates, ten families at three contexts with f16, q8_0 and q4_0 caches" {
+@test "memory/CTX equals what llama.cpp allocates, ten families and the sample model at three contexts with f16, q8_0 and q4_0 caches" {
     require_llama_client
     local f name args=() models=()
-    for name in "${FAMILIES[@]}"; do
-        f="$MODELS/$name.gguf"
+    # the sample model is the one the demo and the client suites run
+    "$GGUF_FS_SCRIPTS/fixtures/make-sample" "$GGML_REF" "$BATS_TEST_TMPDIR/sample.gguf" >/dev/null
+    for f in "${FAMILIES[@]/#/$MODELS/}" "$BATS_TEST_TMPDIR/sample"; do
+        name=${f##*/}
+        f+=.gguf
         mount_model "$f" "$BATS_TEST_TMPDIR/$name"
         args+=("$f=$BATS_TEST_TMPDIR/$name")
         models+=("$f")
     done
+    [ "${#models[@]}" -eq 11 ]
     run --separate-stderr llama_memory "$CONTEXTS" "${models[@]}"
     [ "$status" -eq 0 ] || { echo "node-llama-cpp failed: $stderr"; return 1; }
-    [ "$(wc -l <<<"$output")" -eq $((${#FAMILIES[@]} * 3 * 3)) ]
+    [ "$(wc -l <<<"$output")" -eq $((${#models[@]} * 3 * 3)) ]
     run "$PYTHON" "$HELPERS/check_memory.py" "${args[@]}" <<<"$output"
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[-1]}" = "$((${#FAMILIES[@]} * 3 * 3)) contexts checked, 0 differences" ]
+    [ "${lines[-1]}" = "$((${#models[@]} * 3 * 3)) contexts checked, 0 differences" ]
 }
 
 @test "memory/ lists 512 doubling to the trained context, memory.tsv a line for each, any context looks up" {
