@@ -31,8 +31,10 @@
 #include "daemon/cli.h"
 #include "daemon/kernel_readahead.h"
 #include "daemon/notify.h"
+#include "daemon/ollama_mount.h"
 #include "daemon/stderr_renew.h"
 #include "model/guard.h"
+#include "source/ollama_name.h"
 #include "source/remote_engine.h"
 #include "source/source_table.h"
 #include "model/edits.h"
@@ -343,7 +345,8 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
 {
     int status = GGFS_EXIT_REFUSED;
     ggfs_remote_engine *remote = NULL;
-    if (ggfs_source_is_remote(cli->source)) {
+    const bool ollama = ggfs_ollama_is_name(cli->source);
+    if (ggfs_source_is_remote(cli->source) || ollama) {
         const ggfs_remote_options ro = {
             .cache_mb = cli->cache_mb,
             .cache_dir = cli->cache_dir,
@@ -360,9 +363,12 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
         }
     }
     ggfs_model_error err;
-    ggfs_model *model = ggfs_model_open(cli->source, remote, &err);
+    ggfs_ollama_layers *layers = NULL;
+    ggfs_model *model = ollama ? ggfs_ollama_mount_open(cli->source, remote, &layers)
+                               : ggfs_model_open(cli->source, remote, &err);
     if (!model) {
-        report_open_error(&err);
+        if (!ollama)
+            report_open_error(&err);
         goto out_remote;
     }
     ggfs_tree tree;
@@ -376,6 +382,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
         goto out_model;
     }
     tree.remote = remote;
+    tree.ollama = layers;
     ggfs_model_mount mount = {.tree = &tree, .readahead_kb = cli->readahead_kb};
     pthread_mutex_init(&mount.invalidator_lock, NULL);
     ggfs_edits *edits = NULL;
@@ -415,6 +422,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     pthread_mutex_destroy(&mount.invalidator_lock);
 out_model:
     ggfs_model_close(model);
+    ggfs_ollama_layers_free(layers);
 out_remote:
     ggfs_remote_engine_stop(remote);
     return status;

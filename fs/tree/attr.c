@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tree/attr.h"
+#include "tree/ollama_files.h"
 #include "tree/text.h"
 
 /* A size kept in a view's cache: computed once; two threads may both
@@ -109,6 +110,12 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
         return ggfs_model_tensor(tree->model, node.index, &shard)->bytes;
     case GGFS_TENSOR_F32:
         return ggfs_model_tensor(tree->model, node.index, &shard)->elements * sizeof(float);
+    case GGFS_MODELFILE:
+    case GGFS_LAYER: {
+        const char *data;
+        size_t len;
+        return ggfs_ollama_bytes(tree, node, &data, &len) ? len : 0;
+    }
     default:
         return 0;
     }
@@ -143,9 +150,10 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
     case GGFS_ROOT:
         st->st_mode = S_IFDIR | (0555 & dir_allowed);
         // ".", its entry, and the subdirectories' ".."
-        st->st_nlink = ggfs_model_is_split(tree->model) ? 5 : 4;
+        st->st_nlink = 4 + ggfs_model_is_split(tree->model) + (tree->ollama != NULL);
         break;
     case GGFS_METADATA_DIR:
+    case GGFS_LAYERS_DIR:
     case GGFS_SHARDS_DIR:
     case GGFS_TENSOR_DIR:
         st->st_mode = S_IFDIR | (0555 & dir_allowed) | write;

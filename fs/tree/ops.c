@@ -23,6 +23,7 @@
 #include "tree/edit_ops.h"
 #include "tree/entry.h"
 #include "tree/names.h"
+#include "tree/ollama_files.h"
 #include "tree/open_text.h"
 #include "tree/ops.h"
 #include "tree/page_push.h"
@@ -124,6 +125,8 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
         *node = ggfs_node_at(GGFS_TENSOR_DIR, i);
         return true;
     }
+    case GGFS_LAYERS_DIR:
+        return ggfs_ollama_dir_entry(tree, i, name, GGFS_NAME_MAX + 1, node);
     case GGFS_SHARDS_DIR:
         if (i >= m->n_shards)
             return false;
@@ -233,6 +236,12 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
         if (err)
             return err;
         b->sink.write(&b->sink, text, (size_t)ggfs_hashes_size(&tree->hashes));
+    } else if (node.kind == GGFS_MODELFILE || node.kind == GGFS_LAYER) {
+        const char *data;
+        size_t len;
+        if (!ggfs_ollama_bytes(tree, node, &data, &len))
+            return ENOENT;
+        b->sink.write(&b->sink, data, len);
     } else if (node.kind == GGFS_REMOTE_STATUS) {
         size_t len;
         char *text = ggfs_tree_remote_text(tree, &len);

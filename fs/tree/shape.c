@@ -14,9 +14,11 @@ const ggfs_row ggfs_root_rows[] = {
     {"tensors.tsv", GGFS_TENSORS_TSV, GGFS_INO_TENSORS_TSV},
     {"hashes", GGFS_HASHES, GGFS_INO_HASHES},
     {"remote", GGFS_REMOTE_STATUS, GGFS_INO_REMOTE},
+    {"Modelfile", GGFS_MODELFILE, GGFS_INO_MODELFILE},
     {"metadata", GGFS_METADATA_DIR, GGFS_INO_METADATA},
     {"tensors", GGFS_TENSORS_DIR, GGFS_INO_TENSORS},
     {"shards", GGFS_SHARDS_DIR, GGFS_INO_SHARDS},
+    {"layers", GGFS_LAYERS_DIR, GGFS_INO_LAYERS},
     {NULL, GGFS_NONE, 0},
 };
 
@@ -67,6 +69,9 @@ static const unsigned kinds[] = {
     [GGFS_TENSORS_TSV] = TEXT,
     [GGFS_HASHES] = TEXT | DATA,
     [GGFS_REMOTE_STATUS] = TEXT,
+    [GGFS_MODELFILE] = TEXT,
+    [GGFS_LAYERS_DIR] = DIR,
+    [GGFS_LAYER] = TEXT,
 };
 
 _Static_assert(sizeof kinds / sizeof kinds[0] == GGFS_KIND_COUNT, "one line per kind");

@@ -39,6 +39,9 @@ typedef enum ggfs_kind {
     GGFS_TENSORS_TSV,
     GGFS_HASHES,
     GGFS_REMOTE_STATUS,
+    GGFS_MODELFILE,
+    GGFS_LAYERS_DIR,
+    GGFS_LAYER,
     GGFS_KIND_COUNT,
 } ggfs_kind;
 
@@ -56,7 +59,9 @@ enum {
     GGFS_INO_TENSORS_TSV = 9,
     GGFS_INO_HASHES = 10,
     GGFS_INO_REMOTE = 11,
-    // 12..15 are kept for further files at the root
+    GGFS_INO_MODELFILE = 12,
+    GGFS_INO_LAYERS = 13,
+    // 14..15 are kept for further files at the root
     GGFS_INO_FIRST_KV = 16,
 };
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tree/names.h"
+#include "tree/ollama_files.h"
 #include "tree/page_push.h"
 #include "tree/prefetch_trigger.h"
 #include "tree/tree.h"
@@ -289,6 +290,8 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     const ggfs_row *root_file = ino < GGFS_INO_FIRST_KV ? ggfs_row_at_ino(ggfs_root_rows, ino) : NULL;
     if (root_file)
         return ggfs_node_at(root_file->kind, 0);
+    if (ino >= GGFS_INO_FIRST_LAYER && tree->ollama)
+        return ggfs_ollama_node_of(tree, ino);
     const uint64_t first_shard = first_shard_ino(tree);
     const uint64_t first_tensor = first_tensor_ino(tree);
     if (ino >= GGFS_INO_FIRST_KV && ino < first_shard)
@@ -318,6 +321,7 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
         return node.index < first_new_id(tree) ? GGFS_INO_FIRST_KV + node.index
                                                : first_new_kv_ino(tree) + (node.index - first_new_id(tree));
     case GGFS_SHARD: return first_shard_ino(tree) + node.index;
+    case GGFS_LAYER: return GGFS_INO_FIRST_LAYER + node.index;
     case GGFS_TENSOR_DIR: return tensor_base;
     default:
         if ((row = ggfs_row_of_kind(ggfs_tensor_rows, node.kind)) != NULL)
@@ -487,6 +491,8 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
     case GGFS_TENSOR_DIR:
         row = ggfs_row_named(ggfs_tensor_rows, name);
         return row ? ggfs_node_at(row->kind, parent.index) : none;
+    case GGFS_LAYERS_DIR:
+        return ggfs_ollama_lookup(tree, name);
     default:
         return none;
     }
@@ -522,6 +528,10 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
         return ggfs_hashes_available(&tree->hashes);
     case GGFS_REMOTE_STATUS:
         return tree->remote != NULL;
+    case GGFS_MODELFILE:
+    case GGFS_LAYERS_DIR:
+    case GGFS_LAYER:
+        return ggfs_ollama_node_exists(tree, node);
     case GGFS_KV: {
         if (!tree->edits)
             return node.index < ggp_kv_count(tree->keys);
