@@ -114,7 +114,7 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
     case GGFS_LAYER: {
         const char *data;
         size_t len;
-        return ggfs_ollama_bytes(tree, node, &data, &len) ? len : 0;
+        return ggfs_ollama_bytes(tree->ollama, node.kind, node.index, &data, &len) ? len : 0;
     }
     default:
         return 0;

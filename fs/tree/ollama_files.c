@@ -1,58 +1,46 @@
 /*
  * The Modelfile and layers/ of an Ollama model's tree (ollama_files.h).
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "tree/ollama_files.h"
 
-bool ggfs_ollama_node_exists(const ggfs_tree *tree, ggfs_node node)
+bool ggfs_ollama_has(const ggfs_ollama_layers *l, ggfs_kind kind, uint64_t index)
 {
-    const ggfs_ollama_layers *l = tree->ollama;
-    switch (node.kind) {
+    switch (kind) {
     case GGFS_MODELFILE:
     case GGFS_LAYERS_DIR:
         return l != NULL;
     case GGFS_LAYER:
-        return l && node.index < l->n_files;
+        return l && index < l->n_files;
     default:
         return false;
     }
 }
 
-ggfs_node ggfs_ollama_lookup(const ggfs_tree *tree, const char *name)
+uint64_t ggfs_ollama_find(const ggfs_ollama_layers *l, const char *name)
 {
-    for (size_t i = 0; tree->ollama && i < tree->ollama->n_files; i++)
-        if (strcmp(tree->ollama->files[i].name, name) == 0)
-            return ggfs_node_at(GGFS_LAYER, i);
-    return ggfs_node_at(GGFS_NONE, 0);
+    for (size_t i = 0; l && i < l->n_files; i++)
+        if (strcmp(l->files[i].name, name) == 0)
+            return i;
+    return UINT64_MAX;
 }
 
-bool ggfs_ollama_dir_entry(const ggfs_tree *tree, uint64_t i, char *name, size_t cap, ggfs_node *node)
+const char *ggfs_ollama_file_name(const ggfs_ollama_layers *l, uint64_t index)
 {
-    if (!tree->ollama || i >= tree->ollama->n_files)
-        return false;
-    snprintf(name, cap, "%s", tree->ollama->files[i].name);
-    *node = ggfs_node_at(GGFS_LAYER, i);
-    return true;
+    return ggfs_ollama_has(l, GGFS_LAYER, index) ? l->files[index].name : NULL;
 }
 
-bool ggfs_ollama_bytes(const ggfs_tree *tree, ggfs_node node, const char **data, size_t *len)
+bool ggfs_ollama_bytes(const ggfs_ollama_layers *l, ggfs_kind kind, uint64_t index, const char **data, size_t *len)
 {
-    if (!ggfs_ollama_node_exists(tree, node) || node.kind == GGFS_LAYERS_DIR)
-        return false;
-    if (node.kind == GGFS_MODELFILE) {
-        *data = tree->ollama->modelfile;
-        *len = tree->ollama->modelfile_len;
-    } else {
-        *data = tree->ollama->files[node.index].data;
-        *len = tree->ollama->files[node.index].len;
+    if (kind == GGFS_MODELFILE && l) {
+        *data = l->modelfile;
+        *len = l->modelfile_len;
+        return true;
     }
+    if (kind != GGFS_LAYER || !ggfs_ollama_has(l, kind, index))
+        return false;
+    *data = l->files[index].data;
+    *len = l->files[index].len;
     return true;
-}
-
-ggfs_node ggfs_ollama_node_of(const ggfs_tree *tree, uint64_t local_ino)
-{
-    const ggfs_node node = ggfs_node_at(GGFS_LAYER, local_ino - GGFS_INO_FIRST_LAYER);
-    return ggfs_ollama_node_exists(tree, node) ? node : ggfs_node_at(GGFS_NONE, 0);
 }

@@ -1,7 +1,8 @@
 /*
  * What the tree of an Ollama model adds beside its own files: `Modelfile`
  * at the root and `layers/` with one file per small layer
- * (model/ollama_layers.h). Their inode numbers: the root's fixed ones for
+ * (model/ollama_layers.h), answered from the layers the tree holds
+ * (tree.h's `ollama`). Their inode numbers: the root's fixed ones for
  * Modelfile and layers/, and layers/'s files from GGFS_INO_FIRST_LAYER on,
  * far past any tensor's, within the 40 bits a catalog gives each model.
  */
@@ -13,24 +14,22 @@
 #include <stdint.h>
 
 #include "model/ollama_layers.h"
-#include "tree/tree.h"
+#include "tree/shape.h"
 
 #define GGFS_INO_FIRST_LAYER (UINT64_C(1) << 39)
 
-/* Whether node is one of the Ollama files, and whether this tree has it. */
-bool ggfs_ollama_node_exists(const ggfs_tree *tree, ggfs_node node);
+/* Whether a tree with layers l (NULL: none) has the node of this kind
+ * and index: Modelfile, layers/, or file `index` of layers/. */
+bool ggfs_ollama_has(const ggfs_ollama_layers *l, ggfs_kind kind, uint64_t index);
 
-/* The file of layers/ called name; GGFS_NONE when none. */
-ggfs_node ggfs_ollama_lookup(const ggfs_tree *tree, const char *name);
+/* The index of the file of layers/ called name; UINT64_MAX when none. */
+uint64_t ggfs_ollama_find(const ggfs_ollama_layers *l, const char *name);
 
-/* Entry i of layers/: false past the last. */
-bool ggfs_ollama_dir_entry(const ggfs_tree *tree, uint64_t i, char *name, size_t cap, ggfs_node *node);
+/* The name of file `index` of layers/; NULL past the last. */
+const char *ggfs_ollama_file_name(const ggfs_ollama_layers *l, uint64_t index);
 
-/* The bytes of Modelfile or of a file of layers/, held by the tree; false
- * when node is neither. */
-bool ggfs_ollama_bytes(const ggfs_tree *tree, ggfs_node node, const char **data, size_t *len);
-
-/* The node of a (local) inode number at or past GGFS_INO_FIRST_LAYER. */
-ggfs_node ggfs_ollama_node_of(const ggfs_tree *tree, uint64_t local_ino);
+/* The bytes of Modelfile or of file `index` of layers/, held by l; false
+ * when there is no such file. */
+bool ggfs_ollama_bytes(const ggfs_ollama_layers *l, ggfs_kind kind, uint64_t index, const char **data, size_t *len);
 
 #endif

@@ -125,8 +125,14 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
         *node = ggfs_node_at(GGFS_TENSOR_DIR, i);
         return true;
     }
-    case GGFS_LAYERS_DIR:
-        return ggfs_ollama_dir_entry(tree, i, name, GGFS_NAME_MAX + 1, node);
+    case GGFS_LAYERS_DIR: {
+        const char *file = ggfs_ollama_file_name(tree->ollama, i);
+        if (!file)
+            return false;
+        snprintf(name, GGFS_NAME_MAX + 1, "%s", file);
+        *node = ggfs_node_at(GGFS_LAYER, i);
+        return true;
+    }
     case GGFS_SHARDS_DIR:
         if (i >= m->n_shards)
             return false;
@@ -239,7 +245,7 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
     } else if (node.kind == GGFS_MODELFILE || node.kind == GGFS_LAYER) {
         const char *data;
         size_t len;
-        if (!ggfs_ollama_bytes(tree, node, &data, &len))
+        if (!ggfs_ollama_bytes(tree->ollama, node.kind, node.index, &data, &len))
             return ENOENT;
         b->sink.write(&b->sink, data, len);
     } else if (node.kind == GGFS_REMOTE_STATUS) {

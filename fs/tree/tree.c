@@ -291,7 +291,9 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     if (root_file)
         return ggfs_node_at(root_file->kind, 0);
     if (ino >= GGFS_INO_FIRST_LAYER && tree->ollama)
-        return ggfs_ollama_node_of(tree, ino);
+        return ggfs_ollama_has(tree->ollama, GGFS_LAYER, ino - GGFS_INO_FIRST_LAYER)
+                   ? ggfs_node_at(GGFS_LAYER, ino - GGFS_INO_FIRST_LAYER)
+                   : ggfs_node_at(GGFS_NONE, 0);
     const uint64_t first_shard = first_shard_ino(tree);
     const uint64_t first_tensor = first_tensor_ino(tree);
     if (ino >= GGFS_INO_FIRST_KV && ino < first_shard)
@@ -492,7 +494,8 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
         row = ggfs_row_named(ggfs_tensor_rows, name);
         return row ? ggfs_node_at(row->kind, parent.index) : none;
     case GGFS_LAYERS_DIR:
-        return ggfs_ollama_lookup(tree, name);
+        i = ggfs_ollama_find(tree->ollama, name);
+        return i == UINT64_MAX ? none : ggfs_node_at(GGFS_LAYER, i);
     default:
         return none;
     }
@@ -531,7 +534,7 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
     case GGFS_MODELFILE:
     case GGFS_LAYERS_DIR:
     case GGFS_LAYER:
-        return ggfs_ollama_node_exists(tree, node);
+        return ggfs_ollama_has(tree->ollama, node.kind, node.index);
     case GGFS_KV: {
         if (!tree->edits)
             return node.index < ggp_kv_count(tree->keys);
