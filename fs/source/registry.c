@@ -82,31 +82,16 @@ static long get_once(ggfs_remote *remote, const char *url, const char *accept, c
         snprintf(header, sizeof header, "Accept: %s", accept);
         headers = curl_slist_append(headers, header);
     }
+    ggfs_http_set_policy(c, token);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)GGFS_HTTP_MAX_REDIRECTS);
-    curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-#endif
     curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)(remote->opts.timeout_s ? remote->opts.timeout_s : 1));
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "gguf-fs/0.1.0");
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    const char *ca = getenv("CURL_CA_BUNDLE");
-    if (ca && *ca)
-        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
-    if (token) {
-        // Bound to this host: libcurl sends it to no other after a redirect.
-        curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, token);
-    }
     const CURLcode rc = curl_easy_perform(c);
     long status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
