@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "catalog/catalog_private.h"
+#include "catalog/ollama_local.h"
 #include "model/model.h"
 #include "model/split_name.h"
+#include "util/log.h"
 #include "util/text.h"
 
 /* One line: control bytes of names quoted in the message become '?'. */
@@ -76,6 +78,27 @@ static bool is_slots_file(const slot *s, const ggfs_model *m)
 }
 
 /* Opens the model of slot id, which ggfs_catalog_get pinned. */
+/* The Modelfile and layers/ of a model of the ollama/ view (its parent
+ * a place of the view), or NULL: any other model, or layers that cannot
+ * be read (one log line; the model is served without them). */
+static ggfs_ollama_layers *ollama_layers(ggfs_catalog *cat, const slot *s)
+{
+    pthread_mutex_lock(&cat->lock);
+    const slot *parent = slot_at(cat, s->parent);
+    const bool in_view = parent && parent->kind == GGFS_CAT_OLLAMA;
+    char *store = in_view ? strdup(parent->path) : NULL, *place = in_view ? strdup(parent->real) : NULL;
+    char *name = in_view ? strdup(s->name) : NULL;
+    pthread_mutex_unlock(&cat->lock);
+    ggfs_ollama_layers *layers = NULL;
+    char msg[GGFS_ERROR_MAX];
+    if (store && place && name && !(layers = ggfs_ollama_local_layers(&cat->folder, store, place, name, msg, sizeof msg)))
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: no Modelfile or layers/: %s\n", name, msg);
+    free(store);
+    free(place);
+    free(name);
+    return layers;
+}
+
 static void *open_model(void *ctx, uint64_t id, int *err)
 {
     ggfs_catalog *cat = ctx;
@@ -140,6 +163,7 @@ static void *open_model(void *ctx, uint64_t id, int *err)
         return NULL;
     }
     tree->cancel = cat->cancel;
+    tree->ollama = ollama_layers(cat, s);
     pthread_mutex_lock(&cat->lock);
     s->opens++;
     pthread_mutex_unlock(&cat->lock);
@@ -151,8 +175,10 @@ static void close_model(void *ctx, uint64_t id, void *thing)
     ggfs_catalog *cat = ctx;
     ggfs_tree *tree = thing;
     ggfs_model *model = tree->model;
+    ggfs_ollama_layers *layers = (ggfs_ollama_layers *)tree->ollama;
     ggfs_tree_destroy(tree);
     free(tree);
+    ggfs_ollama_layers_free(layers);
     ggfs_model_close(model);
     // The model's index was many small allocations: their pages go back
     // once the closes go quiet (util/trim.h).

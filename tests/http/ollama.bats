@@ -204,3 +204,41 @@ END
     add_manifest library/sample latest "$(manifest model="$BATS_TEST_TMPDIR/sample.gguf" template="$FILES/template")"
     same_tokens_mounted "$BATS_TEST_TMPDIR/sample.gguf" "ollama+http://$REGISTRY/library/sample"
 }
+
+# local_store DIR: an Ollama store (manifests/, blobs/) of the same
+# layers as the registry's library/tiny:latest, and ns/bare:v1 with the
+# model layer alone.
+local_store() {
+    local dir=$1 f hex
+    mkdir -p "$dir/blobs" "$dir/manifests/registry.ollama.ai/library/tiny" "$dir/manifests/registry.ollama.ai/ns/bare"
+    for f in "$REGISTRY_DIR"/blobs/sha256-*; do
+        cp "$f" "$dir/blobs/"
+    done
+    cp "$REGISTRY_DIR/store/v2/library/tiny/manifests/latest" "$dir/manifests/registry.ollama.ai/library/tiny/latest"
+    cp "$REGISTRY_DIR/store/v2/org/repo/manifests/Q4_K" "$dir/manifests/registry.ollama.ai/ns/bare/v1"
+}
+
+@test "a folder mount of a local store has Modelfile and layers/ in ollama/NAME:TAG, FROM naming the blob" {
+    local store="$BATS_TEST_TMPDIR/store"
+    local_store "$store"
+    mount_model "$store" "$MNT"
+    local model="$MNT/ollama/tiny:latest" hex
+    cmp "$model/model.gguf" "$FILES/model.gguf"
+    [ "$(ls "$model/layers" | tr '\n' ' ')" = "license license.2 params system template " ]
+    cmp "$model/layers/template" "$FILES/template"
+    cmp "$model/layers/license.2" "$FILES/license2"
+    cmp "$model/layers/params" "$FILES/params"
+    hex=$(sha256sum "$FILES/model.gguf" | cut -d' ' -f1)
+    # The registry mount's Modelfile, but for FROM and its comment.
+    mount_model "ollama+http://$REGISTRY/library/tiny:latest" "$BATS_TEST_TMPDIR/registry"
+    diff <(sed 1,5d "$model/Modelfile") <(sed 1,5d "$BATS_TEST_TMPDIR/registry/Modelfile")
+    [ "$(sed -n 3p "$model/Modelfile")" = "# FROM tiny:latest" ]
+    [ "$(sed -n 5p "$model/Modelfile")" = "FROM $(realpath "$store")/blobs/sha256-$hex" ]
+    [ "$(stat -c %s "$model/Modelfile")" -eq "$(wc -c <"$model/Modelfile")" ]
+    # A namespace's model, with no layer but the model's.
+    [ -z "$(ls "$MNT/ollama/ns/bare:v1/layers")" ]
+    [ "$(sed -n 3p "$MNT/ollama/ns/bare:v1/Modelfile")" = "# FROM ns/bare:v1" ]
+    # The store's own files, and models by their blob names, have none.
+    run ! ls "$MNT/blobs/sha256-$hex/Modelfile"
+    run ! ls "$MNT/blobs/sha256-$hex/layers"
+}
