@@ -64,6 +64,24 @@ static bool manifest_path(const char *store, const char *place, const char *name
     return n > 0 && (size_t)n < cap;
 }
 
+bool ggfs_ollama_local_blob(const ggfs_folder *f, const char *store, const char *hex, char *path, size_t cap)
+{
+    char blob[PATH_MAX], real[PATH_MAX];
+    struct stat st;
+    if (!blob_path(store, hex, blob, sizeof blob) || ggfs_resolve_beneath(f, blob, real, sizeof real, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return false;
+    const int n = snprintf(path, cap, "%s/%s", strcmp(f->real, "/") ? f->real : "", real);
+    return n > 0 && (size_t)n < cap;
+}
+
+/* Where a blob of the store is (ggfs_ollama_store's path). */
+static bool blob_at(void *ctx, const char *hex, char *out, size_t cap)
+{
+    const store_ctx *c = ctx;
+    return ggfs_ollama_local_blob(c->f, c->store, hex, out, cap);
+}
+
 ggfs_ollama_layers *ggfs_ollama_local_layers(const ggfs_folder *f, const char *store, const char *place,
                                              const char *name_tag, char *msg, size_t msgcap)
 {
@@ -88,15 +106,14 @@ ggfs_ollama_layers *ggfs_ollama_local_layers(const ggfs_folder *f, const char *s
     if (!parsed)
         return NULL;
     // FROM names the model blob where it is, as Ollama's own show does.
-    char blob[PATH_MAX], blob_real[PATH_MAX], from[2 * PATH_MAX + 2], shown[2 * PATH_MAX];
-    if (!blob_path(store, m.layers[m.model].hex, blob, sizeof blob) ||
-        ggfs_resolve_beneath(f, blob, blob_real, sizeof blob_real, &st) != 0)
-        snprintf(blob_real, sizeof blob_real, "%s", blob);
-    snprintf(from, sizeof from, "%s/%s", strcmp(f->real, "/") ? f->real : "", blob_real);
+    char from[2 * PATH_MAX + 2], shown[2 * PATH_MAX];
+    if (!ggfs_ollama_local_blob(f, store, m.layers[m.model].hex, from, sizeof from))
+        snprintf(from, sizeof from, "%s%sblobs/sha256-%s", store, store[0] ? "/" : "", m.layers[m.model].hex);
     // The name `ollama list` gives it: its place in ollama/ and NAME:TAG.
     snprintf(shown, sizeof shown, "%s%s%s", place, place[0] ? "/" : "", name_tag);
     store_ctx ctx = {f, store};
-    ggfs_ollama_layers *l = ggfs_ollama_layers_new(&m, manifest, from, shown, read_blob, &ctx, msg, msgcap);
+    const ggfs_ollama_store source = {.read = read_blob, .path = blob_at, .ctx = &ctx};
+    ggfs_ollama_layers *l = ggfs_ollama_layers_new(&m, manifest, from, shown, &source, msg, msgcap);
     ggfs_ollama_manifest_free(&m);
     return l;
 }

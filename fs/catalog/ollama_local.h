@@ -7,6 +7,7 @@
 #ifndef GGFS_CATALOG_OLLAMA_LOCAL_H
 #define GGFS_CATALOG_OLLAMA_LOCAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "catalog/beneath.h"
@@ -18,5 +19,10 @@
  * manifest, the offset, the problem) when they cannot be read. */
 ggfs_ollama_layers *ggfs_ollama_local_layers(const ggfs_folder *f, const char *store, const char *place,
                                              const char *name_tag, char *msg, size_t msgcap);
+
+/* The path of the store's blob of digest hex as the folder's real path
+ * and the blob's resolved inside it, for opening; false when it is not
+ * there or leads out of the folder. */
+bool ggfs_ollama_local_blob(const ggfs_folder *f, const char *store, const char *hex, char *path, size_t cap);
 
 #endif

@@ -40,6 +40,7 @@
 #include "model/edits.h"
 #include "tree/affinity.h"
 #include "tree/invalidate.h"
+#include "tree/layer_trees.h"
 #include "tree/ops.h"
 #include "tree/remote_files.h"
 #include "tree/session_end.h"
@@ -364,7 +365,8 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     }
     ggfs_model_error err;
     ggfs_ollama_layers *layers = NULL;
-    ggfs_model *model = ollama ? ggfs_ollama_mount_open(cli->source, remote, &layers)
+    ggfs_model *layer_models[GGFS_OLLAMA_TREES] = {NULL}; // until their trees hold them
+    ggfs_model *model = ollama ? ggfs_ollama_mount_open(cli->source, remote, &layers, layer_models)
                                : ggfs_model_open(cli->source, remote, &err);
     if (!model) {
         if (!ollama)
@@ -410,6 +412,12 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     const serve_hooks hooks = {.session = &mount.session, .stop = stop_model_work, .loop_ended = end_model_reads};
     const serve_hooks plain = {.session = &mount.session};
     tree.cancel = ggfs_session_end(&mount.session);
+    for (int k = 0; k < GGFS_OLLAMA_TREES; k++) {
+        if (layer_models[k] && !ggfs_tree_add_layer_tree(&tree, k, layer_models[k]))
+            fprintf(stderr, "gguf-fs: %s: out of memory: layers/ shows no %s\n", cli->source,
+                    k == GGFS_OLLAMA_PROJECTOR_TREE ? "projector" : "adapter");
+        layer_models[k] = NULL;
+    }
     status = serve(&ggfs_ops, &mount, edits || remote ? &hooks : &plain, mount.readahead_kb, cli->source, args,
                    &cli->cmd);
     ggfs_invalidate_stop(&mount);
@@ -421,6 +429,8 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     ggfs_edits_close(edits);
     pthread_mutex_destroy(&mount.invalidator_lock);
 out_model:
+    for (int k = 0; k < GGFS_OLLAMA_TREES; k++)
+        ggfs_model_close(layer_models[k]);
     ggfs_model_close(model);
     ggfs_ollama_layers_free(layers);
 out_remote:

@@ -43,9 +43,33 @@ static void short_name(const ggfs_ollama_name *n, char *out, size_t cap)
         snprintf(out, cap, "%s:%s", n->name, n->tag);
 }
 
-ggfs_model *ggfs_ollama_mount_open(const char *name, ggfs_remote_engine *remote, ggfs_ollama_layers **layers)
+/* Opens the model of the blob hex as a URL; NULL after one line naming
+ * the layer. */
+static ggfs_model *open_blob(const char *name, const ggfs_ollama_name *n, const char *hex, const char *what,
+                             ggfs_remote_engine *remote)
+{
+    char url[URL_CAP];
+    if (!ggfs_ollama_blob_url(n, hex, url, sizeof url)) {
+        fprintf(stderr, "gguf-fs: %s: the %s's URL is too long\n", name, what);
+        return NULL;
+    }
+    ggfs_model_error err;
+    ggfs_model *model = ggfs_model_open(url, remote, &err);
+    const ggp_error *e = &err.error;
+    if (!model && ((e->code == GGP_ERR_IO && e->offset == 0) || e->code == GGP_ERR_NOMEM))
+        fprintf(stderr, "gguf-fs: %s: %s layer %s: %s\n", name, what, err.where, e->msg);
+    else if (!model)
+        fprintf(stderr, "gguf-fs: %s: %s layer %s: offset 0x%llx: %s\n", name, what, err.where,
+                (unsigned long long)e->offset, e->msg);
+    return model;
+}
+
+ggfs_model *ggfs_ollama_mount_open(const char *name, ggfs_remote_engine *remote, ggfs_ollama_layers **layers,
+                                   ggfs_model *trees[GGFS_OLLAMA_TREES])
 {
     *layers = NULL;
+    for (int k = 0; k < GGFS_OLLAMA_TREES; k++)
+        trees[k] = NULL;
     ggfs_ollama_name n;
     char why[512], url[URL_CAP], msg[768];
     if (!ggfs_ollama_name_parse(name, &n, why, sizeof why)) {
@@ -72,28 +96,33 @@ ggfs_model *ggfs_ollama_mount_open(const char *name, ggfs_remote_engine *remote,
     }
     ggfs_model *model = NULL;
     char from[4 * GGFS_OLLAMA_PART_MAX + 8], shown[sizeof from];
-    if (!ggfs_ollama_blob_url(&n, m.layers[m.model].hex, url, sizeof url) ||
-        !ggfs_ollama_full_name(&n, from, sizeof from)) {
-        fprintf(stderr, "gguf-fs: %s: the model's URL is too long\n", name);
+    if (!ggfs_ollama_full_name(&n, from, sizeof from)) {
+        fprintf(stderr, "gguf-fs: %s: the name is too long\n", name);
         goto out;
     }
-    ggfs_model_error err;
-    if (!(model = ggfs_model_open(url, remote, &err))) {
-        const ggp_error *e = &err.error;
-        if ((e->code == GGP_ERR_IO && e->offset == 0) || e->code == GGP_ERR_NOMEM)
-            fprintf(stderr, "gguf-fs: %s: model layer %s: %s\n", name, err.where, e->msg);
-        else
-            fprintf(stderr, "gguf-fs: %s: model layer %s: offset 0x%llx: %s\n", name, err.where,
-                    (unsigned long long)e->offset, e->msg);
+    if (!(model = open_blob(name, &n, m.layers[m.model].hex, "model", remote)))
         goto out;
-    }
     short_name(&n, shown, sizeof shown);
     registry_ctx ctx = {&n, remote};
-    if (!(*layers = ggfs_ollama_layers_new(&m, name, from, shown, read_blob, &ctx, msg, sizeof msg))) {
+    const ggfs_ollama_store store = {.read = read_blob, .ctx = &ctx};
+    if (!(*layers = ggfs_ollama_layers_new(&m, name, from, shown, &store, msg, sizeof msg))) {
         fprintf(stderr, "gguf-fs: %s\n", msg);
-        ggfs_model_close(model);
-        model = NULL;
+        goto fail;
     }
+    static const char *const what[GGFS_OLLAMA_TREES] = {"projector", "adapter"};
+    for (int k = 0; k < GGFS_OLLAMA_TREES; k++)
+        if ((*layers)->tree_hex[k][0] && !(trees[k] = open_blob(name, &n, (*layers)->tree_hex[k], what[k], remote)))
+            goto fail;
+    goto out;
+fail:
+    for (int k = 0; k < GGFS_OLLAMA_TREES; k++) {
+        ggfs_model_close(trees[k]);
+        trees[k] = NULL;
+    }
+    ggfs_ollama_layers_free(*layers);
+    *layers = NULL;
+    ggfs_model_close(model);
+    model = NULL;
 out:
     ggfs_ollama_manifest_free(&m);
     return model;

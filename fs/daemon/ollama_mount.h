@@ -12,8 +12,11 @@
 #include "model/ollama_layers.h"
 #include "source/remote_engine.h"
 
-/* The model and its layers, or NULL after one line on stderr naming the
- * model and why it is refused (the status, the digest, the offset). */
-ggfs_model *ggfs_ollama_mount_open(const char *name, ggfs_remote_engine *remote, ggfs_ollama_layers **layers);
+/* The model and its layers, with the models of its projector and adapter
+ * layers in trees (NULL when it has none), or NULL after one line on
+ * stderr naming the model and why it is refused (the status, the digest,
+ * the layer, the offset). */
+ggfs_model *ggfs_ollama_mount_open(const char *name, ggfs_remote_engine *remote, ggfs_ollama_layers **layers,
+                                   ggfs_model *trees[GGFS_OLLAMA_TREES]);
 
 #endif

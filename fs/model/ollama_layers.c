@@ -277,8 +277,22 @@ static const ggfs_ollama_file *file_of(const ggfs_ollama_layers *l, const ggfs_o
     return NULL;
 }
 
+/* The lines naming where the adapter and projector blobs are, after the
+ * model's FROM, as Ollama writes its adapters and projectors. */
+static void put_blob_paths(ggfs_buffer *t, const ggfs_ollama_layers *l, const ggfs_ollama_store *store)
+{
+    static const char *const commands[GGFS_OLLAMA_TREES] = {"FROM", "ADAPTER"};
+    static const int order[GGFS_OLLAMA_TREES] = {GGFS_OLLAMA_ADAPTER_TREE, GGFS_OLLAMA_PROJECTOR_TREE};
+    for (int i = 0; i < GGFS_OLLAMA_TREES && store->path; i++) {
+        const int k = order[i];
+        char path[4096];
+        if (l->tree_hex[k][0] && store->path(store->ctx, l->tree_hex[k], path, sizeof path))
+            command(t, commands[k], path, strlen(path));
+    }
+}
+
 static bool make_modelfile(ggfs_ollama_layers *l, const ggfs_ollama_kind *kinds, const char *where, const char *from,
-                           const char *short_name)
+                           const char *short_name, const ggfs_ollama_store *store)
 {
     ggfs_buffer t;
     ggfs_buffer_init(&t);
@@ -287,6 +301,7 @@ static bool make_modelfile(ggfs_ollama_layers *l, const ggfs_ollama_kind *kinds,
     puts_(&t, "\n\nFROM ");
     puts_(&t, from);
     puts_(&t, "\n");
+    put_blob_paths(&t, l, store);
     size_t at = 0;
     const ggfs_ollama_file *f;
     if ((at = 0, f = file_of(l, kinds, GGFS_OLLAMA_TEMPLATE, &at)))
@@ -309,7 +324,7 @@ static bool make_modelfile(ggfs_ollama_layers *l, const ggfs_ollama_kind *kinds,
 }
 
 ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const char *where, const char *from,
-                                           const char *short_name, ggfs_ollama_read *read, void *ctx, char *msg,
+                                           const char *short_name, const ggfs_ollama_store *store, char *msg,
                                            size_t msgcap)
 {
     ggfs_ollama_layers *l = calloc(1, sizeof *l);
@@ -321,11 +336,16 @@ ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const 
     unsigned seen[GGFS_OLLAMA_KIND_COUNT] = {0};
     for (size_t i = 0; i < m->n; i++) {
         const ggfs_ollama_layer *layer = &m->layers[i];
+        const int tree = layer->kind == GGFS_OLLAMA_PROJECTOR ? GGFS_OLLAMA_PROJECTOR_TREE
+                       : layer->kind == GGFS_OLLAMA_ADAPTER   ? GGFS_OLLAMA_ADAPTER_TREE
+                                                              : -1;
+        if (tree >= 0 && !l->tree_hex[tree][0])
+            memcpy(l->tree_hex[tree], layer->hex, sizeof l->tree_hex[tree]);
         if (!is_small(layer->kind))
             continue;
         ggfs_ollama_file *f = &l->files[l->n_files];
         char why[256] = "";
-        const int err = read(ctx, layer, GGFS_OLLAMA_SMALL_MAX, &f->data, &f->len, why, sizeof why);
+        const int err = store->read(store->ctx, layer, GGFS_OLLAMA_SMALL_MAX, &f->data, &f->len, why, sizeof why);
         if (err == EFBIG) {
             ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: layers[%zu]: the %s layer is larger than %u bytes: left out\n",
                      where, layer->index, file_names[layer->kind], GGFS_OLLAMA_SMALL_MAX);
@@ -340,7 +360,7 @@ ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const 
         snprintf(f->name, sizeof f->name, nth == 1 ? "%s" : "%s.%u", file_names[layer->kind], nth);
         kinds[l->n_files++] = layer->kind;
     }
-    if (!make_modelfile(l, kinds, where, from, short_name))
+    if (!make_modelfile(l, kinds, where, from, short_name, store))
         goto nomem;
     // The messages are in the Modelfile; layers/ shows the files SPEC lists.
     size_t kept = 0;

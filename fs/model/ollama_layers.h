@@ -59,11 +59,16 @@ typedef struct ggfs_ollama_file {
     size_t len;
 } ggfs_ollama_file;
 
+/* The layers shown as a model's tree of their own, in layers/. */
+enum { GGFS_OLLAMA_PROJECTOR_TREE, GGFS_OLLAMA_ADAPTER_TREE, GGFS_OLLAMA_TREES };
+
 typedef struct ggfs_ollama_layers {
     char *modelfile; // as `ollama show --modelfile` writes it
     size_t modelfile_len;
     ggfs_ollama_file *files;
     size_t n_files;
+    char tree_hex[GGFS_OLLAMA_TREES][GGFS_OLLAMA_HEX + 1]; // the first projector's and
+                     // adapter's digests, "" when the manifest has none
 } ggfs_ollama_layers;
 
 /* Reads a small layer whole: 0, with *data malloc'd, *len its size;
@@ -71,12 +76,21 @@ typedef struct ggfs_ollama_layers {
 typedef int ggfs_ollama_read(void *ctx, const ggfs_ollama_layer *layer, size_t cap, char **data, size_t *len,
                              char *why, size_t why_size);
 
+/* Where the layers' bytes come from: read reads a small layer whole;
+ * path, when not NULL, writes where a blob is (a local store's path) for
+ * the Modelfile's ADAPTER and a projector's FROM (none without it). */
+typedef struct ggfs_ollama_store {
+    ggfs_ollama_read *read;
+    bool (*path)(void *ctx, const char *hex, char *out, size_t cap);
+    void *ctx;
+} ggfs_ollama_store;
+
 /* Reads the manifest's small layers (a layer over GGFS_OLLAMA_SMALL_MAX is
  * left out with a log line) and makes the Modelfile, whose FROM is `from`
  * and whose comment names `short_name`. NULL with msg filled when a layer
  * cannot be read or memory runs out. Free with _free. */
 ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const char *where, const char *from,
-                                           const char *short_name, ggfs_ollama_read *read, void *ctx, char *msg,
+                                           const char *short_name, const ggfs_ollama_store *store, char *msg,
                                            size_t msgcap);
 void ggfs_ollama_layers_free(ggfs_ollama_layers *l);
 

@@ -131,6 +131,8 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
 {
     if (!ggfs_node_exists(tree, node))
         return false;
+    if (node.kind == GGFS_LAYER_TREE) // that tree's root
+        return ggfs_stat(tree->layer_trees[node.index], ggfs_node_at(GGFS_ROOT, 0), st);
     const struct stat *m = &tree->model->shards[0].source->st;
     memset(st, 0, sizeof *st);
     st->st_ino = ggfs_ino_of(tree, node);
@@ -153,7 +155,6 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
         st->st_nlink = 4 + ggfs_model_is_split(tree->model) + (tree->ollama != NULL);
         break;
     case GGFS_METADATA_DIR:
-    case GGFS_LAYERS_DIR:
     case GGFS_SHARDS_DIR:
     case GGFS_TENSOR_DIR:
         st->st_mode = S_IFDIR | (0555 & dir_allowed) | write;
@@ -162,6 +163,10 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
     case GGFS_TENSORS_DIR:
         st->st_mode = S_IFDIR | (0555 & dir_allowed);
         st->st_nlink = 2 + tree->model->n_tensors;
+        break;
+    case GGFS_LAYERS_DIR:
+        st->st_mode = S_IFDIR | (0555 & dir_allowed);
+        st->st_nlink = 2 + (tree->layer_trees[0] != NULL) + (tree->layer_trees[1] != NULL);
         break;
     default:
         st->st_mode = S_IFREG | (0444 & allowed) | write;

@@ -5,6 +5,8 @@
 
 #include "tree/ollama_files.h"
 
+const char *const ggfs_layer_tree_names[2] = {"projector", "adapter"};
+
 bool ggfs_ollama_has(const ggfs_ollama_layers *l, ggfs_kind kind, uint64_t index)
 {
     switch (kind) {

@@ -18,6 +18,15 @@
 
 #define GGFS_INO_FIRST_LAYER (UINT64_C(1) << 39)
 
+/* layers/projector (k 0) and layers/adapter (k 1) are trees of their own,
+ * whose inode numbers start at their base, this past their tree's own
+ * (ino_base): [2^37, 2^38) and [2^38, 2^39), past any tensor's. */
+#define GGFS_LAYER_TREE_SHIFT 37
+#define GGFS_INO_LAYER_TREE(k) ((UINT64_C(1) + (uint64_t)(k)) << GGFS_LAYER_TREE_SHIFT)
+
+/* The names of the layer trees in layers/, by k. */
+extern const char *const ggfs_layer_tree_names[2];
+
 /* Whether a tree with layers l (NULL: none) has the node of this kind
  * and index: Modelfile, layers/, or file `index` of layers/. */
 bool ggfs_ollama_has(const ggfs_ollama_layers *l, ggfs_kind kind, uint64_t index);

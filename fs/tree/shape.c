@@ -72,6 +72,7 @@ static const unsigned kinds[] = {
     [GGFS_MODELFILE] = TEXT,
     [GGFS_LAYERS_DIR] = DIR,
     [GGFS_LAYER] = TEXT,
+    [GGFS_LAYER_TREE] = DIR,
 };
 
 _Static_assert(sizeof kinds / sizeof kinds[0] == GGFS_KIND_COUNT, "one line per kind");

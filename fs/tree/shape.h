@@ -42,6 +42,7 @@ typedef enum ggfs_kind {
     GGFS_MODELFILE,
     GGFS_LAYERS_DIR,
     GGFS_LAYER,
+    GGFS_LAYER_TREE, // layers/projector, layers/adapter: another tree's root
     GGFS_KIND_COUNT,
 } ggfs_kind;
 

@@ -276,6 +276,15 @@ void ggfs_tree_destroy(ggfs_tree *tree)
     ggfs_prefetch_trigger_free(tree->prefetch_trigger);
     free(tree->long_kvs);
     free(tree->long_tensors);
+    for (int k = 0; k < 2; k++) {
+        ggfs_tree *sub = tree->layer_trees[k];
+        if (!sub)
+            continue;
+        ggfs_model *model = sub->model;
+        ggfs_tree_destroy(sub);
+        free(sub);
+        ggfs_model_close(model);
+    }
 }
 
 ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
@@ -324,6 +333,7 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
                                                : first_new_kv_ino(tree) + (node.index - first_new_id(tree));
     case GGFS_SHARD: return first_shard_ino(tree) + node.index;
     case GGFS_LAYER: return GGFS_INO_FIRST_LAYER + node.index;
+    case GGFS_LAYER_TREE: return GGFS_INO_LAYER_TREE(node.index) + GGFS_INO_ROOT;
     case GGFS_TENSOR_DIR: return tensor_base;
     default:
         if ((row = ggfs_row_of_kind(ggfs_tensor_rows, node.kind)) != NULL)
@@ -494,6 +504,9 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
         row = ggfs_row_named(ggfs_tensor_rows, name);
         return row ? ggfs_node_at(row->kind, parent.index) : none;
     case GGFS_LAYERS_DIR:
+        for (i = 0; i < 2; i++)
+            if (tree->layer_trees[i] && strcmp(name, ggfs_layer_tree_names[i]) == 0)
+                return ggfs_node_at(GGFS_LAYER_TREE, i);
         i = ggfs_ollama_find(tree->ollama, name);
         return i == UINT64_MAX ? none : ggfs_node_at(GGFS_LAYER, i);
     default:
@@ -535,6 +548,8 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
     case GGFS_LAYERS_DIR:
     case GGFS_LAYER:
         return ggfs_ollama_has(tree->ollama, node.kind, node.index);
+    case GGFS_LAYER_TREE:
+        return node.index < 2 && tree->layer_trees[node.index];
     case GGFS_KV: {
         if (!tree->edits)
             return node.index < ggp_kv_count(tree->keys);

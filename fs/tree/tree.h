@@ -94,6 +94,8 @@ typedef struct ggfs_tree {
     const struct ggfs_ollama_layers *ollama; // an Ollama model's Modelfile and
                                // layers/ (ollama_files.h), or NULL; the
                                // tree's owner frees it after the tree
+    struct ggfs_tree *layer_trees[2]; // layers/projector and layers/adapter
+                               // (layer_trees.h), or NULL; freed with the tree
 } ggfs_tree;
 
 /* A loop thread's reusable buffer, so reads allocate nothing once warm. */

@@ -51,11 +51,14 @@ setup_file() {
     printf '%s' "$LICENSE2_TEXT" >"$FILES/license2"
     printf '%s' "$MESSAGES_TEXT" >"$FILES/messages"
     printf '{"unknown": true}' >"$FILES/other"
+    cp "$GGUF_FS_FIXTURES/type-f16.gguf" "$FILES/projector.gguf"
+    cp "$GGUF_FS_FIXTURES/type-q8_0.gguf" "$FILES/adapter.gguf"
+    printf 'not a GGUF file' >"$FILES/notgguf"
     start_registry "$BATS_FILE_TMPDIR/registry"
     local full
     full=$(manifest model="$FILES/model.gguf" template="$FILES/template" system="$FILES/system" \
         params="$FILES/params" license="$FILES/license" license="$FILES/license2" messages="$FILES/messages" \
-        unknown="$FILES/other")
+        unknown="$FILES/other" projector="$FILES/projector.gguf" adapter="$FILES/adapter.gguf")
     add_manifest library/tiny latest "$full"
     add_manifest library/tiny q4 "$full"
     add_manifest private/tiny latest "$(manifest model="$FILES/model.gguf" system="$FILES/system")"
@@ -65,6 +68,7 @@ setup_file() {
 m = json.load(sys.stdin)
 m["layers"][0]["digest"] = m["layers"][0]["digest"][:-1] + "G"
 print(json.dumps(m))')"
+    add_manifest library/badprojector latest "$(manifest model="$FILES/model.gguf" projector="$FILES/notgguf")"
     add_manifest library/notjson latest '{"layers": [{"mediaType": "application/vnd.ollama.image.model",'
 }
 
@@ -124,7 +128,7 @@ END
 
 @test "layers/ has the manifest's small layers as stored, licenses numbered, nothing of other media types" {
     mount_model "ollama+http://$REGISTRY/library/tiny:q4" "$MNT"
-    [ "$(ls "$MNT/layers" | tr '\n' ' ')" = "license license.2 params system template " ]
+    [ "$(ls "$MNT/layers" | tr '\n' ' ')" = "adapter license license.2 params projector system template " ]
     cmp "$MNT/layers/template" "$FILES/template"
     cmp "$MNT/layers/system" "$FILES/system"
     cmp "$MNT/layers/params" "$FILES/params"
@@ -139,6 +143,39 @@ END
     [ -z "$(ls "$BATS_TEST_TMPDIR/bare/layers")" ]
     grep -qx "FROM $REGISTRY/org/repo:Q4_K" "$BATS_TEST_TMPDIR/bare/Modelfile"
     run ! grep -q '^TEMPLATE\|^PARAMETER\|^LICENSE' "$BATS_TEST_TMPDIR/bare/Modelfile"
+}
+
+# same_model DIR FILE: DIR is the tree of FILE mounted alone.
+same_model() {
+    local local="$BATS_TEST_TMPDIR/alone-$(basename "$2")" f
+    mount_model "$2" "$local"
+    cmp "$1/model.gguf" "$2"
+    for f in header metadata.json tensors.tsv warnings; do
+        cmp "$1/$f" "$local/$f"
+    done
+    diff -r "$1/metadata" "$local/metadata"
+    diff -r "$1/tensors" "$local/tensors"
+    [ "$(stat -c %s "$1/model.gguf")" -eq "$(stat -c %s "$2")" ]
+    [ "$(getfattr -d --absolute-names "$1/tensors/$(ls "$1/tensors" | head -n 1)" | sed 1d)" = \
+        "$(getfattr -d --absolute-names "$local/tensors/$(ls "$local/tensors" | head -n 1)" | sed 1d)" ]
+    fusermount3 -u "$local"
+}
+
+@test "layers/projector and layers/adapter are the trees of the projector and adapter layers" {
+    mount_model "ollama+http://$REGISTRY/library/tiny:latest" "$MNT"
+    [ -d "$MNT/layers/projector" ] && [ -d "$MNT/layers/adapter" ]
+    same_model "$MNT/layers/projector" "$FILES/projector.gguf"
+    same_model "$MNT/layers/adapter" "$FILES/adapter.gguf"
+    # The model's own tree is unchanged beside them.
+    cmp "$MNT/model.gguf" "$FILES/model.gguf"
+    [ "$(stat -c %h "$MNT/layers")" -eq 4 ]
+    # Each read with ranges from its own blob.
+    grep -q "^GET /blobs/sha256-$(sha256sum "$FILES/projector.gguf" | cut -d' ' -f1) bytes=" "$REGISTRY_DIR/blobs.log"
+    # A projector layer that is not a GGUF file refuses the mount, naming it.
+    mkdir -p "$BATS_TEST_TMPDIR/bad"
+    run -1 --separate-stderr timeout 60 "$GGUF_FS" -f "ollama+http://$REGISTRY/library/badprojector" "$BATS_TEST_TMPDIR/bad"
+    [ "$(wc -l <<<"$stderr")" -eq 1 ]
+    [[ "$stderr" == "gguf-fs: ollama+http://$REGISTRY/library/badprojector: projector layer http://$REGISTRY/v2/library/badprojector/blobs/sha256:"* ]]
 }
 
 @test "a local mount has neither Modelfile nor layers/" {
@@ -224,16 +261,21 @@ local_store() {
     mount_model "$store" "$MNT"
     local model="$MNT/ollama/tiny:latest" hex
     cmp "$model/model.gguf" "$FILES/model.gguf"
-    [ "$(ls "$model/layers" | tr '\n' ' ')" = "license license.2 params system template " ]
+    [ "$(ls "$model/layers" | tr '\n' ' ')" = "adapter license license.2 params projector system template " ]
+    same_model "$model/layers/projector" "$FILES/projector.gguf"
+    same_model "$model/layers/adapter" "$FILES/adapter.gguf"
     cmp "$model/layers/template" "$FILES/template"
     cmp "$model/layers/license.2" "$FILES/license2"
     cmp "$model/layers/params" "$FILES/params"
     hex=$(sha256sum "$FILES/model.gguf" | cut -d' ' -f1)
     # The registry mount's Modelfile, but for FROM and its comment.
     mount_model "ollama+http://$REGISTRY/library/tiny:latest" "$BATS_TEST_TMPDIR/registry"
-    diff <(sed 1,5d "$model/Modelfile") <(sed 1,5d "$BATS_TEST_TMPDIR/registry/Modelfile")
+    diff <(sed 1,7d "$model/Modelfile") <(sed 1,5d "$BATS_TEST_TMPDIR/registry/Modelfile")
     [ "$(sed -n 3p "$model/Modelfile")" = "# FROM tiny:latest" ]
     [ "$(sed -n 5p "$model/Modelfile")" = "FROM $(realpath "$store")/blobs/sha256-$hex" ]
+    # The adapter, then the projector as another FROM, as Ollama writes them.
+    [ "$(sed -n 6p "$model/Modelfile")" = "ADAPTER $(realpath "$store")/blobs/sha256-$(sha256sum "$FILES/adapter.gguf" | cut -d' ' -f1)" ]
+    [ "$(sed -n 7p "$model/Modelfile")" = "FROM $(realpath "$store")/blobs/sha256-$(sha256sum "$FILES/projector.gguf" | cut -d' ' -f1)" ]
     [ "$(stat -c %s "$model/Modelfile")" -eq "$(wc -c <"$model/Modelfile")" ]
     # A namespace's model, with no layer but the model's.
     [ -z "$(ls "$MNT/ollama/ns/bare:v1/layers")" ]
