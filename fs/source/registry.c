@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "source/registry.h"
+#include "util/clock.h"
 
 #define CHALLENGE_MAX 2048 // a WWW-Authenticate header's value kept, at most
 #define PARAM_MAX 1024     // one of its parameters' values
@@ -65,10 +67,11 @@ static size_t on_header(char *data, size_t size, size_t n, void *arg)
     return len;
 }
 
-/* One GET of url, with the token when there is one. Returns the status,
- * 0 when none came (why filled). */
-static long get_once(ggfs_remote *remote, const char *url, const char *accept, const char *token,
-                     response *r, char *why, size_t why_size)
+/* One GET of url, with the token when there is one, given up at
+ * deadline (CLOCK_MONOTONIC ns). Returns the status, 0 when none came (why
+ * filled). */
+static long get_once(int64_t deadline, const char *url, const char *accept, const char *token, response *r,
+                     char *why, size_t why_size)
 {
     CURL *c = curl_easy_init();
     if (!c) {
@@ -85,7 +88,8 @@ static long get_once(ggfs_remote *remote, const char *url, const char *accept, c
     ggfs_http_set_policy(c, token);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)(remote->opts.timeout_s ? remote->opts.timeout_s : 1));
+    const int64_t left_ms = (deadline - ggfs_now_ns()) / 1000000;
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(left_ms > 1 ? left_ms : 1));
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
@@ -104,6 +108,34 @@ static long get_once(ggfs_remote *remote, const char *url, const char *accept, c
     curl_slist_free_all(headers);
     curl_easy_cleanup(c);
     return status;
+}
+
+/* Whether a GET may pass if made again: no answer (a refused or reset
+ * connection, a timeout), 408, 429 or 5xx, as the engine's range requests
+ * judge them (http.h). */
+static bool may_pass(long status, const response *r)
+{
+    return !r->over && (status == 0 || status == 408 || status == 429 || status >= 500);
+}
+
+/* GETs url until an answer that will not change comes or the deadline
+ * would be passed: 100 ms after the first failure, doubling up to 2 s. */
+static long get_retrying(int64_t deadline, const char *url, const char *accept, const char *token, response *r,
+                         char *why, size_t why_size)
+{
+    int64_t wait_ns = 100000000;
+    for (;;) {
+        const long status = get_once(deadline, url, accept, token, r, why, why_size);
+        if (!may_pass(status, r) || ggfs_now_ns() + wait_ns >= deadline)
+            return status;
+        free(r->body);
+        r->body = NULL;
+        r->len = 0;
+        r->challenge[0] = '\0';
+        const struct timespec pause = {wait_ns / 1000000000, wait_ns % 1000000000};
+        nanosleep(&pause, NULL);
+        wait_ns = wait_ns * 2 < 2000000000 ? wait_ns * 2 : 2000000000;
+    }
 }
 
 /* ==== The token flow ==== */
@@ -159,7 +191,7 @@ static bool add_query(CURL *c, char *url, size_t cap, const char *key, const cha
 
 /* An anonymous token for the challenge, from its realm: malloc'd, or NULL
  * with why filled. */
-static char *fetch_token(ggfs_remote *remote, const char *url, const char *challenge, char *why, size_t why_size)
+static char *fetch_token(int64_t deadline, const char *url, const char *challenge, char *why, size_t why_size)
 {
     char realm[PARAM_MAX], value[PARAM_MAX], token_url[3 * PARAM_MAX + 64];
     if (!challenge_param(challenge, "realm", realm, sizeof realm) ||
@@ -180,7 +212,7 @@ static char *fetch_token(ggfs_remote *remote, const char *url, const char *chall
         return NULL;
     }
     response r = {.cap = GGFS_REGISTRY_TOKEN_MAX};
-    const long status = get_once(remote, token_url, "application/json", NULL, &r, why, why_size);
+    const long status = get_retrying(deadline, token_url, "application/json", NULL, &r, why, why_size);
     char *token = NULL;
     json_object *root = status / 100 == 2 && r.body ? json_tokener_parse(r.body) : NULL;
     json_object *field;
@@ -215,12 +247,13 @@ int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, 
 {
     *body = NULL;
     *len = 0;
+    const int64_t deadline = ggfs_now_ns() + (int64_t)(remote->opts.timeout_s ? remote->opts.timeout_s : 1) * 1000000000;
     for (int attempt = 0; attempt < 2; attempt++) {
         const char *token = remote->registry_token && ggfs_http_same_origin(url, remote->registry_origin)
                                 ? remote->registry_token
                                 : NULL;
         response r = {.cap = cap};
-        const long status = get_once(remote, url, accept, token, &r, why, why_size);
+        const long status = get_retrying(deadline, url, accept, token, &r, why, why_size);
         if (status / 100 == 2) {
             if (!r.body && !(r.body = calloc(1, 1))) {
                 snprintf(why, why_size, "%s: out of memory", url);
@@ -234,7 +267,7 @@ int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, 
         if (r.over)
             return EFBIG;
         if (status == 401 && !token && r.challenge[0] && attempt == 0) {
-            char *fresh = fetch_token(remote, url, r.challenge, why, why_size);
+            char *fresh = fetch_token(deadline, url, r.challenge, why, why_size);
             if (!fresh)
                 return EIO;
             keep_token(remote, url, fresh);

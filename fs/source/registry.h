@@ -23,6 +23,8 @@
  * *body. Fails, with one line in why naming the URL and the status or the
  * problem: EFBIG for a body over cap bytes; EIO for a status other than
  * 2xx or a server that cannot be reached within the mount's timeout_s.
+ * What may pass if asked again (no answer, 408, 429, 5xx) is asked again
+ * with backoff within timeout_s, as the engine's range requests are.
  * Returns 0 or that errno. */
 int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, size_t cap, char **body,
                       size_t *len, char *why, size_t why_size);

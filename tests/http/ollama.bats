@@ -85,6 +85,20 @@ setup() {
     : >"$REGISTRY_DIR/blobs.log"
 }
 
+# The fault proxies a test started end with it, passed or failed.
+teardown() {
+    local pid status=0
+    if [ -f "$BATS_TEST_TMPDIR/proxies" ]; then
+        while read -r pid _; do
+            kill "$pid" 2>/dev/null
+        done <"$BATS_TEST_TMPDIR/proxies"
+    fi
+    exec 5<&- 6<&- 7<&- 8<&- 9<&-
+    unmount_all || status=1
+    check_daemon_log || status=1
+    return $status
+}
+
 @test "an ollama+http:// mount has the model layer's tree, as the file mounted locally" {
     mount_model "ollama+http://$REGISTRY/library/tiny:latest" "$MNT"
     mount_model "$FILES/model.gguf" "$BATS_TEST_TMPDIR/local"
@@ -222,6 +236,27 @@ same_model() {
     [ "$(wc -l <<<"$stderr")" -eq 1 ]
     [[ "$stderr" == *"ollama+http://127.0.0.1:$port/library/tiny: manifest: "*"127.0.0.1"* ]]
     run ! mountpoint -q "$MNT"
+}
+
+@test "a registry that answers 503 is asked again; one that refuses connections is refused once timeout_s is over" {
+    local port control="$BATS_TEST_TMPDIR/control" log="$BATS_TEST_TMPDIR/proxy.log"
+    port=$(free_port)
+    echo "503 x2" >"$control"
+    python3 "$BATS_TEST_DIRNAME/fault_proxy.py" "$port" "$REGISTRY_PORT" "$control" "$log" 3>&- \
+        2>"$BATS_TEST_TMPDIR/proxy-error.log" &
+    echo "$! $BATS_TEST_TMPDIR" >>"$BATS_TEST_TMPDIR/proxies"
+    wait_port "$port"
+    mount_model "ollama+http://127.0.0.1:$port/library/tiny" "$MNT"
+    cmp "$MNT/model.gguf" "$FILES/model.gguf"
+    [ "$(grep -c '^GET /v2/library/tiny/manifests/latest - 503' "$log")" -eq 2 ]
+    grep -q '^GET /v2/library/tiny/manifests/latest - pass' "$log"
+    # One that never answers right is refused once timeout_s is over.
+    echo "refuse" >"$control"
+    mkdir -p "$BATS_TEST_TMPDIR/refused"
+    run -1 --separate-stderr timeout 60 "$GGUF_FS" -f -o timeout_s=2 "ollama+http://127.0.0.1:$port/library/tiny" \
+        "$BATS_TEST_TMPDIR/refused"
+    [ "$(wc -l <<<"$stderr")" -eq 1 ]
+    [[ "$stderr" == "gguf-fs: ollama+http://127.0.0.1:$port/library/tiny: manifest: "* ]]
 }
 
 @test "names that are not Ollama names are refused with one line" {
