@@ -314,12 +314,13 @@ static bool make_modelfile(ggfs_ollama_layers *l, const ggfs_ollama_kind *kinds,
         command(&t, "LICENSE", f->data, f->len);
     if ((at = 0, f = file_of(l, kinds, GGFS_OLLAMA_MESSAGES, &at)))
         put_messages(&t, f, where);
+    put(&t, "", 1); // a NUL after the text, for callers that want a string
     if (t.failed) {
         free(t.data);
         return false;
     }
     l->modelfile = t.data;
-    l->modelfile_len = t.len;
+    l->modelfile_len = t.len - 1;
     return true;
 }
 

@@ -63,7 +63,7 @@ typedef struct ggfs_ollama_file {
 enum { GGFS_OLLAMA_PROJECTOR_TREE, GGFS_OLLAMA_ADAPTER_TREE, GGFS_OLLAMA_TREES };
 
 typedef struct ggfs_ollama_layers {
-    char *modelfile; // as `ollama show --modelfile` writes it
+    char *modelfile; // as `ollama show --modelfile` writes it, NUL-terminated
     size_t modelfile_len;
     ggfs_ollama_file *files;
     size_t n_files;
