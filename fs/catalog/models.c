@@ -11,9 +11,9 @@
 
 #include "catalog/catalog_private.h"
 #include "catalog/ollama_local.h"
-#include "tree/layer_trees.h"
 #include "model/model.h"
 #include "model/split_name.h"
+#include "tree/layer_trees.h"
 #include "util/log.h"
 #include "util/text.h"
 
@@ -78,7 +78,6 @@ static bool is_slots_file(const slot *s, const ggfs_model *m)
     return false;
 }
 
-/* Opens the model of slot id, which ggfs_catalog_get pinned. */
 /* Opens the projector and adapter of the layers of the store at `store`
  * as tree's layer trees; each that cannot be is one log line. */
 static void add_layer_trees(ggfs_catalog *cat, ggfs_tree *tree, const char *store, const char *name)
@@ -125,6 +124,7 @@ static void ollama_layers(ggfs_catalog *cat, const slot *s, ggfs_tree *tree)
     free(name);
 }
 
+/* Opens the model of slot id, which ggfs_catalog_get pinned. */
 static void *open_model(void *ctx, uint64_t id, int *err)
 {
     ggfs_catalog *cat = ctx;
