@@ -224,12 +224,15 @@ same_model() {
     [[ "$stderr" == *"/v2/library/notjson/manifests/latest: offset 0x"*": not JSON"* ]]
 }
 
-@test "a missing tag, a missing model and an unreachable registry are refused at mount with one line naming the model and the status" {
+@test "a missing tag or model, a 401 without a challenge and an unreachable registry are refused at mount with one line naming the model and the status" {
     run -1 --separate-stderr timeout 60 "$GGUF_FS" -f "ollama+http://$REGISTRY/library/tiny:nope" "$MNT"
     [ "$(wc -l <<<"$stderr")" -eq 1 ]
     [[ "$stderr" == "gguf-fs: ollama+http://$REGISTRY/library/tiny:nope: manifest: "*"HTTP 404" ]]
     run -1 --separate-stderr timeout 60 "$GGUF_FS" -f "ollama+http://$REGISTRY/nobody/none" "$MNT"
     [[ "$stderr" == *"nobody/none"*"HTTP 404" ]]
+    run -1 --separate-stderr timeout 60 "$GGUF_FS" -f "ollama+http://$REGISTRY/locked/tiny" "$MNT"
+    [ "$(wc -l <<<"$stderr")" -eq 1 ]
+    [[ "$stderr" == "gguf-fs: ollama+http://$REGISTRY/locked/tiny: manifest: "*"/v2/locked/tiny/manifests/latest: HTTP 401" ]]
     local port
     port=$(free_port)
     run -1 --separate-stderr timeout 60 "$GGUF_FS" -f -o timeout_s=2 "ollama+http://127.0.0.1:$port/library/tiny" "$MNT"

@@ -13,8 +13,9 @@
 # store, which serves ranges. Repositories of the namespace `private` want
 # a token: without `Authorization: Bearer $REGISTRY_TOKEN` the registry
 # answers 401 with a Bearer challenge whose realm, /token on the registry,
-# gives that token to anyone (as public registries do). Both servers log
-# each request's Authorization header (auth=...).
+# gives that token to anyone (as public registries do); those of `locked`
+# answer 401 with no challenge. Both servers log each request's
+# Authorization header (auth=...).
 
 REGISTRY_TOKEN=registry_test_token_42
 MANIFEST_TYPE=application/vnd.docker.distribution.manifest.v2+json
@@ -54,6 +55,9 @@ http {
         location = /unauthorized {
             internal;
             add_header WWW-Authenticate 'Bearer realm="http://127.0.0.1:$REGISTRY_PORT/token",service="test-registry",scope="repository:private/tiny:pull"' always;
+            return 401;
+        }
+        location ^~ /v2/locked/ {
             return 401;
         }
         location = /token {
