@@ -335,6 +335,7 @@ ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const 
     if (!l || !kinds || !l->files)
         goto nomem;
     unsigned seen[GGFS_OLLAMA_KIND_COUNT] = {0};
+    size_t used = 0; // bytes of the small layers kept so far
     for (size_t i = 0; i < m->n; i++) {
         const ggfs_ollama_layer *layer = &m->layers[i];
         const int tree = layer->kind == GGFS_OLLAMA_PROJECTOR ? GGFS_OLLAMA_PROJECTOR_TREE
@@ -346,12 +347,20 @@ ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const 
             continue;
         ggfs_ollama_file *f = &l->files[l->n_files];
         char why[256] = "";
-        const int err = store->read(store->ctx, layer, GGFS_OLLAMA_SMALL_MAX, &f->data, &f->len, why, sizeof why);
+        const size_t left = GGFS_OLLAMA_SMALL_TOTAL - used;
+        const size_t cap = left < GGFS_OLLAMA_SMALL_MAX ? left : GGFS_OLLAMA_SMALL_MAX;
+        const int err = store->read(store->ctx, layer, cap, &f->data, &f->len, why, sizeof why);
         if (err == EFBIG) {
-            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: layers[%zu]: the %s layer is larger than %u bytes: left out\n",
-                     where, layer->index, file_names[layer->kind], GGFS_OLLAMA_SMALL_MAX);
+            if (cap < GGFS_OLLAMA_SMALL_MAX)
+                ggfs_log(GGFS_LOG_WARNING,
+                         "gguf-fs: %s: layers[%zu]: the %s layer does not fit in the %zu bytes left of 16 MiB for all text layers: left out\n",
+                         where, layer->index, file_names[layer->kind], cap);
+            else
+                ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: layers[%zu]: the %s layer is larger than %u bytes: left out\n",
+                         where, layer->index, file_names[layer->kind], GGFS_OLLAMA_SMALL_MAX);
             continue;
         }
+        used += f->len;
         if (err) {
             snprintf(msg, msgcap, "%s: layers[%zu]: %s", where, layer->index, why);
             goto fail;

@@ -15,6 +15,7 @@
 
 #define GGFS_OLLAMA_MANIFEST_MAX (1u << 20) // bytes; real ones are about 1 KiB
 #define GGFS_OLLAMA_SMALL_MAX (1u << 20)    // a text layer read whole, at most
+#define GGFS_OLLAMA_SMALL_TOTAL (16u << 20) // all of a model's text layers, at most
 #define GGFS_OLLAMA_HEX 64                  // a sha256 digest's hex digits
 
 typedef enum ggfs_ollama_kind {
@@ -85,8 +86,10 @@ typedef struct ggfs_ollama_store {
     void *ctx;
 } ggfs_ollama_store;
 
-/* Reads the manifest's small layers (a layer over GGFS_OLLAMA_SMALL_MAX is
- * left out with a log line) and makes the Modelfile, whose FROM is `from`
+/* Reads the manifest's small layers (a layer over GGFS_OLLAMA_SMALL_MAX, or
+ * past GGFS_OLLAMA_SMALL_TOTAL with those before it, is left out with a
+ * log line: a manifest of thousands of layers takes no more memory than
+ * that) and makes the Modelfile, whose FROM is `from`
  * and whose comment names `short_name`. NULL with msg filled when a layer
  * cannot be read or memory runs out. Free with _free. */
 ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const char *where, const char *from,

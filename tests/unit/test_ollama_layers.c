@@ -292,6 +292,33 @@ static int test_a_layer_over_the_cap_is_left_out_and_a_failed_read_refuses(void)
     return 1;
 }
 
+static int test_the_small_layers_take_16_mib_in_all(void)
+{
+    // 20 licenses of 1 MiB: 16 are kept, the rest left out.
+    char json[8192] = "{\"layers\":[" LAYER("model", HEX_A);
+    static char hexes[20][65];
+    blob blobs[21];
+    char *text = malloc(GGFS_OLLAMA_SMALL_MAX + 1);
+    memset(text, 'l', GGFS_OLLAMA_SMALL_MAX);
+    text[GGFS_OLLAMA_SMALL_MAX] = '\0';
+    for (int i = 0; i < 20; i++) {
+        snprintf(hexes[i], sizeof hexes[i], "%064x", i + 1);
+        snprintf(json + strlen(json), sizeof json - strlen(json),
+                 ",{\"mediaType\":\"application/vnd.ollama.image.license\",\"digest\":\"sha256:%s\"}", hexes[i]);
+        blobs[i] = (blob){hexes[i], text, 0};
+    }
+    blobs[20] = (blob){NULL, NULL, 0};
+    strcat(json, "]}");
+    char msg[400];
+    ggfs_ollama_layers *l = layers_of(json, blobs, false, msg, sizeof msg);
+    free(text);
+    EXPECT(l != NULL);
+    EXPECT_EQ(l->n_files, GGFS_OLLAMA_SMALL_TOTAL / GGFS_OLLAMA_SMALL_MAX);
+    EXPECT_STR(l->files[15].name, "license.16");
+    ggfs_ollama_layers_free(l);
+    return 1;
+}
+
 int main(void)
 {
     int ok = 1;
@@ -303,5 +330,6 @@ int main(void)
     ok &= test_modelfile_is_written_as_ollama_writes_it();
     ok &= test_layers_number_licenses_and_name_blob_paths();
     ok &= test_a_layer_over_the_cap_is_left_out_and_a_failed_read_refuses();
+    ok &= test_the_small_layers_take_16_mib_in_all();
     return ok ? 0 : 1;
 }
