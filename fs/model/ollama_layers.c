@@ -349,7 +349,8 @@ ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const 
         char why[256] = "";
         const size_t left = GGFS_OLLAMA_SMALL_TOTAL - used;
         const size_t cap = left < GGFS_OLLAMA_SMALL_MAX ? left : GGFS_OLLAMA_SMALL_MAX;
-        const int err = store->read(store->ctx, layer, cap, &f->data, &f->len, why, sizeof why);
+        // Once all is used, nothing more is asked for.
+        const int err = cap ? store->read(store->ctx, layer, cap, &f->data, &f->len, why, sizeof why) : EFBIG;
         if (err == EFBIG) {
             if (cap < GGFS_OLLAMA_SMALL_MAX)
                 ggfs_log(GGFS_LOG_WARNING,
