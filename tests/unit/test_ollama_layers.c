@@ -81,22 +81,28 @@ static int refused(const char *s, const char *why_has)
 
 static int test_names_refuse_every_part_that_is_not_a_name(void)
 {
+    static const struct {
+        const char *name, *why_has;
+    } cases[] = {
+        {"https://x/y", "not an ollama:// name"},
+        {"ollama://", "name is empty"},
+        {"ollama://a/", "name is empty"},
+        {"ollama://tiny:", "tag is empty"},
+        {"ollama://a/b/c/d", "more than HOST/NAMESPACE/NAME"},
+        {"ollama://../tiny", "host is \"..\""},
+        {"ollama://host.org/./tiny", "namespace is \".\""},
+        {"ollama://library/ti%2fny", "name has the byte 0x25 at 2"},
+        {"ollama://ns/tiny:v?1", "tag has the byte 0x3f at 1"},
+        {"ollama://a b/c", "namespace has the byte 0x20 at 1"},
+        {"ollama://h\xc3\xa9.org/a/b", "host has the byte 0xc3 at 1"},
+        {"ollama+http://tiny", "ollama+http:// names a HOST first"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        EXPECT(refused(cases[i].name, cases[i].why_has));
     char long_name[200];
     memset(long_name, 'a', sizeof long_name);
     memcpy(long_name, "ollama://", 9);
     long_name[sizeof long_name - 1] = '\0';
-    EXPECT(refused("https://x/y", "not an ollama:// name"));
-    EXPECT(refused("ollama://", "name is empty"));
-    EXPECT(refused("ollama://a/", "name is empty"));
-    EXPECT(refused("ollama://tiny:", "tag is empty"));
-    EXPECT(refused("ollama://a/b/c/d", "more than HOST/NAMESPACE/NAME"));
-    EXPECT(refused("ollama://../tiny", "host is \"..\""));
-    EXPECT(refused("ollama://host.org/./tiny", "namespace is \".\""));
-    EXPECT(refused("ollama://library/ti%2fny", "name has the byte 0x25 at 2"));
-    EXPECT(refused("ollama://ns/tiny:v?1", "tag has the byte 0x3f at 1"));
-    EXPECT(refused("ollama://a b/c", "namespace has the byte 0x20 at 1"));
-    EXPECT(refused("ollama://h\xc3\xa9.org/a/b", "host has the byte 0xc3 at 1"));
-    EXPECT(refused("ollama+http://tiny", "ollama+http:// names a HOST first"));
     EXPECT(refused(long_name, "longer than 128 bytes"));
     return 1;
 }
