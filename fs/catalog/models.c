@@ -10,8 +10,11 @@
 #include <string.h>
 
 #include "catalog/catalog_private.h"
+#include "catalog/ollama_local.h"
 #include "model/model.h"
 #include "model/split_name.h"
+#include "tree/layer_trees.h"
+#include "util/log.h"
 #include "util/text.h"
 
 /* One line: control bytes of names quoted in the message become '?'. */
@@ -73,6 +76,52 @@ static bool is_slots_file(const slot *s, const ggfs_model *m)
             return ggfs_cat_attrs_same_file(&s->a, &m->shards[k].source->st);
     }
     return false;
+}
+
+/* Opens the projector and adapter of the layers of the store at `store`
+ * as tree's layer trees; each that cannot be is one log line. */
+static void add_layer_trees(ggfs_catalog *cat, ggfs_tree *tree, const char *store, const char *name)
+{
+    static const char *const what[GGFS_OLLAMA_TREES] = {"projector", "adapter"};
+    for (int k = 0; k < GGFS_OLLAMA_TREES; k++) {
+        const char *hex = tree->ollama->tree_hex[k];
+        char path[2 * PATH_MAX + 2];
+        ggfs_model_error merr;
+        ggfs_model *model = NULL;
+        if (!hex[0])
+            continue;
+        if (!ggfs_ollama_local_blob(&cat->folder, store, hex, path, sizeof path))
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: no layers/%s: blob sha256-%s is not in the folder\n", name,
+                     what[k], hex);
+        else if (!(model = ggfs_model_open(path, NULL, &merr)))
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: no layers/%s: %s: offset 0x%llx: %s\n", name, what[k],
+                     relative(cat, merr.where), (unsigned long long)merr.error.offset, merr.error.msg);
+        else if (!ggfs_tree_add_layer_tree(tree, k, model))
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: no layers/%s: out of memory\n", name, what[k]);
+    }
+}
+
+/* Gives a model of the ollama/ view (its parent a place of the view) its
+ * Modelfile and layers/; none to any other model, or when they cannot be
+ * read (one log line; the model is served without them). */
+static void ollama_layers(ggfs_catalog *cat, const slot *s, ggfs_tree *tree)
+{
+    pthread_mutex_lock(&cat->lock);
+    const slot *parent = slot_at(cat, s->parent);
+    const bool in_view = parent && parent->kind == GGFS_CAT_OLLAMA;
+    char *store = in_view ? strdup(parent->path) : NULL, *place = in_view ? strdup(parent->real) : NULL;
+    char *name = in_view ? strdup(s->name) : NULL;
+    pthread_mutex_unlock(&cat->lock);
+    ggfs_ollama_layers *layers = NULL;
+    char msg[GGFS_ERROR_MAX];
+    if (store && place && name && !(layers = ggfs_ollama_local_layers(&cat->folder, store, place, name, msg, sizeof msg)))
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: no Modelfile or layers/: %s\n", name, msg);
+    tree->ollama = layers;
+    if (layers)
+        add_layer_trees(cat, tree, store, name);
+    free(store);
+    free(place);
+    free(name);
 }
 
 /* Opens the model of slot id, which ggfs_catalog_get pinned. */
@@ -140,6 +189,7 @@ static void *open_model(void *ctx, uint64_t id, int *err)
         return NULL;
     }
     tree->cancel = cat->cancel;
+    ollama_layers(cat, s, tree);
     pthread_mutex_lock(&cat->lock);
     s->opens++;
     pthread_mutex_unlock(&cat->lock);
@@ -151,8 +201,10 @@ static void close_model(void *ctx, uint64_t id, void *thing)
     ggfs_catalog *cat = ctx;
     ggfs_tree *tree = thing;
     ggfs_model *model = tree->model;
+    ggfs_ollama_layers *layers = (ggfs_ollama_layers *)tree->ollama;
     ggfs_tree_destroy(tree);
     free(tree);
+    ggfs_ollama_layers_free(layers);
     ggfs_model_close(model);
     // The model's index was many small allocations: their pages go back
     // once the closes go quiet (util/trim.h).

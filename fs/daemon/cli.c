@@ -36,6 +36,8 @@ static const char help_text[] =
     "(metadata/ writable with -o edit).\n"
     "SOURCE is a .gguf file (a shard mounts its whole split set), a directory\n"
     "of models, an http:// or https:// URL, or hf://ORG/REPO/FILE.gguf[@REVISION].\n"
+    "ollama://[HOST/][NAMESPACE/]NAME[:TAG] mounts a model of an Ollama registry\n"
+    "with its Modelfile and layers/ (ollama+http:// for a plain HTTP one).\n"
     "\n"
     "Options:\n"
     "    -h, --help             print this help and exit\n"

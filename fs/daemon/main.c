@@ -31,13 +31,16 @@
 #include "daemon/cli.h"
 #include "daemon/kernel_readahead.h"
 #include "daemon/notify.h"
+#include "daemon/ollama_mount.h"
 #include "daemon/stderr_renew.h"
 #include "model/guard.h"
+#include "source/ollama_name.h"
 #include "source/remote_engine.h"
 #include "source/source_table.h"
 #include "model/edits.h"
 #include "tree/affinity.h"
 #include "tree/invalidate.h"
+#include "tree/layer_trees.h"
 #include "tree/ops.h"
 #include "tree/remote_files.h"
 #include "tree/session_end.h"
@@ -343,7 +346,8 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
 {
     int status = GGFS_EXIT_REFUSED;
     ggfs_remote_engine *remote = NULL;
-    if (ggfs_source_is_remote(cli->source)) {
+    const bool ollama = ggfs_ollama_is_name(cli->source);
+    if (ggfs_source_is_remote(cli->source) || ollama) {
         const ggfs_remote_options ro = {
             .cache_mb = cli->cache_mb,
             .cache_dir = cli->cache_dir,
@@ -364,9 +368,13 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
         }
     }
     ggfs_model_error err;
-    ggfs_model *model = ggfs_model_open(cli->source, remote, &err);
+    ggfs_ollama_layers *layers = NULL;
+    ggfs_model *layer_models[GGFS_OLLAMA_TREES] = {NULL}; // until their trees hold them
+    ggfs_model *model = ollama ? ggfs_ollama_mount_open(cli->source, remote, &layers, layer_models)
+                               : ggfs_model_open(cli->source, remote, &err);
     if (!model) {
-        report_open_error(&err);
+        if (!ollama)
+            report_open_error(&err);
         goto out_remote;
     }
     ggfs_tree tree;
@@ -380,6 +388,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
         goto out_model;
     }
     tree.remote = remote;
+    tree.ollama = layers;
     ggfs_model_mount mount = {.tree = &tree, .readahead_kb = cli->readahead_kb};
     pthread_mutex_init(&mount.invalidator_lock, NULL);
     ggfs_edits *edits = NULL;
@@ -407,6 +416,12 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     const serve_hooks hooks = {.session = &mount.session, .stop = stop_model_work, .loop_ended = end_model_reads};
     const serve_hooks plain = {.session = &mount.session};
     tree.cancel = ggfs_session_end(&mount.session);
+    for (int k = 0; k < GGFS_OLLAMA_TREES; k++) {
+        if (layer_models[k] && !ggfs_tree_add_layer_tree(&tree, k, layer_models[k]))
+            fprintf(stderr, "gguf-fs: %s: out of memory: layers/ shows no %s\n", cli->source,
+                    k == GGFS_OLLAMA_PROJECTOR_TREE ? "projector" : "adapter");
+        layer_models[k] = NULL;
+    }
     status = serve(&ggfs_ops, &mount, edits || remote ? &hooks : &plain, mount.readahead_kb, cli->source, args,
                    &cli->cmd);
     ggfs_invalidate_stop(&mount);
@@ -418,7 +433,10 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     ggfs_edits_close(edits);
     pthread_mutex_destroy(&mount.invalidator_lock);
 out_model:
+    for (int k = 0; k < GGFS_OLLAMA_TREES; k++)
+        ggfs_model_close(layer_models[k]);
     ggfs_model_close(model);
+    ggfs_ollama_layers_free(layers);
 out_remote:
     ggfs_remote_engine_stop(remote);
     return status;

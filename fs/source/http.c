@@ -396,15 +396,9 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     int64_t left_ms = (r->deadline_ns - ggfs_now_ns()) / 1000000;
     if (left_ms < 1)
         left_ms = 1;
+    ggfs_http_set_policy(c, r->bearer);
     curl_easy_setopt(c, CURLOPT_URL, r->url);
     curl_easy_setopt(c, CURLOPT_RANGE, range);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)GGFS_HTTP_MAX_REDIRECTS);
-    curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-#endif
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)left_ms);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                      (long)(left_ms < CONNECT_TIMEOUT_MS ? left_ms : CONNECT_TIMEOUT_MS));
@@ -417,7 +411,6 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     // Bodies are blocks of a megabyte: receive them in larger pieces than
     // libcurl's default 16 KiB.
     curl_easy_setopt(c, CURLOPT_BUFFERSIZE, (long)RECEIVE_BUFFER);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "gguf-fs/0.1.0");
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, t);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
@@ -425,13 +418,28 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
     if (h->share)
         curl_easy_setopt(c, CURLOPT_SHARE, h->share);
+}
+
+void ggfs_http_set_policy(void *curl, const char *bearer)
+{
+    CURL *c = curl;
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)GGFS_HTTP_MAX_REDIRECTS);
+    curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#endif
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "gguf-fs/0.1.0");
     // A test's or a user's own certificate authority, as the curl tool reads it.
     const char *ca = getenv("CURL_CA_BUNDLE");
     if (ca && *ca)
         curl_easy_setopt(c, CURLOPT_CAINFO, ca);
-    if (r->bearer) {
+    if (bearer) {
+        // Bound to the request's host: libcurl sends it to no other after
+        // a redirect.
         curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, r->bearer);
+        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, bearer);
     }
 }
 

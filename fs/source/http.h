@@ -124,6 +124,13 @@ ggfs_http_outcome ggfs_http_get(ggfs_http *http, ggfs_http_range *r);
  * attempts were made. */
 ggfs_http_outcome ggfs_http_fetch(ggfs_http *http, ggfs_http_range *r);
 
+/* Sets what every request of the engine shares on a curl easy handle
+ * (CURL *): redirects followed (at most GGFS_HTTP_MAX_REDIRECTS, http and
+ * https only), the user agent, CURL_CA_BUNDLE's authorities, and the
+ * token for `Authorization: Bearer` (or NULL), which libcurl sends to the
+ * URL's own host alone. */
+void ggfs_http_set_policy(void *curl, const char *bearer);
+
 /* Whether two URLs name the same scheme, host and port. */
 bool ggfs_http_same_origin(const char *a, const char *b);
 

@@ -60,6 +60,8 @@ void ggfs_remote_free(ggfs_remote *r)
     ggfs_block_cache_free(r->cache);
     ggfs_http_free(r->http);
     free(r->cache_dir);
+    free(r->registry_token);
+    free(r->registry_origin);
     free(r);
 }
 

@@ -40,6 +40,8 @@ typedef struct ggfs_remote {
     ggfs_block_cache *cache;
     ggfs_fetcher *fetcher;  // the connections: read-ahead, prefetch, readers
     atomic_bool prefetch_going; // a prefetch that keeps every byte is under way
+    char *registry_token;   // a token a registry gave at mount (registry.h), or NULL;
+    char *registry_origin;  // a URL of the origin it is for: sent there alone
 } ggfs_remote;
 
 /* NULL, with why filled, when it cannot be set up. */

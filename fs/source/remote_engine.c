@@ -40,6 +40,12 @@ ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *e, gg
     return e->module->source_open(name, e->remote, err);
 }
 
+int ggfs_remote_engine_registry_get(ggfs_remote_engine *e, const char *url, const char *accept, size_t cap,
+                                    char **body, size_t *len, char *why, size_t why_size)
+{
+    return e->module->registry_get(e->remote, url, accept, cap, body, len, why, why_size);
+}
+
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *e)
 {
     return e->remote->opts.prefetch;

@@ -26,6 +26,12 @@ ggfs_remote_engine *ggfs_remote_engine_start(const ggfs_remote_options *opts, ch
 /* Opens an http://, https:// or hf:// name (source/source_http.h). */
 ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *engine, ggp_error *err);
 
+/* GETs a registry's small document whole (source/registry.h): 0, or an
+ * errno with why filled. The token a registry gives goes with later requests to
+ * its origin, the sources' included. */
+int ggfs_remote_engine_registry_get(ggfs_remote_engine *engine, const char *url, const char *accept, size_t cap,
+                                    char **body, size_t *len, char *why, size_t why_size);
+
 /* Whether the mount asked for -o prefetch. */
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *engine);
 

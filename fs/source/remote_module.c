@@ -2,6 +2,7 @@
  * The one symbol gguf-fs-remote.so exports (remote_module.h).
  */
 #include "source/prefetch.h"
+#include "source/registry.h"
 #include "source/remote_module.h"
 #include "source/source_http.h"
 
@@ -11,6 +12,7 @@ const ggfs_remote_module ggfs_remote_module_entry = {
     .remote_free = ggfs_remote_free,
     .remote_abort = ggfs_remote_abort,
     .source_open = ggfs_source_http_open,
+    .registry_get = ggfs_registry_get,
     .prefetch_start = ggfs_prefetch_start,
     .prefetch_hold = ggfs_prefetch_hold,
     .prefetch_begin_at = ggfs_prefetch_begin_at,

@@ -29,6 +29,9 @@ typedef struct ggfs_remote_module {
     void (*remote_abort)(ggfs_remote *remote);
     /* source_http.h */
     ggfs_source *(*source_open)(const char *name, ggfs_remote *remote, ggp_error *err);
+    /* registry.h */
+    int (*registry_get)(ggfs_remote *remote, const char *url, const char *accept, size_t cap, char **body,
+                        size_t *len, char *why, size_t why_size);
     /* prefetch.h */
     ggfs_prefetch *(*prefetch_start)(ggfs_remote *remote, ggfs_source *const *sources, size_t n,
                                      ggfs_prefetch_sink *sink, void *sink_arg, bool held);

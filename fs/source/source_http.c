@@ -1079,6 +1079,10 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
         s->url = ggfs_s3_url(&s->s3->endpoint, s->s3->bucket, s->s3->key, NULL, 0, URL_MAX);
     } else {
         s->url = strdup(name);
+        // A registry's blob: the token it gave at mount, for its origin alone.
+        if (s->url && remote->registry_token && ggfs_http_same_origin(name, remote->registry_origin) &&
+            !(s->bearer = strdup(remote->registry_token)))
+            return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
     }
     if (!s->url || strlen(s->url) >= URL_MAX)
         return refuse(s, err, GGP_ERR_IO, "cannot open: URL missing or longer than %d bytes", URL_MAX - 1);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tree/attr.h"
+#include "tree/ollama_files.h"
 #include "tree/text.h"
 
 /* A size kept in a view's cache: computed once; two threads may both
@@ -117,6 +118,12 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
         return ggfs_model_tensor(tree->model, node.index, &shard)->bytes;
     case GGFS_TENSOR_F32:
         return ggfs_model_tensor(tree->model, node.index, &shard)->elements * sizeof(float);
+    case GGFS_MODELFILE:
+    case GGFS_LAYER: {
+        const char *data;
+        size_t len;
+        return ggfs_ollama_bytes(tree->ollama, node.kind, node.index, &data, &len) ? len : 0;
+    }
     default:
         return 0;
     }
@@ -132,6 +139,8 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
 {
     if (!ggfs_node_exists(tree, node))
         return false;
+    if (node.kind == GGFS_LAYER_TREE) // that tree's root
+        return ggfs_stat(tree->layer_trees[node.index], ggfs_node_at(GGFS_ROOT, 0), st);
     const struct stat *m = &tree->model->shards[0].source->st;
     memset(st, 0, sizeof *st);
     st->st_ino = ggfs_ino_of(tree, node);
@@ -153,7 +162,8 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
         // ".", its entry, and the subdirectories' ".."
         st->st_nlink = 4 + ggfs_model_is_split(tree->model) +
                        ggfs_node_exists(tree, ggfs_node_at(GGFS_MEMORY_DIR, 0)) +
-                       ggfs_node_exists(tree, ggfs_node_at(GGFS_TOKENIZER_DIR, 0));
+                       ggfs_node_exists(tree, ggfs_node_at(GGFS_TOKENIZER_DIR, 0)) +
+                       (tree->ollama != NULL);
         break;
     case GGFS_METADATA_DIR:
     case GGFS_SHARDS_DIR:
@@ -166,6 +176,10 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
     case GGFS_TENSORS_DIR:
         st->st_mode = S_IFDIR | (0555 & dir_allowed);
         st->st_nlink = 2 + tree->model->n_tensors;
+        break;
+    case GGFS_LAYERS_DIR:
+        st->st_mode = S_IFDIR | (0555 & dir_allowed);
+        st->st_nlink = 2 + (tree->layer_trees[0] != NULL) + (tree->layer_trees[1] != NULL);
         break;
     default:
         st->st_mode = S_IFREG | (0444 & allowed) | write;

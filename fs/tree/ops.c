@@ -24,7 +24,9 @@
 #include "tree/edit_ops.h"
 #include "tree/entry.h"
 #include "tree/memory_files.h"
+#include "tree/layer_trees.h"
 #include "tree/names.h"
+#include "tree/ollama_files.h"
 #include "tree/open_text.h"
 #include "tree/ops.h"
 #include "tree/page_push.h"
@@ -53,6 +55,7 @@ static bool follows_keys(ggfs_kind k)
 
 unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+    tree = ggfs_tree_route(tree, parent);
     const ggfs_node node = ggfs_lookup(tree, ggfs_node_of(tree, parent), name);
     ggfs_view *view = ggfs_tree_lookup_view(tree, req, node);
     struct fuse_entry_param e;
@@ -75,6 +78,7 @@ unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent,
 
 void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
 {
+    tree = ggfs_tree_route(tree, ino);
     struct stat st;
     if (!ggfs_stat(tree, ggfs_node_of(tree, ino), &st)) {
         fuse_reply_err(req, ENOENT);
@@ -139,6 +143,17 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
         *node = ggfs_node_at(GGFS_MEMORY_CTX, ctx);
         return true;
     }
+    case GGFS_LAYERS_DIR: {
+        // The small layers' files, then projector/ and adapter/ (the
+        // caller skips those the model lacks).
+        const char *file = ggfs_ollama_file_name(tree->ollama, i);
+        const uint64_t k = i - (tree->ollama ? tree->ollama->n_files : 0);
+        if (!file && k >= 2)
+            return false;
+        snprintf(name, GGFS_NAME_MAX + 1, "%s", file ? file : ggfs_layer_tree_names[k]);
+        *node = file ? ggfs_node_at(GGFS_LAYER, i) : ggfs_node_at(GGFS_LAYER_TREE, k);
+        return true;
+    }
     case GGFS_SHARDS_DIR:
         if (i >= m->n_shards)
             return false;
@@ -157,6 +172,7 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
 uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                               bool plus)
 {
+    tree = ggfs_tree_route(tree, ino);
     const ggfs_node dir = ggfs_node_of(tree, ino);
     if (!is_dir(dir.kind)) {
         fuse_reply_err(req, ENOTDIR);
@@ -248,6 +264,12 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
         if (err)
             return err;
         b->sink.write(&b->sink, text, (size_t)ggfs_hashes_size(&tree->hashes));
+    } else if (node.kind == GGFS_MODELFILE || node.kind == GGFS_LAYER) {
+        const char *data;
+        size_t len;
+        if (!ggfs_ollama_bytes(tree->ollama, node.kind, node.index, &data, &len))
+            return ENOENT;
+        b->sink.write(&b->sink, data, len);
     } else if (node.kind == GGFS_REMOTE_STATUS) {
         size_t len;
         char *text = ggfs_tree_remote_text(tree, &len);
@@ -327,6 +349,7 @@ static void serve_deferred_open(fuse_req_t req, void *args)
 
 void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+    tree = ggfs_tree_route(tree, ino);
     const ggfs_node node = ggfs_node_of(tree, ino);
     if (is_dir(node.kind)) {
         fuse_reply_err(req, EISDIR);
@@ -392,6 +415,7 @@ static bool clamp(uint64_t total, off_t off, size_t size, uint64_t *start, uint6
 void ggfs_tree_op_read(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                        struct fuse_file_info *fi)
 {
+    tree = ggfs_tree_route(tree, ino);
     const ggfs_node node = ggfs_node_of(tree, ino);
     ggfs_open_text *o = (ggfs_open_text *)(uintptr_t)fi->fh;
     uint64_t start, len;
@@ -492,6 +516,7 @@ static void reply_xattr(fuse_req_t req, const char *value, size_t len, size_t si
 
 void ggfs_tree_op_getxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
+    tree = ggfs_tree_route(tree, ino);
     char buf[320];
     char *owned = NULL;
     const char *big = NULL;
@@ -505,6 +530,7 @@ void ggfs_tree_op_getxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, cons
 
 void ggfs_tree_op_listxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size)
 {
+    tree = ggfs_tree_route(tree, ino);
     static const char *const names[] = {"user.gguf.name", "user.gguf.type", "user.gguf.shape"};
     const ggfs_node node = ggfs_node_of(tree, ino);
     char list[64];

@@ -15,11 +15,13 @@ const ggfs_row ggfs_root_rows[] = {
     {"hashes", GGFS_HASHES, GGFS_INO_HASHES},
     {"remote", GGFS_REMOTE_STATUS, GGFS_INO_REMOTE},
     {"memory.tsv", GGFS_MEMORY_TSV, GGFS_INO_MEMORY_TSV},
+    {"Modelfile", GGFS_MODELFILE, GGFS_INO_MODELFILE},
     {"metadata", GGFS_METADATA_DIR, GGFS_INO_METADATA},
     {"tensors", GGFS_TENSORS_DIR, GGFS_INO_TENSORS},
     {"shards", GGFS_SHARDS_DIR, GGFS_INO_SHARDS},
     {"memory", GGFS_MEMORY_DIR, GGFS_INO_MEMORY},
     {"tokenizer", GGFS_TOKENIZER_DIR, GGFS_INO_TOKENIZER},
+    {"layers", GGFS_LAYERS_DIR, GGFS_INO_LAYERS},
     {NULL, GGFS_NONE, 0},
 };
 
@@ -82,6 +84,10 @@ static const unsigned kinds[] = {
     [GGFS_TOKENIZER_DIR] = DIR,
     [GGFS_VOCAB_TSV] = TEXT | KEYS,
     [GGFS_SPECIAL_TOKENS] = TEXT | KEYS,
+    [GGFS_MODELFILE] = TEXT,
+    [GGFS_LAYERS_DIR] = DIR,
+    [GGFS_LAYER] = TEXT,
+    [GGFS_LAYER_TREE] = DIR,
 };
 
 _Static_assert(sizeof kinds / sizeof kinds[0] == GGFS_KIND_COUNT, "one line per kind");

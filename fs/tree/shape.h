@@ -45,6 +45,10 @@ typedef enum ggfs_kind {
     GGFS_TOKENIZER_DIR,
     GGFS_VOCAB_TSV,
     GGFS_SPECIAL_TOKENS,
+    GGFS_MODELFILE,
+    GGFS_LAYERS_DIR,
+    GGFS_LAYER,
+    GGFS_LAYER_TREE, // layers/projector, layers/adapter: another tree's root
     GGFS_KIND_COUNT,
 } ggfs_kind;
 
@@ -67,7 +71,9 @@ enum {
     GGFS_INO_TOKENIZER = 14,
     GGFS_INO_VOCAB_TSV = 15,     // tokenizer/'s files
     GGFS_INO_SPECIAL_TOKENS = 16,
-    // 17 to 23 are kept for further fixed files
+    GGFS_INO_MODELFILE = 17,
+    GGFS_INO_LAYERS = 18,
+    // 19 to 23 are kept for further fixed files
     GGFS_INO_FIRST_KV = 24,
 };
 

@@ -8,6 +8,7 @@
 #define GGFS_TREE_TEXT_H
 
 #include "ggp.h"
+#include "model/text_buffer.h"
 #include "tree/tree.h"
 
 /* Writes the text of a text node (not stats, see stats_cache.h) as view
@@ -34,16 +35,5 @@ uint64_t ggfs_text_size(const ggfs_tree *tree, const ggfs_view *view, ggfs_node 
 
 /* The tensor's shape as "ne0 ne1 ...", into buf of at least 96 bytes. */
 void ggfs_shape_text(const ggp_tensor *t, char *buf, size_t bufsize);
-
-/* A growable buffer sink. Allocates; free data with free(). */
-typedef struct ggfs_buffer {
-    ggp_sink sink;
-    char *data;
-    size_t len;
-    size_t cap;
-    bool failed; // an allocation failed
-} ggfs_buffer;
-
-void ggfs_buffer_init(ggfs_buffer *b);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "tree/memory_files.h"
 #include "tree/names.h"
+#include "tree/ollama_files.h"
 #include "tree/page_push.h"
 #include "tree/prefetch_trigger.h"
 #include "tree/tree.h"
@@ -288,6 +289,15 @@ void ggfs_tree_destroy(ggfs_tree *tree)
     ggfs_prefetch_trigger_free(tree->prefetch_trigger);
     free(tree->long_kvs);
     free(tree->long_tensors);
+    for (int k = 0; k < 2; k++) {
+        ggfs_tree *sub = tree->layer_trees[k];
+        if (!sub)
+            continue;
+        ggfs_model *model = sub->model;
+        ggfs_tree_destroy(sub);
+        free(sub);
+        ggfs_model_close(model);
+    }
 }
 
 ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
@@ -302,6 +312,10 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     const ggfs_row *root_file = ino < GGFS_INO_FIRST_KV ? ggfs_fixed_row_at_ino(ino) : NULL;
     if (root_file)
         return ggfs_node_at(root_file->kind, 0);
+    if (ino >= GGFS_INO_FIRST_LAYER && tree->ollama)
+        return ggfs_ollama_has(tree->ollama, GGFS_LAYER, ino - GGFS_INO_FIRST_LAYER)
+                   ? ggfs_node_at(GGFS_LAYER, ino - GGFS_INO_FIRST_LAYER)
+                   : ggfs_node_at(GGFS_NONE, 0);
     const uint64_t first_shard = first_shard_ino(tree);
     const uint64_t first_tensor = first_tensor_ino(tree);
     if (ino >= GGFS_INO_FIRST_KV && ino < first_shard)
@@ -333,6 +347,8 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
         return node.index < first_new_id(tree) ? GGFS_INO_FIRST_KV + node.index
                                                : first_new_kv_ino(tree) + (node.index - first_new_id(tree));
     case GGFS_SHARD: return first_shard_ino(tree) + node.index;
+    case GGFS_LAYER: return GGFS_INO_FIRST_LAYER + node.index;
+    case GGFS_LAYER_TREE: return GGFS_INO_LAYER_TREE(node.index) + GGFS_INO_ROOT;
     case GGFS_TENSOR_DIR: return tensor_base;
     case GGFS_MEMORY_CTX:
         return node.index >= 1 && node.index <= GGFS_MEMORY_CTX_MAX ? first_memory_ino(tree) + node.index - 1 : 0;
@@ -511,6 +527,12 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
         uint32_t ctx;
         return ggfs_memory_name_parse(name, &ctx) ? ggfs_node_at(GGFS_MEMORY_CTX, ctx) : none;
     }
+    case GGFS_LAYERS_DIR:
+        for (i = 0; i < 2; i++)
+            if (tree->layer_trees[i] && strcmp(name, ggfs_layer_tree_names[i]) == 0)
+                return ggfs_node_at(GGFS_LAYER_TREE, i);
+        i = ggfs_ollama_find(tree->ollama, name);
+        return i == UINT64_MAX ? none : ggfs_node_at(GGFS_LAYER, i);
     default:
         return none;
     }
@@ -575,6 +597,12 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
         return ggfs_hashes_available(&tree->hashes);
     case GGFS_REMOTE_STATUS:
         return tree->remote != NULL;
+    case GGFS_MODELFILE:
+    case GGFS_LAYERS_DIR:
+    case GGFS_LAYER:
+        return ggfs_ollama_has(tree->ollama, node.kind, node.index);
+    case GGFS_LAYER_TREE:
+        return node.index < 2 && tree->layer_trees[node.index];
     case GGFS_KV: {
         if (!tree->edits)
             return node.index < ggp_kv_count(tree->keys);

@@ -99,6 +99,11 @@ typedef struct ggfs_tree {
                                // (prefetch_trigger.h), or NULL
     struct ggfs_page_push *page_push; // where the prefetch's bytes go (page_push.h),
                                // or NULL
+    const struct ggfs_ollama_layers *ollama; // an Ollama model's Modelfile and
+                               // layers/ (ollama_files.h), or NULL; the
+                               // tree's owner frees it after the tree
+    struct ggfs_tree *layer_trees[2]; // layers/projector and layers/adapter
+                               // (layer_trees.h), or NULL; freed with the tree
 } ggfs_tree;
 
 /* A loop thread's reusable buffer, so reads allocate nothing once warm. */

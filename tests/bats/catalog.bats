@@ -353,7 +353,14 @@ PAIRS
     cmp "$MNT/$OLLAMA/tiny:q8/model.gguf" "$(fixture type-q8_0.gguf)"
     cmp "$MNT/$OLLAMA/someone/custom:v1/model.gguf" "$(fixture type-f16.gguf)"
     cmp "$MNT/$OLLAMA/hf.co/gguf-fs/tiny-GGUF:Q6_K/model.gguf" "$(fixture type-q6_K.gguf)"
-    same_tree "$MNT/$OLLAMA/tiny:latest" "$MNT/llama/type-q4_K.gguf"
+    # The model's tree, with the Ollama layers (ollama.bats checks those) beside it.
+    local a="$MNT/$OLLAMA/tiny:latest" b="$MNT/llama/type-q4_K.gguf"
+    diff <(cd "$a" && find . -path ./layers -prune -o ! -name Modelfile -printf '%p %y %s %m\n' | sort) \
+        <(cd "$b" && find . -printf '%p %y %s %m\n' | sort)
+    diff -r -x Modelfile -x layers "$a" "$b"
+    diff <(cd "$a" && getfattr -R -d -m - . 2>/dev/null) <(cd "$b" && getfattr -R -d -m - . 2>/dev/null)
+    [ "$(ls "$a/layers" | tr '\n' ' ')" = "params template " ]
+    grep -qx "FROM $(realpath "$CATALOG")/.ollama/models/blobs/sha256-[0-9a-f]*" "$a/Modelfile"
     # A directory, not a symlink.
     [ -d "$MNT/$OLLAMA/tiny:latest" ] && [ ! -L "$MNT/$OLLAMA/tiny:latest" ]
 }

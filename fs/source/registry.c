@@ -1,0 +1,281 @@
+/*
+ * Small registry documents over libcurl, with the OCI distribution token
+ * flow (registry.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <curl/curl.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "source/registry.h"
+#include "util/clock.h"
+
+#define CHALLENGE_MAX 2048 // a WWW-Authenticate header's value kept, at most
+#define PARAM_MAX 1024     // one of its parameters' values
+
+typedef struct response {
+    char *body;
+    size_t len, cap;      // cap: the most the caller takes
+    bool over;            // the body was longer than cap
+    char challenge[CHALLENGE_MAX]; // the last response's Bearer challenge, or ""
+} response;
+
+static size_t on_body(char *data, size_t size, size_t n, void *arg)
+{
+    response *r = arg;
+    const size_t got = size * n;
+    if (got > r->cap - r->len) {
+        r->over = true;
+        return 0; // ends the transfer
+    }
+    char *grown = realloc(r->body, r->len + got + 1);
+    if (!grown)
+        return 0;
+    r->body = grown;
+    memcpy(r->body + r->len, data, got);
+    r->len += got;
+    r->body[r->len] = '\0';
+    return got;
+}
+
+/* Keeps the Bearer challenge of the last response (each redirect's
+ * response starts again with its status line). */
+static size_t on_header(char *data, size_t size, size_t n, void *arg)
+{
+    response *r = arg;
+    const size_t len = size * n;
+    static const char name[] = "www-authenticate:";
+    if (len >= 5 && strncmp(data, "HTTP/", 5) == 0)
+        r->challenge[0] = '\0';
+    else if (len > sizeof name - 1 && strncasecmp(data, name, sizeof name - 1) == 0) {
+        size_t i = sizeof name - 1, end = len;
+        while (i < end && (data[i] == ' ' || data[i] == '\t'))
+            i++;
+        while (end > i && isspace((unsigned char)data[end - 1]))
+            end--;
+        if (end - i > 7 && strncasecmp(data + i, "Bearer ", 7) == 0 && end - i < sizeof r->challenge) {
+            memcpy(r->challenge, data + i, end - i);
+            r->challenge[end - i] = '\0';
+        }
+    }
+    return len;
+}
+
+/* One GET of url, with the token when there is one, given up at
+ * deadline (CLOCK_MONOTONIC ns). Returns the status, 0 when none came (why
+ * filled). */
+static long get_once(int64_t deadline, const char *url, const char *accept, const char *token, response *r,
+                     char *why, size_t why_size)
+{
+    CURL *c = curl_easy_init();
+    if (!c) {
+        snprintf(why, why_size, "%s: cannot set up a request", url);
+        return 0;
+    }
+    char errbuf[CURL_ERROR_SIZE] = "";
+    char header[256];
+    struct curl_slist *headers = NULL;
+    if (accept) {
+        snprintf(header, sizeof header, "Accept: %s", accept);
+        headers = curl_slist_append(headers, header);
+    }
+    ggfs_http_set_policy(c, token);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    const int64_t left_ms = (deadline - ggfs_now_ns()) / 1000000;
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(left_ms > 1 ? left_ms : 1));
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    const CURLcode rc = curl_easy_perform(c);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    if (r->over)
+        snprintf(why, why_size, "%s: the response is larger than %zu bytes", url, r->cap);
+    else if (rc != CURLE_OK)
+        snprintf(why, why_size, "%s: %s", url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+    if (r->over || rc != CURLE_OK)
+        status = 0;
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(c);
+    return status;
+}
+
+/* Whether a GET may pass if made again: no answer (a refused or reset
+ * connection, a timeout), 408, 429 or 5xx, as the engine's range requests
+ * judge them (http.h). */
+static bool may_pass(long status, const response *r)
+{
+    return !r->over && (status == 0 || status == 408 || status == 429 || status >= 500);
+}
+
+/* GETs url until an answer that will not change comes or the deadline
+ * would be passed: 100 ms after the first failure, doubling up to 2 s. */
+static long get_retrying(int64_t deadline, const char *url, const char *accept, const char *token, response *r,
+                         char *why, size_t why_size)
+{
+    int64_t wait_ns = 100000000;
+    for (;;) {
+        const long status = get_once(deadline, url, accept, token, r, why, why_size);
+        if (!may_pass(status, r) || ggfs_now_ns() + wait_ns >= deadline)
+            return status;
+        free(r->body);
+        r->body = NULL;
+        r->len = 0;
+        r->challenge[0] = '\0';
+        const struct timespec pause = {wait_ns / 1000000000, wait_ns % 1000000000};
+        nanosleep(&pause, NULL);
+        wait_ns = wait_ns * 2 < 2000000000 ? wait_ns * 2 : 2000000000;
+    }
+}
+
+/* ==== The token flow ==== */
+
+/* The value of auth-param `key` in a challenge `Bearer k="v",k=v,...`
+ * (RFC 7235), unquoted into out; false when it is not there or too long. */
+static bool challenge_param(const char *challenge, const char *key, char *out, size_t cap)
+{
+    const char *p = challenge + strlen("Bearer ");
+    const size_t klen = strlen(key);
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        const char *k = p;
+        while (*p && *p != '=' && *p != ',')
+            p++;
+        if (*p != '=')
+            continue;
+        const bool match = (size_t)(p - k) == klen && strncasecmp(k, key, klen) == 0;
+        p++;
+        size_t o = 0;
+        const bool quoted = *p == '"';
+        p += quoted;
+        while (*p && (quoted ? *p != '"' : *p != ',')) {
+            if (quoted && *p == '\\' && p[1])
+                p++;
+            if (match && o + 1 < cap)
+                out[o++] = *p;
+            else if (match)
+                return false;
+            p++;
+        }
+        p += quoted && *p == '"';
+        if (match) {
+            out[o] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Appends "&key=escaped value" (the first one with ?) to url. */
+static bool add_query(CURL *c, char *url, size_t cap, const char *key, const char *value)
+{
+    char *esc = curl_easy_escape(c, value, 0);
+    if (!esc)
+        return false;
+    const size_t used = strlen(url);
+    const int n = snprintf(url + used, cap - used, "%c%s=%s", strchr(url, '?') ? '&' : '?', key, esc);
+    curl_free(esc);
+    return n > 0 && (size_t)n < cap - used;
+}
+
+/* An anonymous token for the challenge, from its realm: malloc'd, or NULL
+ * with why filled. */
+static char *fetch_token(int64_t deadline, const char *url, const char *challenge, char *why, size_t why_size)
+{
+    char realm[PARAM_MAX], value[PARAM_MAX], token_url[3 * PARAM_MAX + 64];
+    if (!challenge_param(challenge, "realm", realm, sizeof realm) ||
+        (strncmp(realm, "https://", 8) != 0 && strncmp(realm, "http://", 7) != 0)) {
+        snprintf(why, why_size, "%s: HTTP 401, and its Bearer challenge names no http(s) realm", url);
+        return NULL;
+    }
+    CURL *c = curl_easy_init();
+    bool ok = c != NULL;
+    snprintf(token_url, sizeof token_url, "%s", realm);
+    if (ok && challenge_param(challenge, "service", value, sizeof value))
+        ok = add_query(c, token_url, sizeof token_url, "service", value);
+    if (ok && challenge_param(challenge, "scope", value, sizeof value))
+        ok = add_query(c, token_url, sizeof token_url, "scope", value);
+    curl_easy_cleanup(c);
+    if (!ok) {
+        snprintf(why, why_size, "%s: HTTP 401, and its Bearer challenge is too long", url);
+        return NULL;
+    }
+    response r = {.cap = GGFS_REGISTRY_TOKEN_MAX};
+    const long status = get_retrying(deadline, token_url, "application/json", NULL, &r, why, why_size);
+    char *token = NULL;
+    json_object *root = status / 100 == 2 && r.body ? json_tokener_parse(r.body) : NULL;
+    json_object *field;
+    if (root && ((json_object_object_get_ex(root, "token", &field) && json_object_is_type(field, json_type_string)) ||
+                 (json_object_object_get_ex(root, "access_token", &field) &&
+                  json_object_is_type(field, json_type_string))))
+        token = strdup(json_object_get_string(field));
+    if (!token && status)
+        snprintf(why, why_size, "%s: HTTP 401, and the token service %s %s", url, realm,
+                 status / 100 != 2 ? "refused an anonymous token" : "answered no \"token\" in JSON");
+    json_object_put(root);
+    free(r.body);
+    return token;
+}
+
+/* Keeps the token for url's origin, the mount's sources' and later
+ * requests' (the first origin's only: a mount has one registry). */
+static void keep_token(ggfs_remote *remote, const char *url, char *token)
+{
+    if (remote->registry_token) {
+        free(token);
+        return;
+    }
+    remote->registry_origin = strdup(url);
+    remote->registry_token = remote->registry_origin ? token : NULL;
+    if (!remote->registry_origin)
+        free(token);
+}
+
+int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, size_t cap, char **body,
+                      size_t *len, char *why, size_t why_size)
+{
+    *body = NULL;
+    *len = 0;
+    const int64_t deadline = ggfs_now_ns() + (int64_t)(remote->opts.timeout_s ? remote->opts.timeout_s : 1) * 1000000000;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        const char *token = remote->registry_token && ggfs_http_same_origin(url, remote->registry_origin)
+                                ? remote->registry_token
+                                : NULL;
+        response r = {.cap = cap};
+        const long status = get_retrying(deadline, url, accept, token, &r, why, why_size);
+        if (status / 100 == 2) {
+            if (!r.body && !(r.body = calloc(1, 1))) {
+                snprintf(why, why_size, "%s: out of memory", url);
+                return ENOMEM;
+            }
+            *body = r.body;
+            *len = r.len;
+            return 0;
+        }
+        free(r.body);
+        if (r.over)
+            return EFBIG;
+        if (status == 401 && !token && r.challenge[0] && attempt == 0) {
+            char *fresh = fetch_token(deadline, url, r.challenge, why, why_size);
+            if (!fresh)
+                return EIO;
+            keep_token(remote, url, fresh);
+            continue;
+        }
+        if (status)
+            snprintf(why, why_size, "%s: HTTP %ld", url, status);
+        return EIO;
+    }
+    return EIO;
+}
