@@ -365,16 +365,17 @@ ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigne
     } else {
         cat->models = ggfs_lru_new(max_open, &ggfs_cat_model_ops, cat);
         cat->trim = ggfs_trim_new(TRIM_AFTER_NS);
-        cat->hf_index = ggfs_hf_index_new();
+        cat->env.folder = &cat->folder;
+        cat->env.hf_index = ggfs_hf_index_new();
         // Slot 0 is the folder: inode 1, FUSE's root.
         ggfs_cat_attrs a;
         ggfs_cat_attrs_of(&st, &a);
-        if (cat->models && cat->trim && cat->hf_index &&
+        if (cat->models && cat->trim && cat->env.hf_index &&
             ggfs_cat_slot_new(cat, NULL, GGFS_CAT_DIR, "", "", "", NULL, &a, 0))
             return cat;
         ggfs_lru_free(cat->models);
         ggfs_trim_free(cat->trim);
-        ggfs_hf_index_free(cat->hf_index);
+        ggfs_hf_index_free(cat->env.hf_index);
         pthread_key_delete(cat->scratch);
         pthread_cond_destroy(&cat->work);
         pthread_mutex_destroy(&cat->lock);
@@ -402,7 +403,7 @@ void ggfs_catalog_close(ggfs_catalog *cat)
         return;
     ggfs_lru_free(cat->models);
     ggfs_trim_free(cat->trim);
-    ggfs_hf_index_free(cat->hf_index);
+    ggfs_hf_index_free(cat->env.hf_index);
     void *own = pthread_getspecific(cat->scratch);
     if (own)
         ggfs_scratch_destroy(own);

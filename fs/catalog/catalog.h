@@ -8,8 +8,8 @@
  * An entry's slot lives while the kernel holds an inode of it (a lookup
  * it has not forgotten), while its model is open, or while a request
  * uses it; then its number may be given to another entry. While it lives,
- * the same name in the same directory, naming the same file (device,
- * inode, size, mtime), keeps its slot however often its model is closed
+ * the same name in the same directory, of the same identity (its store
+ * says: store.h), keeps its slot however often its model is closed
  * and opened again. A file changed or replaced gets a new slot, so nothing
  * the kernel cached about the old one is served for the new. An inode is
  *
@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "catalog/kind.h"
 #include "tree/tree.h"
 
 #define GGFS_SLOT_SHIFT 40
@@ -61,12 +62,6 @@
 
 typedef struct ggfs_catalog ggfs_catalog;
 
-typedef enum ggfs_cat_kind {
-    GGFS_CAT_DIR,    // a directory of the folder
-    GGFS_CAT_OLLAMA, // ollama/ or a directory in it
-    GGFS_CAT_HF,     // hf/ or a directory in it (a Hugging Face hub cache's)
-    GGFS_CAT_MODEL,  // a model's directory
-} ggfs_cat_kind;
 
 /* What the FUSE side needs of one entry: a copy, valid without locks. */
 typedef struct ggfs_cat_entry {

@@ -13,6 +13,9 @@
  *                   (forget_thread.c)
  *   models.c        opening and closing the models of slots
  *
+ * What is listed and opened, and how, is the stores' (store.h): the
+ * catalog reaches them through the row of each directory's kind.
+ *
  * One lock guards the slot table, the listings, the counts and the
  * errors; directory reads and model opens run outside it, on slots pinned
  * meanwhile. The functions below are called under the lock.
@@ -26,8 +29,8 @@
 #include <stdint.h>
 
 #include "catalog/catalog.h"
-#include "catalog/hf_index.h"
 #include "catalog/listing.h"
+#include "catalog/store.h"
 #include "util/dlist.h"
 #include "util/lru.h"
 #include "util/trim.h"
@@ -79,7 +82,8 @@ static inline slot *slot_of_link(ggfs_dlink *link)
 }
 
 struct ggfs_catalog {
-    ggfs_folder folder;
+    ggfs_folder folder;     // a folder mount's (the stores reach it through env)
+    ggfs_store_env env;     // what the stores use
     pthread_mutex_t lock;
     pthread_cond_t work;    // for the forgetting thread: an entry to forget,
                             // a listing to drop later, or stopping
@@ -94,12 +98,11 @@ struct ggfs_catalog {
     slot_list forget;       // idle past max_idle: for the forgetting thread
     size_t max_idle;
     size_t n_listings;      // directories holding a listing
-    int64_t listing_ttl_ns; // a lookup reads a directory again after this (-o listing_ttl_s)
+    int64_t listing_ttl_ns; // GGFS_LIFE_TTL: a lookup reads a directory again after this (-o listing_ttl_s)
     int64_t swept_at;       // when drop_old_listings last looked
     bool stopping;          // ggfs_catalog_stop_forgetting was called
     ggfs_lru *models;       // ggfs_tree of each open model, by slot
     ggfs_trim *trim;        // hands closed models' pages back
-    ggfs_hf_index *hf_index; // a hub cache's repositories, for hf/ORG/ (catalog/hf_index.h)
     pthread_key_t scratch;  // the loop threads' buffers, shared by all trees
     ggfs_cancel cancel;     // given to every tree (ggfs_catalog_set_cancel)
 };
@@ -138,8 +141,11 @@ void ggfs_cat_entry_of(const slot *s, ggfs_cat_entry *out);
 void ggfs_cat_listing_put(ggfs_catalog *cat, ggfs_cat_listing *l);
 /* Drops directory d's listing. */
 void ggfs_cat_drop_listing(ggfs_catalog *cat, dir_state *d);
-/* Drops the listings past their lifetime, looking at most twice a lifetime. */
+/* Drops the listings past their lifetime, looking at most twice the
+ * shortest lifetime. */
 void ggfs_cat_drop_old_listings(ggfs_catalog *cat);
+/* How long a listing of a directory of kind is trusted, in ns. */
+int64_t ggfs_cat_listing_life(const ggfs_catalog *cat, ggfs_cat_kind kind);
 
 /* ==== models.c ==== */
 
