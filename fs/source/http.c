@@ -347,14 +347,10 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
     return atomic_load_explicit(&h->aborting, memory_order_relaxed) ? 1 : 0;
 }
 
-static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, char *range,
-                        char *errbuf)
+void ggfs_http_common_options(void *handle, const char *url, const char *bearer, char *errbuf)
 {
-    int64_t left_ms = (r->deadline_ns - ggfs_now_ns()) / 1000000;
-    if (left_ms < 1)
-        left_ms = 1;
-    curl_easy_setopt(c, CURLOPT_URL, r->url);
-    curl_easy_setopt(c, CURLOPT_RANGE, range);
+    CURL *c = handle;
+    curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)GGFS_HTTP_MAX_REDIRECTS);
     curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 0L);
@@ -362,10 +358,30 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 #endif
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "gguf-fs/0.1.0");
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    // A test's or a user's own certificate authority, as the curl tool reads it.
+    const char *ca = getenv("CURL_CA_BUNDLE");
+    if (ca && *ca)
+        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
+    if (bearer) {
+        curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, bearer);
+    }
+}
+
+static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, char *range,
+                        char *errbuf)
+{
+    int64_t left_ms = (r->deadline_ns - ggfs_now_ns()) / 1000000;
+    if (left_ms < 1)
+        left_ms = 1;
+    ggfs_http_common_options(c, r->url, r->bearer, errbuf);
+    curl_easy_setopt(c, CURLOPT_RANGE, range);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)left_ms);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                      (long)(left_ms < CONNECT_TIMEOUT_MS ? left_ms : CONNECT_TIMEOUT_MS));
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, h);
@@ -374,22 +390,12 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     // Bodies are blocks of a megabyte: receive them in larger pieces than
     // libcurl's default 16 KiB.
     curl_easy_setopt(c, CURLOPT_BUFFERSIZE, (long)RECEIVE_BUFFER);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "gguf-fs/0.1.0");
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, t);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
     if (h->share)
         curl_easy_setopt(c, CURLOPT_SHARE, h->share);
-    // A test's or a user's own certificate authority, as the curl tool reads it.
-    const char *ca = getenv("CURL_CA_BUNDLE");
-    if (ca && *ca)
-        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
-    if (r->bearer) {
-        curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, r->bearer);
-    }
 }
 
 static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)

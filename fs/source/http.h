@@ -96,6 +96,12 @@ ggfs_http_outcome ggfs_http_get(ggfs_http *http, ggfs_http_range *r);
  * attempts were made. */
 ggfs_http_outcome ggfs_http_fetch(ggfs_http *http, ggfs_http_range *r);
 
+/* The options every request of the mount sets on its easy handle c (a
+ * CURL *): its URL, redirects over HTTP(S) only, the user agent, the
+ * certificate authority of CURL_CA_BUNDLE, the bearer (NULL: none; to
+ * the URL's host only), and where errors are written. */
+void ggfs_http_common_options(void *c, const char *url, const char *bearer, char *errbuf);
+
 /* Whether two URLs name the same scheme, host and port. */
 bool ggfs_http_same_origin(const char *a, const char *b);
 

@@ -40,6 +40,12 @@ ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *e, gg
     return e->module->source_open(name, e->remote, err);
 }
 
+bool ggfs_remote_engine_api_get(ggfs_remote_engine *e, const char *url, const char *bearer, size_t max,
+                                ggfs_api_reply *out)
+{
+    return e->module->api_get(e->remote, url, bearer, max, out);
+}
+
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *e)
 {
     return e->remote->opts.prefetch;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ggp.h"
+#include "source/api_get.h"
 #include "source/prefetch.h"
 #include "source/remote.h"
 #include "source/source.h"
@@ -25,6 +26,10 @@ ggfs_remote_engine *ggfs_remote_engine_start(const ggfs_remote_options *opts, ch
 
 /* Opens an http://, https:// or hf:// name (source/source_http.h). */
 ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *engine, ggp_error *err);
+
+/* A small API answer (source/api_get.h), over the mount's options. */
+bool ggfs_remote_engine_api_get(ggfs_remote_engine *engine, const char *url, const char *bearer, size_t max,
+                                ggfs_api_reply *out);
 
 /* Whether the mount asked for -o prefetch. */
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *engine);

@@ -1,6 +1,7 @@
 /*
  * The one symbol gguf-fs-remote.so exports (remote_module.h).
  */
+#include "source/api_get.h"
 #include "source/prefetch.h"
 #include "source/remote_module.h"
 #include "source/source_http.h"
@@ -15,4 +16,5 @@ const ggfs_remote_module ggfs_remote_module_entry = {
     .prefetch_hold = ggfs_prefetch_hold,
     .prefetch_begin_at = ggfs_prefetch_begin_at,
     .prefetch_stop = ggfs_prefetch_stop,
+    .api_get = ggfs_api_get,
 };
