@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "catalog/catalog_private.h"
 #include "util/clock.h"
@@ -329,31 +330,20 @@ static void free_slots(ggfs_catalog *cat)
     free(cat->hash);
 }
 
-ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigned max_open, unsigned listing_ttl_s,
-                                int *err)
+/* Sets up cat, whose root (slot 0, inode 1) is a directory of kind root
+ * with the stat st. On failure frees cat and returns NULL, *err set. */
+static ggfs_catalog *set_up(ggfs_catalog *cat, ggfs_cat_kind root, const struct stat *st, unsigned max_open,
+                            unsigned listing_ttl_s, int *err)
 {
-    ggfs_catalog *cat = calloc(1, sizeof *cat);
-    if (!cat) {
-        *err = ENOMEM;
-        return NULL;
-    }
-    *err = ggfs_folder_open(&cat->folder, dir, mountpoint);
-    if (*err) {
-        free(cat);
-        return NULL;
-    }
     if (!max_open)
         max_open = GGFS_DEFAULT_MAX_OPEN;
     cat->max_idle = (size_t)max_open * GGFS_IDLE_PER_OPEN;
     cat->listing_ttl_ns = (int64_t)listing_ttl_s * 1000000000;
-    struct stat st;
     cat->mask = 255;
     cat->hash = calloc(cat->mask + 1, sizeof *cat->hash);
     ggfs_dlist_init(&cat->idle.head);
     ggfs_dlist_init(&cat->forget.head);
-    if (fstat(cat->folder.fd, &st) != 0) {
-        *err = errno;
-    } else if (!cat->hash || pthread_mutex_init(&cat->lock, NULL) != 0) {
+    if (!cat->hash || pthread_mutex_init(&cat->lock, NULL) != 0) {
         *err = ENOMEM;
     } else if (ggfs_cond_init_monotonic(&cat->work) != 0) {
         *err = ENOMEM;
@@ -367,11 +357,11 @@ ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigne
         cat->trim = ggfs_trim_new(TRIM_AFTER_NS);
         cat->env.folder = &cat->folder;
         cat->env.hf_index = ggfs_hf_index_new();
-        // Slot 0 is the folder: inode 1, FUSE's root.
+        // Slot 0 is the root: inode 1, FUSE's root.
         ggfs_cat_attrs a;
-        ggfs_cat_attrs_of(&st, &a);
+        ggfs_cat_attrs_of(st, &a);
         if (cat->models && cat->trim && cat->env.hf_index &&
-            ggfs_cat_slot_new(cat, NULL, GGFS_CAT_DIR, "", "", "", NULL, &a, 0))
+            ggfs_cat_slot_new(cat, NULL, root, "", "", "", NULL, &a, 0))
             return cat;
         ggfs_lru_free(cat->models);
         ggfs_trim_free(cat->trim);
@@ -385,6 +375,49 @@ ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigne
     ggfs_folder_close(&cat->folder);
     free(cat);
     return NULL;
+}
+
+ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigned max_open, unsigned listing_ttl_s,
+                                int *err)
+{
+    ggfs_catalog *cat = calloc(1, sizeof *cat);
+    if (!cat) {
+        *err = ENOMEM;
+        return NULL;
+    }
+    *err = ggfs_folder_open(&cat->folder, dir, mountpoint);
+    if (*err) {
+        free(cat);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(cat->folder.fd, &st) != 0) {
+        *err = errno;
+        ggfs_folder_close(&cat->folder);
+        free(cat);
+        return NULL;
+    }
+    return set_up(cat, GGFS_CAT_DIR, &st, max_open, listing_ttl_s, err);
+}
+
+ggfs_catalog *ggfs_catalog_open_store(ggfs_cat_kind root, void *root_state, ggfs_remote_engine *remote,
+                                      unsigned max_open, unsigned listing_ttl_s, int *err)
+{
+    ggfs_catalog *cat = calloc(1, sizeof *cat);
+    if (!cat) {
+        *err = ENOMEM;
+        return NULL;
+    }
+    cat->folder.fd = -1; // no local folder
+    cat->env.remote = remote;
+    cat->env.root = root_state;
+    struct stat st;
+    memset(&st, 0, sizeof st);
+    st.st_mode = S_IFDIR | 0555;
+    st.st_uid = getuid();
+    st.st_gid = getgid();
+    st.st_atim.tv_sec = st.st_mtim.tv_sec = st.st_ctim.tv_sec = time(NULL);
+    return set_up(cat, root, &st, max_open, listing_ttl_s, err);
 }
 
 void ggfs_catalog_set_cancel(ggfs_catalog *cat, ggfs_cancel cancel)
@@ -404,6 +437,9 @@ void ggfs_catalog_close(ggfs_catalog *cat)
     ggfs_lru_free(cat->models);
     ggfs_trim_free(cat->trim);
     ggfs_hf_index_free(cat->env.hf_index);
+    const ggfs_store *root = ggfs_store_of(cat->slots[0] ? cat->slots[0]->kind : GGFS_CAT_DIR);
+    if (root && root->root_free && cat->env.root)
+        root->root_free(cat->env.root);
     void *own = pthread_getspecific(cat->scratch);
     if (own)
         ggfs_scratch_destroy(own);

@@ -82,6 +82,13 @@ typedef struct ggfs_cat_listing ggfs_cat_listing;
 ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigned max_open, unsigned listing_ttl_s,
                                 int *err);
 
+/* Opens a catalog whose root is a directory of a remote store (kind root,
+ * store.h), with the store's state root_state (freed with the catalog, by
+ * the store's root_free), its models opened through remote. Returns NULL
+ * with *err set on failure; root_state is then the caller's still. */
+ggfs_catalog *ggfs_catalog_open_store(ggfs_cat_kind root, void *root_state, ggfs_remote_engine *remote,
+                                      unsigned max_open, unsigned listing_ttl_s, int *err);
+
 /* The listing lifetime in seconds, for the kernel's entry and attribute
  * timeouts of the catalog's own entries. */
 double ggfs_catalog_listing_ttl(const ggfs_catalog *cat);

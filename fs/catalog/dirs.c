@@ -17,21 +17,6 @@
 #include "catalog/store.h"
 #include "util/clock.h"
 
-static ggfs_cat_kind kind_of(ggfs_scan_kind k)
-{
-    switch (k) {
-    case GGFS_SCAN_DIR:
-        return GGFS_CAT_DIR;
-    case GGFS_SCAN_OLLAMA:
-        return GGFS_CAT_OLLAMA;
-    case GGFS_SCAN_HF:
-        return GGFS_CAT_HF;
-    case GGFS_SCAN_MODEL:
-        break;
-    }
-    return GGFS_CAT_MODEL;
-}
-
 /* ==== Keeping listings ==== */
 
 void ggfs_cat_listing_put(ggfs_catalog *cat, ggfs_cat_listing *l)
@@ -84,7 +69,7 @@ static bool same_thing(const slot *s, const ggfs_cat_listing *l, const ggfs_list
 {
     char buf[PATH_MAX];
     const char *path = ggfs_listed_path(l, e, d->real, buf, sizeof buf);
-    if (!path || s->kind != kind_of(e->kind) || strcmp(s->path, path) != 0 ||
+    if (!path || s->kind != (ggfs_cat_kind)e->kind || strcmp(s->path, path) != 0 ||
         strcmp(s->real, ggfs_listed_real(l, e, path)) != 0)
         return false;
     if (s->kind != GGFS_CAT_MODEL && ggfs_store_of(s->kind)->ident_by_place)
@@ -134,7 +119,7 @@ static slot *slot_for(ggfs_catalog *cat, slot *d, const ggfs_cat_listing *l, con
     const char *path = ggfs_listed_path(l, e, d->real, buf, sizeof buf);
     if (!path)
         return NULL;
-    return ggfs_cat_slot_new(cat, d, kind_of(e->kind), name, path, ggfs_listed_real(l, e, path),
+    return ggfs_cat_slot_new(cat, d, (ggfs_cat_kind)e->kind, name, path, ggfs_listed_real(l, e, path),
                              ggfs_listed_error(l, e), &e->a, e->shards);
 }
 
@@ -358,7 +343,7 @@ bool ggfs_catalog_listed(ggfs_catalog *cat, uint64_t dir, const ggfs_cat_listing
     } else {
         memset(out, 0, sizeof *out);
         out->slot = GGFS_NO_SLOT;
-        out->kind = kind_of(e->kind);
+        out->kind = (ggfs_cat_kind)e->kind;
         ggfs_cat_attrs_stat(&e->a, &out->st);
         out->shards = e->shards;
     }

@@ -74,6 +74,7 @@ static void *open_model(void *ctx, uint64_t id, int *err)
         return NULL;
     }
     tree->cancel = cat->cancel;
+    tree->remote = cat->env.remote; // its own `remote` file: a remote store's model
     pthread_mutex_lock(&cat->lock);
     s->opens++;
     pthread_mutex_unlock(&cat->lock);

@@ -28,13 +28,15 @@
 
 #include "catalog/attrs.h"
 #include "catalog/beneath.h"
+#include "catalog/kind.h"
 
-typedef enum ggfs_scan_kind {
-    GGFS_SCAN_DIR,    // a directory of the folder
-    GGFS_SCAN_MODEL,  // a model (one file or a split set)
-    GGFS_SCAN_OLLAMA, // the ollama/ view of an Ollama store, or a directory in it
-    GGFS_SCAN_HF,     // the hf/ view of a Hugging Face hub cache, or a directory in it
-} ggfs_scan_kind;
+/* An entry is of one of the catalog's kinds (kind.h) from the scan to its
+ * slot; the local stores' names for them: */
+typedef ggfs_cat_kind ggfs_scan_kind;
+#define GGFS_SCAN_DIR GGFS_CAT_DIR       // a directory of the folder
+#define GGFS_SCAN_MODEL GGFS_CAT_MODEL   // a model (one file or a split set)
+#define GGFS_SCAN_OLLAMA GGFS_CAT_OLLAMA // the ollama/ view of an Ollama store, or a directory in it
+#define GGFS_SCAN_HF GGFS_CAT_HF         // the hf/ view of a Hugging Face hub cache, or a directory in it
 
 typedef struct ggfs_scan_entry {
     ggfs_scan_kind kind;

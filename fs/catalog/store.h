@@ -9,6 +9,7 @@
  *
  *   store_folder.c    a directory of the local folder (GGFS_CAT_DIR)
  *   store_views.c     the ollama/ and hf/ views of local stores
+ *   store_hf_repo.c   a Hugging Face repo at one commit (GGFS_CAT_HF_REPO)
  *
  * A store lists a directory into a scan (scan.h: entries with their kind,
  * name, path, real path, attributes and identity); the catalog keeps it
@@ -80,6 +81,9 @@ typedef struct ggfs_store {
      * msg (cap bytes) saying why, naming the file and the offset. */
     ggfs_model *(*open_model)(const ggfs_store_env *env, const ggfs_store_model *m, char *msg, size_t cap,
                               int *err);
+    /* Frees the root state (env->root) of a catalog whose root is of this
+     * store; NULL when the store has none. */
+    void (*root_free)(void *root);
 } ggfs_store;
 
 /* The row of kind (never GGFS_CAT_MODEL, which is no directory). */
@@ -90,6 +94,11 @@ const ggfs_store *ggfs_store_of(ggfs_cat_kind kind);
 extern const ggfs_store ggfs_store_folder;
 extern const ggfs_store ggfs_store_ollama_view;
 extern const ggfs_store ggfs_store_hf_view;
+extern const ggfs_store ggfs_store_hf_repo;
+
+/* The one line why a model could not be opened: where (a path or URL),
+ * then the offset when the problem has one, then what it is. */
+void ggfs_store_model_error(const char *where, const ggp_error *e, char *msg, size_t cap);
 
 /* Opens a model of the local folder (folder mounts' stores share it). */
 ggfs_model *ggfs_store_folder_open_model(const ggfs_store_env *env, const ggfs_store_model *m, char *msg,

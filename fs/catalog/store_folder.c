@@ -98,11 +98,7 @@ ggfs_model *ggfs_store_folder_open_model(const ggfs_store_env *env, const ggfs_s
             *err = ENOMEM; // not the file's fault: tried again next time
             return NULL;
         }
-        if (e->code == GGP_ERR_IO && e->offset == 0)
-            snprintf(msg, cap, "%s: %s", relative(f, merr.where), e->msg);
-        else
-            snprintf(msg, cap, "%s: offset 0x%llx: %s", relative(f, merr.where), (unsigned long long)e->offset,
-                     e->msg);
+        ggfs_store_model_error(relative(f, merr.where), e, msg, cap);
         *err = EIO;
         return NULL;
     }

@@ -28,6 +28,8 @@
 #include <syslog.h>
 
 #include "catalog/ops.h"
+#include "catalog/store.h"
+#include "catalog/store_hf_repo.h"
 #include "daemon/cli.h"
 #include "daemon/kernel_readahead.h"
 #include "daemon/notify.h"
@@ -44,6 +46,7 @@
 #include "tree/tree.h"
 #include "tree/versions.h"
 #include "util/log.h"
+#include "util/text.h"
 #include "util/workers.h"
 
 // Reads of a remote model wait on the network on threads of their own; the
@@ -287,6 +290,69 @@ static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
     return status;
 }
 
+/* The remote engine of a mount of a URL or a remote collection, with the
+ * command line's options; NULL with one line on stderr when it cannot
+ * start. */
+static ggfs_remote_engine *start_remote(const ggfs_cli *cli)
+{
+    const ggfs_remote_options ro = {
+        .cache_mb = cli->cache_mb,
+        .cache_dir = cli->cache_dir,
+        .timeout_s = cli->timeout_s ? cli->timeout_s : 1,
+        .connections = cli->connections,
+        .prefetch = cli->prefetch,
+        .prefetch_after_mb = cli->prefetch_after_mb,
+    };
+    char why[640];
+    ggfs_remote_engine *remote = ggfs_remote_engine_start(&ro, why, sizeof why);
+    if (!remote)
+        fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, why);
+    return remote;
+}
+
+/* Mounts every model of a remote collection (hf://ORG/REPO[/DIR]): its
+ * listing is read at mount, and refused there (one line, exit 1); the
+ * models open as they are looked into. */
+static int serve_collection(ggfs_cli *cli, struct fuse_args *args)
+{
+    if (cli->edit) {
+        fprintf(stderr, "gguf-fs: %s: a collection of models cannot be edited: -o edit and -o edits= "
+                        "take one model (a file, a split set or a URL)\n", cli->source);
+        return GGFS_EXIT_USAGE;
+    }
+    ggfs_remote_engine *remote = start_remote(cli);
+    if (!remote)
+        return GGFS_EXIT_REFUSED;
+    char why[2048];
+    ggfs_hf_repo *repo = ggfs_hf_repo_open(remote, cli->source, why, sizeof why);
+    if (!repo) {
+        ggfs_one_line(why);
+        fprintf(stderr, "gguf-fs: %s\n", why);
+        ggfs_remote_engine_stop(remote);
+        return GGFS_EXIT_REFUSED;
+    }
+    int err;
+    ggfs_catalog *catalog = ggfs_catalog_open_store(GGFS_CAT_HF_REPO, repo, remote, cli->max_open,
+                                                    cli->listing_ttl_s, &err);
+    if (!catalog) {
+        fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
+        ggfs_store_hf_repo.root_free(repo);
+        ggfs_remote_engine_stop(remote);
+        return GGFS_EXIT_REFUSED;
+    }
+    ggfs_catalog_mount mount;
+    ggfs_catalog_mount_init(&mount, catalog);
+    mount.readahead_kb = cli->readahead_kb;
+    mount.mountpoint = cli->cmd.mountpoint;
+    const serve_hooks hooks = {.session = &mount.session, .stop = stop_catalog};
+    const int status = serve(&ggfs_catalog_ops, &mount, &hooks, mount.readahead_kb, cli->source, args, &cli->cmd);
+    ggfs_remote_engine_abort(remote);
+    ggfs_catalog_mount_destroy(&mount);
+    ggfs_catalog_close(catalog);
+    ggfs_remote_engine_stop(remote);
+    return status;
+}
+
 /* What a single model's mount stops before its loop ends: the thread
  * that drops pages of an edited one, the pushes of a prefetch. */
 static void stop_model_work(void *userdata)
@@ -343,22 +409,8 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
 {
     int status = GGFS_EXIT_REFUSED;
     ggfs_remote_engine *remote = NULL;
-    if (ggfs_source_is_remote(cli->source)) {
-        const ggfs_remote_options ro = {
-            .cache_mb = cli->cache_mb,
-            .cache_dir = cli->cache_dir,
-            .timeout_s = cli->timeout_s ? cli->timeout_s : 1,
-            .connections = cli->connections,
-            .prefetch = cli->prefetch,
-            .prefetch_after_mb = cli->prefetch_after_mb,
-        };
-        char why[640];
-        remote = ggfs_remote_engine_start(&ro, why, sizeof why);
-        if (!remote) {
-            fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, why);
-            return status;
-        }
-    }
+    if (ggfs_source_is_remote(cli->source) && !(remote = start_remote(cli)))
+        return status;
     ggfs_model_error err;
     ggfs_model *model = ggfs_model_open(cli->source, remote, &err);
     if (!model) {
@@ -433,7 +485,9 @@ int main(int argc, char *argv[])
     if (status < 0) {
         struct stat st;
         const bool folder = stat(cli.source, &st) == 0 && S_ISDIR(st.st_mode);
-        status = folder ? serve_catalog(&cli, &args) : serve_model(&cli, &args);
+        status = folder                               ? serve_catalog(&cli, &args)
+                 : ggfs_hf_is_collection(cli.source) ? serve_collection(&cli, &args)
+                                                     : serve_model(&cli, &args);
     }
     ggfs_cli_destroy(&cli, &args);
     return status;
