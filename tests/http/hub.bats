@@ -11,6 +11,7 @@
 bats_require_minimum_version 1.5.0
 
 load ../bats/test_helper
+load ../bats/llama_client
 load server
 
 COMMIT=0123456789abcdef0123456789abcdef01234567
@@ -26,6 +27,8 @@ setup_file() {
     head -c 4096 /dev/urandom >"$repo/bad.gguf"
     cp "$GGUF_FS_FIXTURES/type-q8_0.gguf" "$FILES/gated/model/"
     cp "$GGUF_FS_FIXTURES/type-f16.gguf" "$FILES/busy/model/"
+    mkdir -p "$FILES/org/sample"
+    "$GGUF_FS_SCRIPTS/fixtures/make-sample" "$GGML_REF" "$FILES/org/sample/sample.gguf" >/dev/null
     start_servers "$BATS_FILE_TMPDIR/srv" "$FILES"
     export HUB_LOG="$BATS_FILE_TMPDIR/hub.log"
     python3 "$BATS_TEST_DIRNAME/hub_emulator.py" "$BATS_FILE_TMPDIR/hub.port" "$HUB_LOG" "$FILES" \
@@ -181,4 +184,17 @@ refused() {
     mount_model "hf://evil/huge" "$MNT"
     [ "$(ls -f "$MNT" | grep -c '\.gguf$')" -eq 100000 ]
     grep -q "over 100000 entries: the rest is left out" "$BATS_TEST_TMPDIR/daemon.log"
+}
+
+@test "node-llama-cpp decodes from model.gguf of a model in an hf://ORG/REPO mount what it decodes from the file, mapped and read" {
+    require_llama_client
+    local mapped="$BATS_TEST_TMPDIR/mapped" reading="$BATS_TEST_TMPDIR/reading" plain="$FILES/org/sample/sample.gguf"
+    # A mount each way: the kernel keeps model.gguf's pages across opens.
+    mount_model "hf://org/sample" "$mapped"
+    mount_model "hf://org/sample" "$reading"
+    run --separate-stderr llama_client --mmap "$plain" "$mapped/sample.gguf/model.gguf" \
+        --no-mmap "$plain" "$reading/sample.gguf/model.gguf"
+    [ "$status" -eq 0 ] || { echo "node-llama-cpp failed: $stderr"; return 1; }
+    [ "$(printf '%s\n' "$output" | wc -l)" -eq 4 ]
+    same_tokens <<<"$output"
 }
