@@ -10,6 +10,7 @@
  *   store_folder.c    a directory of the local folder (GGFS_CAT_DIR)
  *   store_views.c     the ollama/ and hf/ views of local stores
  *   store_hf_repo.c   a Hugging Face repo at one commit (GGFS_CAT_HF_REPO)
+ *   store_hf_author.c a Hugging Face author's repos (GGFS_CAT_HF_AUTHOR)
  *
  * A store lists a directory into a scan (scan.h: entries with their kind,
  * name, path, real path, attributes and identity); the catalog keeps it
@@ -95,6 +96,7 @@ extern const ggfs_store ggfs_store_folder;
 extern const ggfs_store ggfs_store_ollama_view;
 extern const ggfs_store ggfs_store_hf_view;
 extern const ggfs_store ggfs_store_hf_repo;
+extern const ggfs_store ggfs_store_hf_author;
 
 /* The one line why a model could not be opened: where (a path or URL),
  * then the offset when the problem has one, then what it is. */

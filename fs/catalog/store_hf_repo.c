@@ -26,13 +26,13 @@
 #include <unistd.h>
 
 #include "catalog/store.h"
+#include "catalog/hf_api.h"
 #include "catalog/store_hf_repo.h"
 #include "model/split_name.h"
 #include "source/hf_name.h"
 #include "util/fnv.h"
 #include "util/log.h"
 
-#define PAGE_MAX (16u << 20) // bytes of one page of a listing, at most
 #define NAME_CUT 255         // bytes of a name component, at most
 #define URL_CAP GGFS_API_URL_MAX
 
@@ -44,6 +44,7 @@ typedef struct hf_file {
 } hf_file;
 
 struct ggfs_hf_repo {
+    ggfs_hf_root root;  // GGFS_HF_ROOT_REPO
     char *org_repo;   // ORG/REPO
     char *commit;
     char *source;     // as the user named it, for messages
@@ -54,7 +55,7 @@ struct ggfs_hf_repo {
 
 /* ==== Building the list of files ==== */
 
-static void repo_free(ggfs_hf_repo *r)
+void ggfs_hf_repo_free(ggfs_hf_repo *r)
 {
     if (!r)
         return;
@@ -67,15 +68,6 @@ static void repo_free(ggfs_hf_repo *r)
     free(r->commit);
     free(r->source);
     free(r);
-}
-
-static void say(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, cap, fmt, ap);
-    va_end(ap);
 }
 
 /* The path of the mount for repo path p, under dir (prefix bytes, with
@@ -132,8 +124,15 @@ static bool ends_gguf(const char *p, size_t n)
 
 /* Adds the file of one entry of a tree page when it is a GGUF file under
  * dir. Returns false when out of memory. */
-static bool add_entry(ggfs_hf_repo *r, json_object *e, const char *dir, size_t *skipped)
+typedef struct tree_ctx {
+    ggfs_hf_repo *r;
+    const char *dir;
+} tree_ctx;
+
+static bool add_entry(void *ctx, json_object *e)
 {
+    ggfs_hf_repo *r = ((tree_ctx *)ctx)->r;
+    const char *dir = ((tree_ctx *)ctx)->dir;
     json_object *type, *path, *size, *oid, *lfs;
     if (!json_object_object_get_ex(e, "type", &type) || strcmp(json_object_get_string(type), "file") != 0 ||
         !json_object_object_get_ex(e, "path", &path) || !json_object_is_type(path, json_type_string))
@@ -142,7 +141,6 @@ static bool add_entry(ggfs_hf_repo *r, json_object *e, const char *dir, size_t *
     const size_t len = (size_t)json_object_get_string_len(path);
     if (strlen(p) != len) {
         ggfs_log(GGFS_LOG_WARNING, "%s: a listed path holds a NUL byte: left out", r->source);
-        ++*skipped;
         return true;
     }
     const size_t dlen = strlen(dir);
@@ -153,7 +151,6 @@ static bool add_entry(ggfs_hf_repo *r, json_object *e, const char *dir, size_t *
     if (!shown) {
         ggfs_log(GGFS_LOG_WARNING, "%s: listed path '%s' has an empty, '.' or '..' component: left out", r->source,
                  p);
-        ++*skipped;
         return true;
     }
     uint64_t bytes = 0;
@@ -196,51 +193,6 @@ static int by_shown(const void *a, const void *b)
     return strcmp(((const hf_file *)a)->shown, ((const hf_file *)b)->shown);
 }
 
-/* GETs an API URL: 0 and the reply, or -1 with why (naming the URL's
- * object and the status). */
-static int api_get(ggfs_remote_engine *remote, const char *url, const char *token, ggfs_api_reply *reply,
-                   const char *what, char *why, size_t cap)
-{
-    if (!ggfs_remote_engine_api_get(remote, url, token, PAGE_MAX, reply)) {
-        say(why, cap, "%s: %s", what, reply->why);
-        return -1;
-    }
-    if (reply->status == 200 && !reply->cut)
-        return 0;
-    if (reply->cut)
-        say(why, cap, "%s: an answer over %u MiB", what, PAGE_MAX >> 20);
-    else if (reply->status == 404)
-        say(why, cap, "%s: not found (HTTP 404)", what);
-    else if (reply->status == 401 || reply->status == 403)
-        say(why, cap, "%s: HTTP %ld: a gated or private repo needs a token with access (HF_TOKEN)", what,
-            reply->status);
-    else
-        say(why, cap, "%s: %s", what, reply->why[0] ? reply->why : "refused");
-    return -1;
-}
-
-/* The JSON of a reply, whole; NULL with why when it does not parse or is
- * cut short (the offset where it stops). */
-static json_object *parse(const ggfs_api_reply *reply, const char *what, char *why, size_t cap)
-{
-    json_tokener *tok = json_tokener_new();
-    if (!tok) {
-        say(why, cap, "%s: out of memory", what);
-        return NULL;
-    }
-    json_object *o = reply->body ? json_tokener_parse_ex(tok, reply->body, (int)reply->len) : NULL;
-    const enum json_tokener_error e = json_tokener_get_error(tok);
-    if (!o || e != json_tokener_success || (size_t)json_tokener_get_parse_end(tok) < reply->len) {
-        const size_t at = json_tokener_get_parse_end(tok);
-        say(why, cap, "%s: offset %zu: the answer is not JSON (%s)", what, at,
-            e == json_tokener_continue || !reply->body ? "cut short" : json_tokener_error_desc(e));
-        json_object_put(o);
-        o = NULL;
-    }
-    json_tokener_free(tok);
-    return o;
-}
-
 /* Resolves rev to its commit into r->commit. */
 static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
                             const char *rev, char *why, size_t cap)
@@ -249,21 +201,21 @@ static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const c
     snprintf(url, sizeof url, "%s/api/models/%s/revision/", endpoint, r->org_repo);
     snprintf(what, sizeof what, "hf://%s@%s", r->org_repo, rev);
     if (!ggfs_hf_append_escaped(url, sizeof url, rev, strlen(rev), false)) {
-        say(why, cap, "%s: the revision is too long", what);
+        ggfs_hf_say(why, cap, "%s: the revision is too long", what);
         return -1;
     }
     ggfs_api_reply reply;
-    int err = api_get(remote, url, token, &reply, what, why, cap);
-    json_object *o = err ? NULL : parse(&reply, what, why, cap), *sha;
+    int err = ggfs_hf_api_get(remote, url, token, &reply, what, why, cap);
+    json_object *o = err ? NULL : ggfs_hf_parse(&reply, what, why, cap), *sha;
     free(reply.body);
     if (!o)
         return -1;
     const char *s = json_object_object_get_ex(o, "sha", &sha) ? json_object_get_string(sha) : NULL;
     if (!s || strlen(s) < 7 || strlen(s) > 64 || strspn(s, "0123456789abcdef") != strlen(s)) {
-        say(why, cap, "%s: the answer names no commit (field sha)", what);
+        ggfs_hf_say(why, cap, "%s: the answer names no commit (field sha)", what);
         err = -1;
     } else if (!(r->commit = strdup(s))) {
-        say(why, cap, "%s: out of memory", what);
+        ggfs_hf_say(why, cap, "%s: out of memory", what);
         err = -1;
     }
     json_object_put(o);
@@ -279,66 +231,18 @@ static int read_tree(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *en
     snprintf(url, sizeof url, "%s/api/models/%s/tree/%s%s", endpoint, r->org_repo, r->commit, dir[0] ? "/" : "");
     if (!ggfs_hf_append_escaped(url, sizeof url, dir, strlen(dir), true) ||
         strlen(url) + sizeof "?recursive=true" > sizeof url) {
-        say(why, cap, "%s: the folder's name is too long", what);
+        ggfs_hf_say(why, cap, "%s: the folder's name is too long", what);
         return -1;
     }
     strcat(url, "?recursive=true");
-    // The pages seen, by a hash of their URL: one seen again is a loop.
-    uint64_t *seen = NULL;
-    size_t n_seen = 0, entries = 0, skipped = 0;
-    int err = 0;
-    while (!err && url[0]) {
-        const uint64_t h = ggfs_fnv64(GGFS_FNV64_OFFSET, url, strlen(url));
-        for (size_t i = 0; i < n_seen && !err; i++)
-            if (seen[i] == h) {
-                say(why, cap, "%s: page %zu links back to page %zu (a Link loop)", what, n_seen + 1, i + 1);
-                err = -1;
-            }
-        uint64_t *grown = err ? NULL : realloc(seen, (n_seen + 1) * sizeof *seen);
-        if (!err && !grown) {
-            say(why, cap, "%s: out of memory", what);
-            err = -1;
-        }
-        if (err)
-            break;
-        seen = grown;
-        seen[n_seen++] = h;
-        ggfs_api_reply reply;
-        char page_what[URL_CAP + 32];
-        snprintf(page_what, sizeof page_what, "%s page %zu", what, n_seen);
-        err = api_get(remote, url, token, &reply, page_what, why, cap);
-        json_object *o = err ? NULL : parse(&reply, page_what, why, cap);
-        if (!err && !o)
-            err = -1;
-        if (!err && !json_object_is_type(o, json_type_array)) {
-            say(why, cap, "%s: the answer is not a list of entries", page_what);
-            err = -1;
-        }
-        const size_t count = err ? 0 : json_object_array_length(o);
-        for (size_t i = 0; i < count && !err; i++) {
-            if (entries == GGFS_HF_MAX_ENTRIES) {
-                ggfs_log(GGFS_LOG_WARNING, "%s: over %u entries: the rest is left out", what, GGFS_HF_MAX_ENTRIES);
-                reply.next[0] = '\0';
-                break;
-            }
-            entries++;
-            if (!add_entry(r, json_object_array_get_idx(o, i), dir, &skipped)) {
-                say(why, cap, "%s: out of memory", what);
-                err = -1;
-            }
-        }
-        json_object_put(o);
-        snprintf(url, sizeof url, "%s", err ? "" : reply.next);
-        free(reply.body);
-    }
-    free(seen);
-    if (err)
-        return err;
+    tree_ctx c = {.r = r, .dir = dir};
+    if (ggfs_hf_pages(remote, url, token, what, add_entry, &c, why, cap) != 0)
+        return -1;
     if (r->n > 1)
         qsort(r->files, r->n, sizeof *r->files, by_shown);
     for (size_t i = 1; i < r->n; i++)
         if (strcmp(r->files[i - 1].shown, r->files[i].shown) == 0) {
-            say(why, cap, "%s: '%s' is listed twice (the listing changed between pages)", what, r->files[i].path);
+            ggfs_hf_say(why, cap, "%s: '%s' is listed twice (the listing changed between pages)", what, r->files[i].path);
             return -1;
         }
     return 0;
@@ -359,7 +263,7 @@ ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, ch
     const char *rev = p[end] == '@' ? p + end + 1 : "main";
     const char *slash = memchr(p, '/', end);
     if (!slash || slash == p || slash + 1 == p + end || !rev[0]) {
-        say(why, cap, "%s: not an hf://ORG/REPO[/DIR][@REVISION] name", name);
+        ggfs_hf_say(why, cap, "%s: not an hf://ORG/REPO[/DIR][@REVISION] name", name);
         return NULL;
     }
     const char *slash2 = memchr(slash + 1, '/', (size_t)(p + end - slash - 1));
@@ -368,21 +272,19 @@ ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, ch
     ggfs_hf_repo *r = calloc(1, sizeof *r);
     char *endpoint = ggfs_hf_endpoint(), *token = ggfs_hf_token();
     if (!r || !dir || !endpoint || !(r->org_repo = strndup(p, or_len)) || !(r->source = strdup(name))) {
-        say(why, cap, "%s: out of memory", name);
+        ggfs_hf_say(why, cap, "%s: out of memory", name);
         goto fail;
     }
     while (dir[0] && dir[strlen(dir) - 1] == '/')
         dir[strlen(dir) - 1] = '\0';
     char *check = dir[0] ? shown_path(dir, strlen(dir)) : strdup("");
     if (!check || strcmp(check, dir) != 0 || strchr(r->org_repo + (slash - p) + 1, '/')) {
-        say(why, cap, "%s: not an hf://ORG/REPO[/DIR][@REVISION] name (empty or dot segment)", name);
+        ggfs_hf_say(why, cap, "%s: not an hf://ORG/REPO[/DIR][@REVISION] name (empty or dot segment)", name);
         free(check);
         goto fail;
     }
     free(check);
-    r->mounted = (int64_t)time(NULL);
-    if (resolve_revision(r, remote, endpoint, token, rev, why, cap) != 0 ||
-        read_tree(r, remote, endpoint, token, dir, why, cap) != 0)
+    if (ggfs_hf_repo_read(r, remote, endpoint, token, rev, dir, why, cap) != 0)
         goto fail;
     free(dir);
     free(endpoint);
@@ -392,11 +294,41 @@ fail:
     free(dir);
     free(endpoint);
     free(token);
-    repo_free(r);
+    ggfs_hf_repo_free(r);
     return NULL;
 }
 
+ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source)
+{
+    ggfs_hf_repo *r = calloc(1, sizeof *r);
+    if (r && (!(r->org_repo = strdup(org_repo)) || !(r->source = strdup(source)))) {
+        ggfs_hf_repo_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
+                      const char *rev, const char *dir, char *why, size_t cap)
+{
+    r->mounted = (int64_t)time(NULL);
+    return resolve_revision(r, remote, endpoint, token, rev, why, cap) != 0 ||
+                   read_tree(r, remote, endpoint, token, dir, why, cap) != 0
+               ? -1
+               : 0;
+}
+
 /* ==== The store ==== */
+
+/* hf://ORG/REPO/PATH@COMMIT, malloc'ed; NULL when out of memory. */
+static char *model_name(const ggfs_hf_repo *r, const char *path)
+{
+    const size_t len = strlen(GGFS_HF_SCHEME) + strlen(r->org_repo) + strlen(path) + strlen(r->commit) + 3;
+    char *url = malloc(len);
+    if (url)
+        snprintf(url, len, "%s%s/%s@%s", GGFS_HF_SCHEME, r->org_repo, path, r->commit);
+    return url;
+}
 
 static void attrs_of(const ggfs_hf_repo *r, bool dir, uint64_t size, const ggfs_cat_ident *id,
                      ggfs_cat_attrs *a)
@@ -414,10 +346,35 @@ static void attrs_of(const ggfs_hf_repo *r, bool dir, uint64_t size, const ggfs_
         a->ident = *id;
 }
 
+/* An author's repo that cannot be listed: one entry, `error`, a
+ * directory holding the file error that says why. */
+static int list_error(const char *why, ggfs_scan *out)
+{
+    ggfs_cat_attrs a;
+    memset(&a, 0, sizeof a);
+    a.mode = S_IFREG | 0444;
+    a.atime = a.mtime = a.ctime = (int64_t)time(NULL);
+    a.uid = (uint32_t)getuid();
+    a.gid = (uint32_t)getgid();
+    if (!ggfs_scan_add_attrs(out, GGFS_CAT_MODEL, "error", "", "", why, &a, 0)) {
+        ggfs_scan_free(out);
+        return ENOMEM;
+    }
+    return 0;
+}
+
 static int list_repo(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_scan *out)
 {
-    const ggfs_hf_repo *r = env->root;
     memset(out, 0, sizeof *out);
+    // A repo mount's one repo; an author mount's repo named by the path
+    // of the directory (ORG/REPO), read when first looked into.
+    const ggfs_hf_repo *r = env->root;
+    if (*(const ggfs_hf_root *)env->root == GGFS_HF_ROOT_AUTHOR) {
+        char why[2048]; // the error file holds a URL and a message
+        r = ggfs_hf_author_repo(env->root, env->remote, dir->path, why, sizeof why);
+        if (!r)
+            return errno == ENOMEM ? ENOMEM : list_error(why, out);
+    }
     const size_t plen = strlen(dir->real);
     bool any = plen == 0;
     char sub[4096];
@@ -444,7 +401,7 @@ static int list_repo(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_
                 continue;
             memcpy(last, name, sizeof name);
             attrs_of(r, true, 0, NULL, &a);
-            ok = ggfs_scan_add_attrs(out, GGFS_CAT_HF_REPO, name, sub, sub, NULL, &a, 0);
+            ok = ggfs_scan_add_attrs(out, GGFS_CAT_HF_REPO, name, dir->path, sub, NULL, &a, 0);
         } else {
             size_t prefix_len;
             unsigned k, n;
@@ -461,7 +418,10 @@ static int list_repo(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_
                 continue;
             memcpy(last, name, sizeof name);
             attrs_of(r, false, f->size, &f->ident, &a);
-            ok = ggfs_scan_add_attrs(out, GGFS_CAT_MODEL, name, f->path, f->shown, NULL, &a, shards);
+            // Its path is its name as a URL mount's: the repo's file at the commit.
+            char *url = model_name(r, f->path);
+            ok = url && ggfs_scan_add_attrs(out, GGFS_CAT_MODEL, name, url, f->shown, NULL, &a, shards);
+            free(url);
         }
         if (!ok) {
             ggfs_scan_free(out);
@@ -479,17 +439,12 @@ static int list_repo(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_
 static ggfs_model *open_repo_model(const ggfs_store_env *env, const ggfs_store_model *m, char *msg, size_t cap,
                                    int *err)
 {
-    const ggfs_hf_repo *r = env->root;
-    const size_t len = strlen(GGFS_HF_SCHEME) + strlen(r->org_repo) + strlen(m->path) + strlen(r->commit) + 3;
-    char *url = malloc(len);
-    if (!url) {
-        *err = ENOMEM;
+    if (!m->path[0]) { // an author's repo that could not be listed
+        *err = EIO;
         return NULL;
     }
-    // The path is the repo's, from its root: ORG/REPO/PATH at the commit.
-    snprintf(url, len, "%s%s/%s@%s", GGFS_HF_SCHEME, r->org_repo, m->path, r->commit);
     ggfs_model_error merr;
-    ggfs_model *model = ggfs_model_open(url, env->remote, &merr);
+    ggfs_model *model = ggfs_model_open(m->path, env->remote, &merr);
     if (!model) {
         const ggp_error *e = &merr.error;
         if (e->code == GGP_ERR_NOMEM) {
@@ -499,13 +454,15 @@ static ggfs_model *open_repo_model(const ggfs_store_env *env, const ggfs_store_m
             *err = EIO;
         }
     }
-    free(url);
     return model;
 }
 
-static void free_repo(void *root)
+static void free_root(void *root)
 {
-    repo_free(root);
+    if (*(const ggfs_hf_root *)root == GGFS_HF_ROOT_AUTHOR)
+        ggfs_hf_author_free(root);
+    else
+        ggfs_hf_repo_free(root);
 }
 
 const ggfs_store ggfs_store_hf_repo = {
@@ -515,5 +472,5 @@ const ggfs_store ggfs_store_hf_repo = {
     .ident_by_place = false,
     .list = list_repo,
     .open_model = open_repo_model,
-    .root_free = free_repo,
+    .root_free = free_root,
 };

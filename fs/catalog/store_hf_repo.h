@@ -10,10 +10,6 @@
 
 #include "source/remote_engine.h"
 
-// Entries of a repo's listing read at most (SPEC: at least 100,000): a
-// longer listing is cut there, with a log line.
-#define GGFS_HF_MAX_ENTRIES 100000u
-
 typedef struct ggfs_hf_repo ggfs_hf_repo;
 
 /* Whether name is an hf:// collection (a repo, a folder of one), not one
@@ -25,5 +21,32 @@ bool ggfs_hf_is_collection(const char *name);
  * the problem) when the repo or revision is missing, gated, or its
  * listing refused. The catalog frees it (ggfs_store_hf_repo.root_free). */
 ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap);
+
+/* ==== For the author store (store_hf_author.c) ==== */
+
+/* An empty repo ORG/REPO (org_repo), named source in messages; NULL when
+ * out of memory. */
+ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source);
+/* Resolves rev and reads the repo's listing (under dir: "" for all) into
+ * r. Returns 0, or -1 with why. */
+int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
+                      const char *rev, const char *dir, char *why, size_t cap);
+void ggfs_hf_repo_free(ggfs_hf_repo *r);
+
+/* ==== hf://ORG (store_hf_author.c) ==== */
+
+typedef struct ggfs_hf_author ggfs_hf_author;
+
+/* Whether name is hf://ORG (an author: no '/' after the scheme). */
+bool ggfs_hf_is_author(const char *name);
+/* Reads the first page of the author's repos holding GGUF files; NULL
+ * with why (one line) when refused. */
+ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap);
+void ggfs_hf_author_free(ggfs_hf_author *a);
+/* The author's repo ORG/REPO (key), read (at main) the first time it is
+ * asked for and kept for the mount's life. NULL with why when it cannot
+ * be read (errno ENOMEM when out of memory). */
+const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *remote, const char *key, char *why,
+                                        size_t cap);
 
 #endif

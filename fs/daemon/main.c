@@ -273,7 +273,8 @@ static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
                         "take one model (a file, a split set or a URL)\n", cli->source);
         return GGFS_EXIT_USAGE;
     }
-    ggfs_catalog *catalog = ggfs_catalog_open(cli->source, cli->cmd.mountpoint, cli->max_open, cli->listing_ttl_s,
+    const unsigned ttl = cli->listing_ttl_s == GGFS_CLI_UNSET ? GGFS_DEFAULT_LISTING_TTL_S : cli->listing_ttl_s;
+    ggfs_catalog *catalog = ggfs_catalog_open(cli->source, cli->cmd.mountpoint, cli->max_open, ttl,
                                               &err);
     if (!catalog) {
         fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
@@ -324,19 +325,26 @@ static int serve_collection(ggfs_cli *cli, struct fuse_args *args)
     if (!remote)
         return GGFS_EXIT_REFUSED;
     char why[2048];
-    ggfs_hf_repo *repo = ggfs_hf_repo_open(remote, cli->source, why, sizeof why);
-    if (!repo) {
+    // An author (hf://ORG) or a repo (hf://ORG/REPO[/DIR]): a root state
+    // the store frees, read now so that a refusal is one line and exit 1.
+    const bool author = ggfs_hf_is_author(cli->source);
+    void *root = author ? (void *)ggfs_hf_author_open(remote, cli->source, why, sizeof why)
+                        : (void *)ggfs_hf_repo_open(remote, cli->source, why, sizeof why);
+    if (!root) {
         ggfs_one_line(why);
         fprintf(stderr, "gguf-fs: %s\n", why);
         ggfs_remote_engine_stop(remote);
         return GGFS_EXIT_REFUSED;
     }
+    const unsigned ttl = cli->listing_ttl_s != GGFS_CLI_UNSET ? cli->listing_ttl_s
+                         : author                           ? GGFS_DEFAULT_AUTHOR_TTL_S
+                                                            : GGFS_DEFAULT_LISTING_TTL_S;
     int err;
-    ggfs_catalog *catalog = ggfs_catalog_open_store(GGFS_CAT_HF_REPO, repo, remote, cli->max_open,
-                                                    cli->listing_ttl_s, &err);
+    ggfs_catalog *catalog = ggfs_catalog_open_store(author ? GGFS_CAT_HF_AUTHOR : GGFS_CAT_HF_REPO, root, remote,
+                                                    cli->max_open, ttl, &err);
     if (!catalog) {
         fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
-        ggfs_store_hf_repo.root_free(repo);
+        ggfs_store_hf_repo.root_free(root);
         ggfs_remote_engine_stop(remote);
         return GGFS_EXIT_REFUSED;
     }

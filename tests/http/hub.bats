@@ -198,3 +198,47 @@ refused() {
     [ "$(printf '%s\n' "$output" | wc -l)" -eq 4 ]
     same_tokens <<<"$output"
 }
+
+@test "hf://ORG mounts a directory per repo of the author holding GGUF files, each read when first looked into" {
+    mount_model "hf://org" "$MNT"
+    run ls "$MNT"
+    [ "$output" = "$(printf '%s\n' repo sample)" ]
+    grep -q "^GET /api/models?author=org&filter=gguf auth=no" "$HUB_LOG"
+    run grep -c "/revision/" "$HUB_LOG"
+    [ "$output" -eq 0 ]
+    run ls "$MNT/repo"
+    [ "$output" = "$(printf '%s\n' bad.gguf split sub type-q4_K.gguf type-q8_0.gguf)" ]
+    [ "$(grep -c "^GET /api/models/org/repo/revision/main " "$HUB_LOG")" -eq 1 ]
+    ls "$MNT/repo" "$MNT/repo/split" >/dev/null
+    [ "$(grep -c "^GET /api/models/org/repo/revision/main " "$HUB_LOG")" -eq 1 ]
+    mount_model "$FILES/org/repo/type-q8_0.gguf" "$LOCAL"
+    run "$PYTHON" "$BATS_TEST_DIRNAME/same_tree.py" "$MNT/repo/type-q8_0.gguf" "$LOCAL"
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+@test "an author's repos are listed again once older than listing_ttl_s, a repo's listing kept" {
+    mount_model "hf://org" "$MNT" -o listing_ttl_s=1
+    ls "$MNT/repo" >/dev/null
+    local asked i
+    asked=$(grep -c "author=org" "$HUB_LOG")
+    for i in $(seq 100); do
+        ls "$MNT" >/dev/null
+        [ "$(grep -c "author=org" "$HUB_LOG")" -gt "$asked" ] && break
+        sleep 0.1
+    done
+    [ "$(grep -c "author=org" "$HUB_LOG")" -gt "$asked" ]
+    [ "$(grep -c "/revision/main " "$HUB_LOG")" -eq 1 ]
+}
+
+@test "an author's listing leaves out ids not its own with a log line; a repo that cannot be read lists an error" {
+    mount_model "hf://hostile" "$MNT"
+    run ls "$MNT"
+    [ "$output" = broken ]
+    grep -q "listed repo 'other/theirs' is not hostile/NAME: left out" "$BATS_TEST_TMPDIR/daemon.log"
+    grep -q "listed repo 'hostile/a/b' is not hostile/NAME: left out" "$BATS_TEST_TMPDIR/daemon.log"
+    run ls "$MNT/broken"
+    [ "$output" = error ]
+    run cat "$MNT/broken/error/error"
+    [ "$output" = "hf://hostile/broken@main: not found (HTTP 404)" ]
+}

@@ -19,6 +19,13 @@ short), evil/loop (a page linking to itself), evil/changed (a path on two
 pages), evil/huge (110,000 entries). Every request is logged to LOG as
 `METHOD PATH auth=yes|no`.
 
+  GET /api/models?author=ORG&filter=gguf     [{"id": "ORG/REPO", ...}] for
+                                             each repo with GGUF files, paged
+                                             as the tree; author `hostile`
+                                             lists ids that are not its own
+                                             or not names, and a repo the Hub
+                                             does not know
+
 usage: hub_emulator.py PORT_FILE LOG REPOS_DIR FILES_URL TOKEN [LIMIT]
 REPOS_DIR/ORG/REPO/ is each ordinary repo's content (gated/* and busy/*
 included); FILES_URL/ORG/REPO/PATH serves its bytes.
@@ -94,6 +101,27 @@ class Hub(http.server.BaseHTTPRequestHandler):
     def json(self, obj, headers=()):
         self.reply(200, json.dumps(obj).encode(), [("Content-Type", "application/json")] + list(headers))
 
+    def author(self, url, query):
+        """The author's repos holding GGUF files, LIMIT a page."""
+        org = query.get("author", [""])[0]
+        if query.get("filter") != ["gguf"]:
+            return self.reply(400, b'{"error":"want filter=gguf"}')
+        if org == "hostile":
+            repos = ["hostile/broken", "other/theirs", "hostile/..", "hostile/a/b", "hostile/nul\u0000"]
+        else:
+            root = os.path.join(REPOS, org)
+            repos = [org + "/" + r for r in sorted(os.listdir(root)) if os.path.isdir(os.path.join(root, r)) and
+                     any(f.endswith(".gguf") for _, _, fs in os.walk(os.path.join(root, r)) for f in fs)] \
+                if os.path.isdir(root) else []
+        cursor = int(query.get("cursor", ["0"])[0])
+        page = [{"id": r, "_id": "x", "tags": ["gguf"]} for r in repos[cursor:cursor + LIMIT]]
+        headers = []
+        if cursor + LIMIT < len(repos):
+            link = "http://%s%s?author=%s&filter=gguf&cursor=%d" % (self.headers["Host"], url.path, org,
+                                                                   cursor + LIMIT)
+            headers.append(("Link", '<%s>; rel="next"' % link))
+        return self.json(page, headers)
+
     def do_GET(self):
         auth = self.headers.get("Authorization")
         with lock, open(LOG, "a") as log:
@@ -102,6 +130,8 @@ class Hub(http.server.BaseHTTPRequestHandler):
         parts = [urllib.parse.unquote(p) for p in url.path.split("/")[1:]]
         query = urllib.parse.parse_qs(url.query)
         authorized = auth == "Bearer " + TOKEN
+        if parts == ["api", "models"]:
+            return self.author(url, query)
         if parts[:2] == ["api", "models"] and len(parts) >= 6:
             org, repo, what = parts[2], parts[3], parts[4]
             if org == "gated" and not authorized:
