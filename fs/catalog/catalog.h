@@ -44,6 +44,7 @@
 #define GGFS_SLOT_SHIFT 40
 #define GGFS_LOCAL_MASK ((UINT64_C(1) << GGFS_SLOT_SHIFT) - 1)
 #define GGFS_ERROR_INO GGFS_LOCAL_MASK // no tree numbers this far
+#define GGFS_STATUS_INO (GGFS_LOCAL_MASK - 1) // `remote` at a remote collection's root (slot 0)
 #define GGFS_DEFAULT_MAX_OPEN 16
 // How long a directory's listing is trusted before it is read again, in
 // seconds (-o listing_ttl_s): lookups within it are answered from the
@@ -121,6 +122,8 @@ int ggfs_catalog_list(ggfs_catalog *cat, uint64_t dir, ggfs_cat_listing **out);
 void ggfs_catalog_unlist(ggfs_catalog *cat, ggfs_cat_listing *l);
 
 size_t ggfs_cat_listing_count(const ggfs_cat_listing *l);
+/* Whether the listing has an entry called name. */
+bool ggfs_cat_listing_has(const ggfs_cat_listing *l, const char *name);
 const char *ggfs_cat_listing_name(const ggfs_cat_listing *l, size_t i);
 
 /* Entry i of listing l of directory `dir`. With remember, as a lookup
@@ -148,6 +151,11 @@ void ggfs_catalog_set_cancel(ggfs_catalog *cat, ggfs_cancel cancel);
  * buf (cap bytes); false when it has not failed (it may not have been
  * tried: ggfs_catalog_get tries). */
 bool ggfs_catalog_error(ggfs_catalog *cat, uint64_t slot, char *buf, size_t cap);
+
+/* The text of `remote` at the root of a mount whose root store has one
+ * (store.h), made now (malloc'ed); NULL when it has none, or out of
+ * memory. */
+char *ggfs_catalog_status(ggfs_catalog *cat, size_t *len);
 
 /* How many models are open now. */
 size_t ggfs_catalog_open_models(ggfs_catalog *cat);

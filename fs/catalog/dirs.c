@@ -307,6 +307,11 @@ size_t ggfs_cat_listing_count(const ggfs_cat_listing *l)
     return l->count;
 }
 
+bool ggfs_cat_listing_has(const ggfs_cat_listing *l, const char *name)
+{
+    return ggfs_listing_find(l, name) != NULL;
+}
+
 const char *ggfs_cat_listing_name(const ggfs_cat_listing *l, size_t i)
 {
     return ggfs_listed_name(l, &l->entries[i]);

@@ -138,6 +138,14 @@ bool ggfs_catalog_error(ggfs_catalog *cat, uint64_t id, char *buf, size_t cap)
     return has;
 }
 
+char *ggfs_catalog_status(ggfs_catalog *cat, size_t *len)
+{
+    pthread_mutex_lock(&cat->lock);
+    const ggfs_store *root = ggfs_store_of(cat->slots[0]->kind);
+    pthread_mutex_unlock(&cat->lock);
+    return root->status ? root->status(&cat->env, len) : NULL;
+}
+
 size_t ggfs_catalog_open_models(ggfs_catalog *cat)
 {
     return ggfs_lru_open_count(cat->models);

@@ -85,6 +85,9 @@ typedef struct ggfs_store {
     /* Frees the root state (env->root) of a catalog whose root is of this
      * store; NULL when the store has none. */
     void (*root_free)(void *root);
+    /* The text of `remote` at the root of a mount whose root is of this
+     * store (malloc'ed; NULL when out of memory); NULL: no such file. */
+    char *(*status)(const ggfs_store_env *env, size_t *len);
 } ggfs_store;
 
 /* The row of kind (never GGFS_CAT_MODEL, which is no directory). */

@@ -28,7 +28,7 @@ typedef struct author_repo {
 } author_repo;
 
 struct ggfs_hf_author {
-    ggfs_hf_root root;  // GGFS_HF_ROOT_AUTHOR
+    ggfs_hf_root root;  // GGFS_HF_ROOT_AUTHOR, and the counts of every repo's requests
     char *org, *source, *endpoint, *token;
     pthread_mutex_t lock; // the repos read so far
     author_repo *repos;
@@ -55,6 +55,7 @@ void ggfs_hf_author_free(ggfs_hf_author *a)
     free(a->source);
     free(a->endpoint);
     free(a->token);
+    ggfs_hf_root_destroy(&a->root);
     free(a);
 }
 
@@ -105,7 +106,7 @@ static bool add_repo(void *ctx, json_object *e)
 }
 
 /* Lists the author's repos into out; -1 with why when refused. */
-static int read_repos(const ggfs_hf_author *a, ggfs_remote_engine *remote, ggfs_scan *out, char *why, size_t cap)
+static int read_repos(ggfs_hf_author *a, ggfs_remote_engine *remote, ggfs_scan *out, char *why, size_t cap)
 {
     char url[GGFS_API_URL_MAX], what[512];
     snprintf(what, sizeof what, "hf://%s: listing", a->org);
@@ -115,7 +116,7 @@ static int read_repos(const ggfs_hf_author *a, ggfs_remote_engine *remote, ggfs_
         return -1;
     }
     repos_ctx c = {.a = a, .out = out};
-    if (ggfs_hf_pages(remote, url, a->token, what, add_repo, &c, why, cap) != 0) {
+    if (ggfs_hf_pages(remote, &a->root.stats, url, a->token, what, add_repo, &c, why, cap) != 0) {
         ggfs_scan_free(out);
         return -1;
     }
@@ -131,7 +132,7 @@ ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name
         ggfs_hf_say(why, cap, "%s: out of memory", name);
         return NULL;
     }
-    a->root = GGFS_HF_ROOT_AUTHOR;
+    ggfs_hf_root_init(&a->root, GGFS_HF_ROOT_AUTHOR);
     a->token = ggfs_hf_token();
     if (!(a->org = strdup(name + strlen(GGFS_HF_SCHEME))) || !(a->source = strdup(name)) ||
         !(a->endpoint = ggfs_hf_endpoint())) {
@@ -180,7 +181,7 @@ const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *r
         }
     }
     char *key_copy = a->n < a->cap ? strdup(key) : NULL;
-    if (!key_copy || !(r = ggfs_hf_repo_new(key, source))) {
+    if (!key_copy || !(r = ggfs_hf_repo_new(key, source, &a->root.stats))) {
         free(key_copy);
         pthread_mutex_unlock(&a->lock);
         ggfs_hf_say(why, cap, "%s: out of memory", source);
@@ -198,6 +199,11 @@ const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *r
     a->repos[a->n++] = (author_repo){key_copy, r};
     pthread_mutex_unlock(&a->lock);
     return r;
+}
+
+static char *status_text(const ggfs_store_env *env, size_t *len)
+{
+    return ggfs_hf_status_text(env->root, env->remote, len);
 }
 
 static int list_author(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_scan *out)
@@ -225,4 +231,5 @@ const ggfs_store ggfs_store_hf_author = {
     .list = list_author,
     .open_model = no_models,
     .root_free = NULL, // the repo store's root_free frees either root
+    .status = status_text,
 };

@@ -44,7 +44,8 @@ typedef struct hf_file {
 } hf_file;
 
 struct ggfs_hf_repo {
-    ggfs_hf_root root;  // GGFS_HF_ROOT_REPO
+    ggfs_hf_root root;  // GGFS_HF_ROOT_REPO; an author's repo counts into the author's
+    ggfs_hf_stats *stats; // where its requests count: its own root's, or its author's
     char *org_repo;   // ORG/REPO
     char *commit;
     char *source;     // as the user named it, for messages
@@ -67,6 +68,7 @@ void ggfs_hf_repo_free(ggfs_hf_repo *r)
     free(r->org_repo);
     free(r->commit);
     free(r->source);
+    ggfs_hf_root_destroy(&r->root);
     free(r);
 }
 
@@ -205,7 +207,7 @@ static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const c
         return -1;
     }
     ggfs_api_reply reply;
-    int err = ggfs_hf_api_get(remote, url, token, &reply, what, why, cap);
+    int err = ggfs_hf_api_get(remote, r->stats, url, token, &reply, what, why, cap);
     json_object *o = err ? NULL : ggfs_hf_parse(&reply, what, why, cap), *sha;
     free(reply.body);
     if (!o)
@@ -236,7 +238,7 @@ static int read_tree(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *en
     }
     strcat(url, "?recursive=true");
     tree_ctx c = {.r = r, .dir = dir};
-    if (ggfs_hf_pages(remote, url, token, what, add_entry, &c, why, cap) != 0)
+    if (ggfs_hf_pages(remote, r->stats, url, token, what, add_entry, &c, why, cap) != 0)
         return -1;
     if (r->n > 1)
         qsort(r->files, r->n, sizeof *r->files, by_shown);
@@ -270,6 +272,10 @@ ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, ch
     const size_t or_len = slash2 ? (size_t)(slash2 - p) : end;
     char *dir = slash2 ? strndup(slash2 + 1, (size_t)(p + end - slash2 - 1)) : strdup("");
     ggfs_hf_repo *r = calloc(1, sizeof *r);
+    if (r) {
+        ggfs_hf_root_init(&r->root, GGFS_HF_ROOT_REPO);
+        r->stats = &r->root.stats;
+    }
     char *endpoint = ggfs_hf_endpoint(), *token = ggfs_hf_token();
     if (!r || !dir || !endpoint || !(r->org_repo = strndup(p, or_len)) || !(r->source = strdup(name))) {
         ggfs_hf_say(why, cap, "%s: out of memory", name);
@@ -298,9 +304,13 @@ fail:
     return NULL;
 }
 
-ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source)
+ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, ggfs_hf_stats *stats)
 {
     ggfs_hf_repo *r = calloc(1, sizeof *r);
+    if (r) {
+        ggfs_hf_root_init(&r->root, GGFS_HF_ROOT_REPO);
+        r->stats = stats;
+    }
     if (r && (!(r->org_repo = strdup(org_repo)) || !(r->source = strdup(source)))) {
         ggfs_hf_repo_free(r);
         return NULL;
@@ -369,7 +379,7 @@ static int list_repo(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_
     // A repo mount's one repo; an author mount's repo named by the path
     // of the directory (ORG/REPO), read when first looked into.
     const ggfs_hf_repo *r = env->root;
-    if (*(const ggfs_hf_root *)env->root == GGFS_HF_ROOT_AUTHOR) {
+    if (((const ggfs_hf_root *)env->root)->type == GGFS_HF_ROOT_AUTHOR) {
         char why[2048]; // the error file holds a URL and a message
         r = ggfs_hf_author_repo(env->root, env->remote, dir->path, why, sizeof why);
         if (!r)
@@ -445,6 +455,12 @@ static ggfs_model *open_repo_model(const ggfs_store_env *env, const ggfs_store_m
     }
     ggfs_model_error merr;
     ggfs_model *model = ggfs_model_open(m->path, env->remote, &merr);
+    ggfs_hf_stats *stats = &((ggfs_hf_root *)env->root)->stats;
+    if (model) {
+        atomic_fetch_add(&stats->models_opened, 1);
+        for (uint32_t k = 0; k < model->n_shards; k++)
+            atomic_fetch_add(&stats->header_bytes, ggp_header_end(model->shards[k].file));
+    }
     if (!model) {
         const ggp_error *e = &merr.error;
         if (e->code == GGP_ERR_NOMEM) {
@@ -457,9 +473,14 @@ static ggfs_model *open_repo_model(const ggfs_store_env *env, const ggfs_store_m
     return model;
 }
 
+static char *status_text(const ggfs_store_env *env, size_t *len)
+{
+    return ggfs_hf_status_text(env->root, env->remote, len);
+}
+
 static void free_root(void *root)
 {
-    if (*(const ggfs_hf_root *)root == GGFS_HF_ROOT_AUTHOR)
+    if (((const ggfs_hf_root *)root)->type == GGFS_HF_ROOT_AUTHOR)
         ggfs_hf_author_free(root);
     else
         ggfs_hf_repo_free(root);
@@ -473,4 +494,5 @@ const ggfs_store ggfs_store_hf_repo = {
     .list = list_repo,
     .open_model = open_repo_model,
     .root_free = free_root,
+    .status = status_text,
 };

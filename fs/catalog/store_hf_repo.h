@@ -10,6 +10,8 @@
 
 #include "source/remote_engine.h"
 
+struct ggfs_hf_stats; // hf_api.h
+
 typedef struct ggfs_hf_repo ggfs_hf_repo;
 
 /* Whether name is an hf:// collection (a repo, a folder of one), not one
@@ -24,9 +26,9 @@ ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, ch
 
 /* ==== For the author store (store_hf_author.c) ==== */
 
-/* An empty repo ORG/REPO (org_repo), named source in messages; NULL when
- * out of memory. */
-ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source);
+/* An empty repo ORG/REPO (org_repo), named source in messages, its
+ * requests counted in stats; NULL when out of memory. */
+ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, struct ggfs_hf_stats *stats);
 /* Resolves rev and reads the repo's listing (under dir: "" for all) into
  * r. Returns 0, or -1 with why. */
 int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,

@@ -36,6 +36,8 @@ struct ggfs_http {
     CURL *idle[POOL_MAX];
     int n_idle;
     atomic_bool aborting;           // the mount is stopping (ggfs_http_abort)
+    _Atomic uint64_t received;      // body bytes of every request, since the start
+    atomic_uint in_flight;          // requests under way
 };
 
 /* ==== The engine ==== */
@@ -419,7 +421,10 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
     char errbuf[CURL_ERROR_SIZE] = "";
     curl_easy_reset(c);
     set_options(c, h, r, &t, range, errbuf);
+    atomic_fetch_add(&h->in_flight, 1);
     const CURLcode code = curl_easy_perform(c);
+    atomic_fetch_sub(&h->in_flight, 1);
+    atomic_fetch_add(&h->received, r->got);
     if (!t.checked)
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
     const char *eff = NULL;
@@ -450,6 +455,12 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
         return by_status(r);
     }
     return by_curl_code(r, code, errbuf);
+}
+
+void ggfs_http_totals(ggfs_http *h, uint64_t *received, unsigned *in_flight)
+{
+    *received = atomic_load(&h->received);
+    *in_flight = atomic_load(&h->in_flight);
 }
 
 ggfs_http_outcome ggfs_http_get(ggfs_http *h, ggfs_http_range *r)

@@ -102,6 +102,10 @@ ggfs_http_outcome ggfs_http_fetch(ggfs_http *http, ggfs_http_range *r);
  * the URL's host only), and where errors are written. */
 void ggfs_http_common_options(void *c, const char *url, const char *bearer, char *errbuf);
 
+/* The body bytes every range request of h received so far, and the
+ * requests under way now. */
+void ggfs_http_totals(ggfs_http *h, uint64_t *received, unsigned *in_flight);
+
 /* Whether two URLs name the same scheme, host and port. */
 bool ggfs_http_same_origin(const char *a, const char *b);
 

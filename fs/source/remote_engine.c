@@ -46,6 +46,11 @@ bool ggfs_remote_engine_api_get(ggfs_remote_engine *e, const char *url, const ch
     return e->module->api_get(e->remote, url, bearer, max, out);
 }
 
+void ggfs_remote_engine_totals(ggfs_remote_engine *e, uint64_t *received, unsigned *in_flight)
+{
+    e->module->totals(e->remote, received, in_flight);
+}
+
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *e)
 {
     return e->remote->opts.prefetch;

@@ -31,6 +31,10 @@ ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *engin
 bool ggfs_remote_engine_api_get(ggfs_remote_engine *engine, const char *url, const char *bearer, size_t max,
                                 ggfs_api_reply *out);
 
+/* The body bytes the mount's range requests received so far, and the
+ * requests under way now. */
+void ggfs_remote_engine_totals(ggfs_remote_engine *engine, uint64_t *received, unsigned *in_flight);
+
 /* Whether the mount asked for -o prefetch. */
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *engine);
 

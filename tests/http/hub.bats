@@ -75,7 +75,7 @@ refused() {
 @test "an hf://ORG/REPO mount shows the repo's GGUF models at its commit: folders mirrored, a split set once, other files left out" {
     mount_model "hf://org/repo" "$MNT"
     run ls "$MNT"
-    [ "$output" = "$(printf '%s\n' bad.gguf split sub type-q4_K.gguf type-q8_0.gguf)" ]
+    [ "$output" = "$(printf '%s\n' bad.gguf remote split sub type-q4_K.gguf type-q8_0.gguf)" ]
     run ls "$MNT/split" "$MNT/sub"
     [ "$output" = "$(printf '%s\n' "$MNT/split:" q4.gguf "" "$MNT/sub:" metadata.gguf)" ]
     [ "$(cat "$MNT/split/q4.gguf/metadata/split.count")" = 4 ]
@@ -116,7 +116,7 @@ refused() {
 @test "hf://ORG/REPO/DIR@REVISION mounts one folder of the repo, the revision resolved to its commit" {
     mount_model "hf://org/repo/split@v1.0" "$MNT"
     run ls "$MNT"
-    [ "$output" = q4.gguf ]
+    [ "$output" = "$(printf '%s\n' q4.gguf remote)" ]
     grep -q "^GET /api/models/org/repo/revision/v1.0 " "$HUB_LOG"
     grep -q "^GET /api/models/org/repo/tree/$COMMIT/split?recursive=true " "$HUB_LOG"
     [ "$(cat "$MNT/q4.gguf/metadata/split.count")" = 4 ]
@@ -154,7 +154,8 @@ refused() {
     # t=1, then Retry-After: 1: two seconds at least.
     python3 -c "import sys; sys.exit(not float(sys.argv[2]) - float(sys.argv[1]) >= 2)" "$start" "$end"
     run ls "$MNT"
-    [ "$output" = type-f16.gguf ]
+    [ "$output" = "$(printf '%s\n' remote type-f16.gguf)" ]
+    grep -qx "rate_limit_waits: 2" "$MNT/remote"
 }
 
 @test "hostile names are left out with a log line, names over 255 bytes cut, nothing escapes the mount" {
@@ -165,7 +166,7 @@ refused() {
     cut=$(ls "$MNT" | grep '^xxx')
     [ "${#cut}" -eq 255 ]
     [[ "$cut" =~ ~[0-9a-f]{8}$ ]]
-    [ "$(ls "$MNT" | grep -v '^xxx')" = "$(printf '%s\n' good.gguf sub)" ]
+    [ "$(ls "$MNT" | grep -v '^xxx')" = "$(printf '%s\n' good.gguf remote sub)" ]
     [ "$(ls "$MNT/sub")" = ok.gguf ]
     [ ! -e "$BATS_TEST_TMPDIR/escape.gguf" ]
     grep -q "'../escape.gguf' has an empty, '.' or '..' component: left out" "$BATS_TEST_TMPDIR/daemon.log"
@@ -183,6 +184,7 @@ refused() {
 @test "a listing past 100,000 entries is cut there with a log line" {
     mount_model "hf://evil/huge" "$MNT"
     [ "$(ls -f "$MNT" | grep -c '\.gguf$')" -eq 100000 ]
+    grep -qx "listing_requests: 101" "$MNT/remote"
     grep -q "over 100000 entries: the rest is left out" "$BATS_TEST_TMPDIR/daemon.log"
 }
 
@@ -202,12 +204,13 @@ refused() {
 @test "hf://ORG mounts a directory per repo of the author holding GGUF files, each read when first looked into" {
     mount_model "hf://org" "$MNT"
     run ls "$MNT"
-    [ "$output" = "$(printf '%s\n' repo sample)" ]
+    [ "$output" = "$(printf '%s\n' remote repo sample)" ]
     grep -q "^GET /api/models?author=org&filter=gguf auth=no" "$HUB_LOG"
     run grep -c "/revision/" "$HUB_LOG"
     [ "$output" -eq 0 ]
     run ls "$MNT/repo"
     [ "$output" = "$(printf '%s\n' bad.gguf split sub type-q4_K.gguf type-q8_0.gguf)" ]
+    [ -f "$MNT/remote" ]
     [ "$(grep -c "^GET /api/models/org/repo/revision/main " "$HUB_LOG")" -eq 1 ]
     ls "$MNT/repo" "$MNT/repo/split" >/dev/null
     [ "$(grep -c "^GET /api/models/org/repo/revision/main " "$HUB_LOG")" -eq 1 ]
@@ -234,11 +237,35 @@ refused() {
 @test "an author's listing leaves out ids not its own with a log line; a repo that cannot be read lists an error" {
     mount_model "hf://hostile" "$MNT"
     run ls "$MNT"
-    [ "$output" = broken ]
+    [ "$output" = "$(printf '%s\n' broken remote)" ]
     grep -q "listed repo 'other/theirs' is not hostile/NAME: left out" "$BATS_TEST_TMPDIR/daemon.log"
     grep -q "listed repo 'hostile/a/b' is not hostile/NAME: left out" "$BATS_TEST_TMPDIR/daemon.log"
     run ls "$MNT/broken"
     [ "$output" = error ]
     run cat "$MNT/broken/error/error"
     [ "$output" = "hf://hostile/broken@main: not found (HTTP 404)" ]
+}
+
+@test "remote at a collection's root sums the mount's requests, in SPEC's order; each model keeps its own remote" {
+    mount_model "hf://org/repo" "$MNT"
+    run cat "$MNT/remote"
+    echo "$output"
+    [ "$(printf '%s\n' "$output" | cut -d: -f1 | tr '\n' ' ')" = \
+      "listing_requests models_opened header_bytes bytes_fetched in_flight retries rate_limit_waits last_error " ]
+    grep -qx "listing_requests: 5" <<<"$output" # the revision, then 4 pages
+    grep -qx "models_opened: 0" <<<"$output"
+    grep -qx "last_error: " <<<"$output"
+    local before
+    before=$(awk '$1 == "bytes_fetched:" {print $2}' <<<"$output")
+    [ "$before" -gt 0 ]
+    [ -n "$(cat "$MNT/type-q8_0.gguf/metadata/general.architecture")" ]
+    run cat "$MNT/remote"
+    grep -qx "models_opened: 1" <<<"$output"
+    local header fetched
+    header=$(awk '$1 == "header_bytes:" {print $2}' <<<"$output")
+    fetched=$(awk '$1 == "bytes_fetched:" {print $2}' <<<"$output")
+    [ "$header" -gt 0 ]
+    [ "$fetched" -ge $((before + header)) ]
+    grep -q "^url: hf://org/repo/type-q8_0.gguf@$COMMIT$" "$MNT/type-q8_0.gguf/remote"
+    [ "$(stat -c %s "$MNT/remote")" -eq "$(cat "$MNT/remote" | wc -c)" ]
 }
