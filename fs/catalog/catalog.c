@@ -21,6 +21,7 @@
 #include "util/clock.h"
 #include "util/cond.h"
 #include "util/fnv.h"
+#include "util/workers.h"
 
 #define TRIM_AFTER_NS INT64_C(1000000000)  // closed models' pages go back this long after
 #define MAX_SLOTS (UINT64_C(1) << (64 - GGFS_SLOT_SHIFT))
@@ -338,6 +339,7 @@ static ggfs_catalog *set_up(ggfs_catalog *cat, ggfs_cat_kind root, const struct 
     if (!max_open)
         max_open = GGFS_DEFAULT_MAX_OPEN;
     cat->max_idle = (size_t)max_open * GGFS_IDLE_PER_OPEN;
+    cat->max_open = max_open;
     cat->listing_ttl_ns = (int64_t)listing_ttl_s * 1000000000;
     cat->mask = 255;
     cat->hash = calloc(cat->mask + 1, sizeof *cat->hash);
@@ -434,6 +436,7 @@ void ggfs_catalog_close(ggfs_catalog *cat)
 {
     if (!cat)
         return;
+    ggfs_workers_free(cat->ahead); // its jobs use everything below
     ggfs_lru_free(cat->models);
     ggfs_trim_free(cat->trim);
     ggfs_hf_index_free(cat->env.hf_index);

@@ -12,6 +12,7 @@
  *   forget_queue.c  the entries handed to the forgetting thread
  *                   (forget_thread.c)
  *   models.c        opening and closing the models of slots
+ *   read_ahead.c    a remote directory's models opened ahead when it is listed
  *
  * What is listed and opened, and how, is the stores' (store.h): the
  * catalog reaches them through the row of each directory's kind.
@@ -42,6 +43,7 @@ typedef struct dir_state {
     uint64_t applied;           // the newest listing kept
     ggfs_cat_listing *listing;  // that one, until dropped; NULL then
     int64_t listed_at;          // when it was read, CLOCK_MONOTONIC ns; 0: read again
+    bool read_ahead;            // its models were queued to be opened ahead
 } dir_state;
 
 enum { ON_NO_LIST, ON_IDLE, ON_FORGET };
@@ -97,6 +99,8 @@ struct ggfs_catalog {
     slot_list idle;         // held by the kernel only, most recently used first
     slot_list forget;       // idle past max_idle: for the forgetting thread
     size_t max_idle;
+    size_t max_open;        // models open at once (-o max_open)
+    struct ggfs_workers *ahead; // read_ahead.c's threads; NULL until first used
     size_t n_listings;      // directories holding a listing
     int64_t listing_ttl_ns; // GGFS_LIFE_TTL: a lookup reads a directory again after this (-o listing_ttl_s)
     int64_t swept_at;       // when drop_old_listings last looked
@@ -146,6 +150,12 @@ void ggfs_cat_drop_listing(ggfs_catalog *cat, dir_state *d);
 void ggfs_cat_drop_old_listings(ggfs_catalog *cat);
 /* How long a listing of a directory of kind is trusted, in ns. */
 int64_t ggfs_cat_listing_life(const ggfs_catalog *cat, ggfs_cat_kind kind);
+
+/* ==== read_ahead.c ==== */
+
+/* Queues the first max_open models of listing l of directory d (a remote
+ * store's) to be opened ahead, each job pinning d. Under the lock. */
+void ggfs_cat_read_ahead(ggfs_catalog *cat, slot *d, const ggfs_cat_listing *l);
 
 /* ==== models.c ==== */
 

@@ -222,6 +222,10 @@ static int read_directory(ggfs_catalog *cat, slot *d, ggfs_cat_listing **out)
         l->refs++;
         d->dir->listed_at = ggfs_now_ns();
         replaced = replace_changed(cat, d, l, &n_replaced);
+        if (ggfs_store_of(d->kind)->read_ahead && !d->dir->read_ahead) {
+            d->dir->read_ahead = true; // once: a remote listing does not change
+            ggfs_cat_read_ahead(cat, d, l);
+        }
     }
     if (out) {
         l->refs++;

@@ -73,6 +73,8 @@ typedef struct ggfs_store {
                             // else a listing within its life is served again
     bool ident_by_place;    // its directories are places in a view: the same
                             // name is always the same directory
+    bool read_ahead;        // listing a directory opens its first max_open
+                            // models ahead (read_ahead.c): a remote store's
     /* Lists dir into out (allocated: ggfs_scan_free). Returns 0 or an
      * errno (ENOENT: no such directory any more). */
     int (*list)(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_scan *out);

@@ -491,6 +491,7 @@ const ggfs_store ggfs_store_hf_repo = {
     .life = GGFS_LIFE_MOUNT,
     .relist_on_opendir = false,
     .ident_by_place = false,
+    .read_ahead = true,
     .list = list_repo,
     .open_model = open_repo_model,
     .root_free = free_root,
