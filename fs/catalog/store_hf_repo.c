@@ -195,14 +195,25 @@ static int by_shown(const void *a, const void *b)
     return strcmp(((const hf_file *)a)->shown, ((const hf_file *)b)->shown);
 }
 
+/* $endpoint/api/models/ORG/REPO/ into url (cap bytes), each of ORG and
+ * REPO escaped as one path segment; false when it does not fit. */
+static bool api_repo_url(const char *endpoint, const char *org_repo, char *url, size_t cap)
+{
+    const size_t org_len = strcspn(org_repo, "/");
+    snprintf(url, cap, "%s/api/models/", endpoint);
+    return ggfs_hf_append_escaped(url, cap, org_repo, org_len, false) && strlen(url) + 1 < cap &&
+           strcat(url, "/") && ggfs_hf_append_escaped(url, cap, org_repo + org_len + 1, strlen(org_repo + org_len + 1), false) &&
+           strlen(url) + 1 < cap && strcat(url, "/");
+}
+
 /* Resolves rev to its commit into r->commit. */
 static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
                             const char *rev, char *why, size_t cap)
 {
     char url[URL_CAP], what[URL_CAP];
-    snprintf(url, sizeof url, "%s/api/models/%s/revision/", endpoint, r->org_repo);
     snprintf(what, sizeof what, "hf://%s@%s", r->org_repo, rev);
-    if (!ggfs_hf_append_escaped(url, sizeof url, rev, strlen(rev), false)) {
+    if (!api_repo_url(endpoint, r->org_repo, url, sizeof url) || strlen(url) + sizeof "revision/" > sizeof url ||
+        !strcat(url, "revision/") || !ggfs_hf_append_escaped(url, sizeof url, rev, strlen(rev), false)) {
         ggfs_hf_say(why, cap, "%s: the revision is too long", what);
         return -1;
     }
@@ -230,7 +241,12 @@ static int read_tree(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *en
 {
     char url[URL_CAP], what[URL_CAP];
     snprintf(what, sizeof what, "hf://%s%s%s@%s: listing", r->org_repo, dir[0] ? "/" : "", dir, r->commit);
-    snprintf(url, sizeof url, "%s/api/models/%s/tree/%s%s", endpoint, r->org_repo, r->commit, dir[0] ? "/" : "");
+    const size_t base = api_repo_url(endpoint, r->org_repo, url, sizeof url) ? strlen(url) : sizeof url;
+    if (base + strlen(r->commit) + 7 >= sizeof url) {
+        ggfs_hf_say(why, cap, "%s: the repo's name is too long", what);
+        return -1;
+    }
+    snprintf(url + base, sizeof url - base, "tree/%s%s", r->commit, dir[0] ? "/" : "");
     if (!ggfs_hf_append_escaped(url, sizeof url, dir, strlen(dir), true) ||
         strlen(url) + sizeof "?recursive=true" > sizeof url) {
         ggfs_hf_say(why, cap, "%s: the folder's name is too long", what);
@@ -284,7 +300,10 @@ ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, ch
     while (dir[0] && dir[strlen(dir) - 1] == '/')
         dir[strlen(dir) - 1] = '\0';
     char *check = dir[0] ? shown_path(dir, strlen(dir)) : strdup("");
-    if (!check || strcmp(check, dir) != 0 || strchr(r->org_repo + (slash - p) + 1, '/')) {
+    char *repo_check = shown_path(r->org_repo, strlen(r->org_repo));
+    const bool plain = repo_check && strcmp(repo_check, r->org_repo) == 0;
+    free(repo_check);
+    if (!check || strcmp(check, dir) != 0 || strchr(r->org_repo + (slash - p) + 1, '/') || !plain) {
         ggfs_hf_say(why, cap, "%s: not an hf://ORG/REPO[/DIR][@REVISION] name (empty or dot segment)", name);
         free(check);
         goto fail;

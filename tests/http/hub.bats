@@ -126,6 +126,10 @@ refused() {
     refused "hf://org/nothing" "org/nothing@main" "HTTP 404"
     refused "hf://org/repo@nope" "org/repo@nope" "HTTP 404"
     refused "hf://org/repo/nowhere" "org/repo/nowhere@$COMMIT" "HTTP 404"
+    # Names are sent escaped, each part one path segment.
+    refused "hf://org/re?po#x" "org/re?po#x@main" "HTTP 404"
+    grep -q "^GET /api/models/org/re%3Fpo%23x/revision/main " "$HUB_LOG"
+    refused "hf://org/.." "org/..: not an hf://ORG/REPO" "(empty or dot segment)"
 }
 
 @test "a gated repo is refused without a token (401) and mounts with one; the token never reaches the second host" {
