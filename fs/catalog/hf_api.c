@@ -129,7 +129,7 @@ int ggfs_hf_pages(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *
     while (!err && url[0]) {
         if (entries == GGFS_HF_MAX_ENTRIES) {
             // A next page past the cap: the listing is longer, and cut here.
-            ggfs_log(GGFS_LOG_WARNING, "%s: over %u entries: the rest is left out", what, GGFS_HF_MAX_ENTRIES);
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: over %u entries: the rest is left out\n", what, GGFS_HF_MAX_ENTRIES);
             break;
         }
         const uint64_t h = ggfs_fnv64(GGFS_FNV64_OFFSET, url, strlen(url));
@@ -161,7 +161,7 @@ int ggfs_hf_pages(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *
         const size_t count = err ? 0 : json_object_array_length(o);
         for (size_t i = 0; i < count && !err; i++) {
             if (entries == GGFS_HF_MAX_ENTRIES) {
-                ggfs_log(GGFS_LOG_WARNING, "%s: over %u entries: the rest is left out", what, GGFS_HF_MAX_ENTRIES);
+                ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: over %u entries: the rest is left out\n", what, GGFS_HF_MAX_ENTRIES);
                 reply.next[0] = '\0';
                 break;
             }

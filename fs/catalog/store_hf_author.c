@@ -21,6 +21,7 @@
 #include "catalog/store_hf_repo.h"
 #include "source/hf_name.h"
 #include "util/log.h"
+#include "util/text.h"
 
 typedef struct author_repo {
     char *key;          // ORG/REPO
@@ -88,8 +89,11 @@ static bool add_repo(void *ctx, json_object *e)
     const char *name = s + olen + 1;
     if (strlen(s) != len || len <= olen + 1 || strncmp(s, c->a->org, olen) != 0 || s[olen] != '/' ||
         strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strlen(name) > 255) {
-        ggfs_log(GGFS_LOG_WARNING, "%s: listed repo '%.*s' is not %s/NAME: left out", c->a->source,
-                 (int)strnlen(s, 300), s, c->a->org);
+        char quoted[301]; // one line: a hostile id makes no log line of its own
+        snprintf(quoted, sizeof quoted, "%s", s);
+        ggfs_one_line(quoted);
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: listed repo '%s' is not %s/NAME: left out\n", c->a->source, quoted,
+                 c->a->org);
         return true;
     }
     ggfs_cat_attrs a;
@@ -190,7 +194,7 @@ const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *r
     }
     // Not kept when it fails: the next listing of the author tries again.
     if (ggfs_hf_repo_read(r, remote, a->endpoint, a->token, "main", "", why, cap) != 0) {
-        ggfs_log(GGFS_LOG_ERR, "%s", why);
+        ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s\n", why);
         ggfs_hf_repo_free(r);
         free(key_copy);
         pthread_mutex_unlock(&a->lock);
@@ -199,6 +203,11 @@ const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *r
     a->repos[a->n++] = (author_repo){key_copy, r};
     pthread_mutex_unlock(&a->lock);
     return r;
+}
+
+static void free_author(void *root)
+{
+    ggfs_hf_author_free(root);
 }
 
 static char *status_text(const ggfs_store_env *env, size_t *len)
@@ -212,7 +221,7 @@ static int list_author(const ggfs_store_env *env, const ggfs_store_dir *dir, ggf
     char why[2048]; // the error file holds a URL and a message
     if (read_repos(env->root, env->remote, out, why, sizeof why) == 0)
         return 0;
-    ggfs_log(GGFS_LOG_ERR, "%s", why);
+    ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s\n", why);
     return EIO;
 }
 
@@ -230,6 +239,6 @@ const ggfs_store ggfs_store_hf_author = {
     .ident_by_place = true,
     .list = list_author,
     .open_model = no_models,
-    .root_free = NULL, // the repo store's root_free frees either root
+    .root_free = free_author,
     .status = status_text,
 };

@@ -32,6 +32,7 @@
 #include "source/hf_name.h"
 #include "util/fnv.h"
 #include "util/log.h"
+#include "util/text.h"
 
 #define NAME_CUT 255         // bytes of a name component, at most
 #define URL_CAP GGFS_API_URL_MAX
@@ -142,7 +143,7 @@ static bool add_entry(void *ctx, json_object *e)
     const char *p = json_object_get_string(path);
     const size_t len = (size_t)json_object_get_string_len(path);
     if (strlen(p) != len) {
-        ggfs_log(GGFS_LOG_WARNING, "%s: a listed path holds a NUL byte: left out", r->source);
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: a listed path holds a NUL byte: left out\n", r->source);
         return true;
     }
     const size_t dlen = strlen(dir);
@@ -151,8 +152,13 @@ static bool add_entry(void *ctx, json_object *e)
     const char *rel = dlen ? p + dlen + 1 : p;
     char *shown = shown_path(rel, strlen(rel));
     if (!shown) {
-        ggfs_log(GGFS_LOG_WARNING, "%s: listed path '%s' has an empty, '.' or '..' component: left out", r->source,
-                 p);
+        // Quoted as one line of at most 300 bytes: a hostile name
+        // cannot make log lines of its own.
+        char quoted[301];
+        snprintf(quoted, sizeof quoted, "%s", p);
+        ggfs_one_line(quoted);
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: listed path '%s' has an empty, '.' or '..' component: left out\n",
+                 r->source, quoted);
         return true;
     }
     uint64_t bytes = 0;

@@ -57,10 +57,6 @@ setup() {
     unset HF_TOKEN
 }
 
-teardown() {
-    unmount_all
-}
-
 # refused NAME PHRASE: mounting NAME exits 1 with one line naming it and PHRASE.
 refused() {
     mkdir -p "$MNT"
