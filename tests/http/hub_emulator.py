@@ -26,7 +26,7 @@ pages), evil/huge (110,000 entries). Every request is logged to LOG as
                                              or not names, and a repo the Hub
                                              does not know
 
-usage: hub_emulator.py PORT_FILE LOG REPOS_DIR FILES_URL TOKEN [LIMIT]
+usage: hub_emulator.py PORT_FILE LOG REPOS_DIR FILES_URL TOKEN [LIMIT [DELAY_MS]]
 REPOS_DIR/ORG/REPO/ is each ordinary repo's content (gated/* and busy/*
 included); FILES_URL/ORG/REPO/PATH serves its bytes.
 """
@@ -36,10 +36,12 @@ import json
 import os
 import sys
 import threading
+import time
 import urllib.parse
 
 PORT_FILE, LOG, REPOS, FILES_URL, TOKEN = sys.argv[1:6]
 LIMIT = int(sys.argv[6]) if len(sys.argv) > 6 else 3
+DELAY_S = int(sys.argv[7]) / 1000 if len(sys.argv) > 7 else 0  # added to every answer (benchmarks)
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 REVISIONS = {"main", "v1.0", COMMIT}
 lock = threading.Lock()
@@ -123,6 +125,8 @@ class Hub(http.server.BaseHTTPRequestHandler):
         return self.json(page, headers)
 
     def do_GET(self):
+        if DELAY_S:
+            time.sleep(DELAY_S)
         auth = self.headers.get("Authorization")
         with lock, open(LOG, "a") as log:
             log.write("GET %s auth=%s\n" % (self.path, "yes" if auth else "no"))
