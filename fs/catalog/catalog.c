@@ -432,6 +432,11 @@ double ggfs_catalog_listing_ttl(const ggfs_catalog *cat)
     return (double)(cat->listing_ttl_ns / 1000000000);
 }
 
+void ggfs_catalog_stop_remote(ggfs_catalog *cat)
+{
+    ggfs_remote_engine_abort(cat->env.remote); // NULL for a folder: nothing
+}
+
 void ggfs_catalog_close(ggfs_catalog *cat)
 {
     if (!cat)

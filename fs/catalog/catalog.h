@@ -94,6 +94,11 @@ ggfs_catalog *ggfs_catalog_open_store(ggfs_cat_kind root, void *root_state, ggfs
  * timeouts of the catalog's own entries. */
 double ggfs_catalog_listing_ttl(const ggfs_catalog *cat);
 
+/* The mount is stopping: requests to servers in flight (a remote store's
+ * reads ahead, its models' reads) give up within about a second. Nothing
+ * for a folder mount. */
+void ggfs_catalog_stop_remote(ggfs_catalog *cat);
+
 /* Closes every model and frees the catalog; no model may be in use. */
 void ggfs_catalog_close(ggfs_catalog *cat);
 

@@ -260,6 +260,9 @@ out_session:
 
 static void stop_catalog(void *mount)
 {
+    // A collection's reads ahead and reads give up now, not at their
+    // timeout: the stop takes a second at most.
+    ggfs_catalog_stop_remote(((ggfs_catalog_mount *)mount)->catalog);
     ggfs_catalog_mount_stop(mount);
 }
 

@@ -31,8 +31,9 @@ setup_file() {
     "$GGUF_FS_SCRIPTS/fixtures/make-sample" "$GGML_REF" "$FILES/org/sample/sample.gguf" >/dev/null
     start_servers "$BATS_FILE_TMPDIR/srv" "$FILES"
     export HUB_LOG="$BATS_FILE_TMPDIR/hub.log"
+    # The files' host is the fault proxy in front of nginx (passing unless told).
     python3 "$BATS_TEST_DIRNAME/hub_emulator.py" "$BATS_FILE_TMPDIR/hub.port" "$HUB_LOG" "$FILES" \
-        "http://localhost:$NGINX_PORT/files" "$HUB_TOKEN" 3 3>&- 2>"$BATS_FILE_TMPDIR/hub.err" &
+        "http://localhost:$PROXY_PORT/files" "$HUB_TOKEN" 3 3>&- 2>"$BATS_FILE_TMPDIR/hub.err" &
     echo $! >"$BATS_FILE_TMPDIR/hub.pid"
     local i
     for i in $(seq 200); do
@@ -286,4 +287,16 @@ refused() {
     cat "$MNT"/type-*/metadata/general.architecture "$MNT/bad.gguf/error" >/dev/null
     [ "$(awk '$1 == "bytes_fetched:" {print $2}' "$MNT/remote")" -eq "$fetched" ]
     grep -qx "models_opened: 2" "$MNT/remote"
+}
+
+@test "SIGTERM while a listing's models are read ahead from a stalled server ends the daemon within 3 s" {
+    fault stall
+    mount_model "hf://org/repo" "$MNT" -o timeout_s=60
+    ls "$MNT" >/dev/null
+    await_request "/files/org/repo/"
+    local pid
+    pid=$(awk -v m="$MNT" '$2 == m {print $1}' "$BATS_TEST_TMPDIR/daemons")
+    kill -TERM "$pid"
+    wait_gone "$pid" 3
+    fault pass
 }
