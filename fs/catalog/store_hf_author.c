@@ -6,7 +6,7 @@
  * author). A repo is resolved (at main) and its listing read when first
  * looked into, then kept for the mount's life as a repo mount's is; its
  * directories are the repo store's (store_hf_repo.c). A repo that cannot
- * be read lists as one entry, `error`, saying why.
+ * be read lists as one entry, `error`, saying why, for the mount's life.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -192,7 +192,8 @@ const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *r
         errno = ENOMEM;
         return NULL;
     }
-    // Not kept when it fails: the next listing of the author tries again.
+    // Not kept when it fails (the catalog keeps the error entry it lists
+    // as long as any listing of the repo's directory).
     if (ggfs_hf_repo_read(r, remote, a->endpoint, a->token, "main", "", why, cap) != 0) {
         ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s\n", why);
         ggfs_hf_repo_free(r);
