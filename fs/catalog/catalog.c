@@ -15,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "catalog/catalog_private.h"
 #include "util/clock.h"
 #include "util/cond.h"
 #include "util/fnv.h"
+#include "util/workers.h"
 
 #define TRIM_AFTER_NS INT64_C(1000000000)  // closed models' pages go back this long after
 #define MAX_SLOTS (UINT64_C(1) << (64 - GGFS_SLOT_SHIFT))
@@ -329,6 +331,54 @@ static void free_slots(ggfs_catalog *cat)
     free(cat->hash);
 }
 
+/* Sets up cat, whose root (slot 0, inode 1) is a directory of kind root
+ * with the stat st. On failure frees cat and returns NULL, *err set. */
+static ggfs_catalog *set_up(ggfs_catalog *cat, ggfs_cat_kind root, const struct stat *st, unsigned max_open,
+                            unsigned listing_ttl_s, int *err)
+{
+    if (!max_open)
+        max_open = GGFS_DEFAULT_MAX_OPEN;
+    cat->max_idle = (size_t)max_open * GGFS_IDLE_PER_OPEN;
+    cat->max_open = max_open;
+    cat->listing_ttl_ns = (int64_t)listing_ttl_s * 1000000000;
+    cat->mask = 255;
+    cat->hash = calloc(cat->mask + 1, sizeof *cat->hash);
+    ggfs_dlist_init(&cat->idle.head);
+    ggfs_dlist_init(&cat->forget.head);
+    if (!cat->hash || pthread_mutex_init(&cat->lock, NULL) != 0) {
+        *err = ENOMEM;
+    } else if (ggfs_cond_init_monotonic(&cat->work) != 0) {
+        *err = ENOMEM;
+        pthread_mutex_destroy(&cat->lock);
+    } else if (pthread_key_create(&cat->scratch, ggfs_scratch_destroy) != 0) {
+        *err = EAGAIN;
+        pthread_cond_destroy(&cat->work);
+        pthread_mutex_destroy(&cat->lock);
+    } else {
+        cat->models = ggfs_lru_new(max_open, &ggfs_cat_model_ops, cat);
+        cat->trim = ggfs_trim_new(TRIM_AFTER_NS);
+        cat->env.folder = &cat->folder;
+        cat->env.hf_index = ggfs_hf_index_new();
+        // Slot 0 is the root: inode 1, FUSE's root.
+        ggfs_cat_attrs a;
+        ggfs_cat_attrs_of(st, &a);
+        if (cat->models && cat->trim && cat->env.hf_index &&
+            ggfs_cat_slot_new(cat, NULL, root, "", "", "", NULL, &a, 0))
+            return cat;
+        ggfs_lru_free(cat->models);
+        ggfs_trim_free(cat->trim);
+        ggfs_hf_index_free(cat->env.hf_index);
+        pthread_key_delete(cat->scratch);
+        pthread_cond_destroy(&cat->work);
+        pthread_mutex_destroy(&cat->lock);
+        *err = ENOMEM;
+    }
+    free_slots(cat);
+    ggfs_folder_close(&cat->folder);
+    free(cat);
+    return NULL;
+}
+
 ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigned max_open, unsigned listing_ttl_s,
                                 int *err)
 {
@@ -342,48 +392,34 @@ ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigne
         free(cat);
         return NULL;
     }
-    if (!max_open)
-        max_open = GGFS_DEFAULT_MAX_OPEN;
-    cat->max_idle = (size_t)max_open * GGFS_IDLE_PER_OPEN;
-    cat->listing_ttl_ns = (int64_t)listing_ttl_s * 1000000000;
     struct stat st;
-    cat->mask = 255;
-    cat->hash = calloc(cat->mask + 1, sizeof *cat->hash);
-    ggfs_dlist_init(&cat->idle.head);
-    ggfs_dlist_init(&cat->forget.head);
     if (fstat(cat->folder.fd, &st) != 0) {
         *err = errno;
-    } else if (!cat->hash || pthread_mutex_init(&cat->lock, NULL) != 0) {
-        *err = ENOMEM;
-    } else if (ggfs_cond_init_monotonic(&cat->work) != 0) {
-        *err = ENOMEM;
-        pthread_mutex_destroy(&cat->lock);
-    } else if (pthread_key_create(&cat->scratch, ggfs_scratch_destroy) != 0) {
-        *err = EAGAIN;
-        pthread_cond_destroy(&cat->work);
-        pthread_mutex_destroy(&cat->lock);
-    } else {
-        cat->models = ggfs_lru_new(max_open, &ggfs_cat_model_ops, cat);
-        cat->trim = ggfs_trim_new(TRIM_AFTER_NS);
-        cat->hf_index = ggfs_hf_index_new();
-        // Slot 0 is the folder: inode 1, FUSE's root.
-        ggfs_cat_attrs a;
-        ggfs_cat_attrs_of(&st, &a);
-        if (cat->models && cat->trim && cat->hf_index &&
-            ggfs_cat_slot_new(cat, NULL, GGFS_CAT_DIR, "", "", "", NULL, &a, 0))
-            return cat;
-        ggfs_lru_free(cat->models);
-        ggfs_trim_free(cat->trim);
-        ggfs_hf_index_free(cat->hf_index);
-        pthread_key_delete(cat->scratch);
-        pthread_cond_destroy(&cat->work);
-        pthread_mutex_destroy(&cat->lock);
-        *err = ENOMEM;
+        ggfs_folder_close(&cat->folder);
+        free(cat);
+        return NULL;
     }
-    free_slots(cat);
-    ggfs_folder_close(&cat->folder);
-    free(cat);
-    return NULL;
+    return set_up(cat, GGFS_CAT_DIR, &st, max_open, listing_ttl_s, err);
+}
+
+ggfs_catalog *ggfs_catalog_open_store(ggfs_cat_kind root, void *root_state, ggfs_remote_engine *remote,
+                                      unsigned max_open, unsigned listing_ttl_s, int *err)
+{
+    ggfs_catalog *cat = calloc(1, sizeof *cat);
+    if (!cat) {
+        *err = ENOMEM;
+        return NULL;
+    }
+    cat->folder.fd = -1; // no local folder
+    cat->env.remote = remote;
+    cat->env.root = root_state;
+    struct stat st;
+    memset(&st, 0, sizeof st);
+    st.st_mode = S_IFDIR | 0555;
+    st.st_uid = getuid();
+    st.st_gid = getgid();
+    st.st_atim.tv_sec = st.st_mtim.tv_sec = st.st_ctim.tv_sec = time(NULL);
+    return set_up(cat, root, &st, max_open, listing_ttl_s, err);
 }
 
 void ggfs_catalog_set_cancel(ggfs_catalog *cat, ggfs_cancel cancel)
@@ -396,13 +432,22 @@ double ggfs_catalog_listing_ttl(const ggfs_catalog *cat)
     return (double)(cat->listing_ttl_ns / 1000000000);
 }
 
+void ggfs_catalog_stop_remote(ggfs_catalog *cat)
+{
+    ggfs_remote_engine_abort(cat->env.remote); // NULL for a folder: nothing
+}
+
 void ggfs_catalog_close(ggfs_catalog *cat)
 {
     if (!cat)
         return;
+    ggfs_workers_free(cat->ahead); // its jobs use everything below
     ggfs_lru_free(cat->models);
     ggfs_trim_free(cat->trim);
-    ggfs_hf_index_free(cat->hf_index);
+    ggfs_hf_index_free(cat->env.hf_index);
+    const ggfs_store *root = ggfs_store_of(cat->slots[0] ? cat->slots[0]->kind : GGFS_CAT_DIR);
+    if (root && root->root_free && cat->env.root)
+        root->root_free(cat->env.root);
     void *own = pthread_getspecific(cat->scratch);
     if (own)
         ggfs_scratch_destroy(own);

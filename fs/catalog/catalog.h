@@ -8,8 +8,8 @@
  * An entry's slot lives while the kernel holds an inode of it (a lookup
  * it has not forgotten), while its model is open, or while a request
  * uses it; then its number may be given to another entry. While it lives,
- * the same name in the same directory, naming the same file (device,
- * inode, size, mtime), keeps its slot however often its model is closed
+ * the same name in the same directory, of the same identity (its store
+ * says: store.h), keeps its slot however often its model is closed
  * and opened again. A file changed or replaced gets a new slot, so nothing
  * the kernel cached about the old one is served for the new. An inode is
  *
@@ -38,11 +38,13 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "catalog/kind.h"
 #include "tree/tree.h"
 
 #define GGFS_SLOT_SHIFT 40
 #define GGFS_LOCAL_MASK ((UINT64_C(1) << GGFS_SLOT_SHIFT) - 1)
 #define GGFS_ERROR_INO GGFS_LOCAL_MASK // no tree numbers this far
+#define GGFS_STATUS_INO (GGFS_LOCAL_MASK - 1) // `remote` at a remote collection's root (slot 0)
 #define GGFS_DEFAULT_MAX_OPEN 16
 // How long a directory's listing is trusted before it is read again, in
 // seconds (-o listing_ttl_s): lookups within it are answered from the
@@ -61,12 +63,6 @@
 
 typedef struct ggfs_catalog ggfs_catalog;
 
-typedef enum ggfs_cat_kind {
-    GGFS_CAT_DIR,    // a directory of the folder
-    GGFS_CAT_OLLAMA, // ollama/ or a directory in it
-    GGFS_CAT_HF,     // hf/ or a directory in it (a Hugging Face hub cache's)
-    GGFS_CAT_MODEL,  // a model's directory
-} ggfs_cat_kind;
 
 /* What the FUSE side needs of one entry: a copy, valid without locks. */
 typedef struct ggfs_cat_entry {
@@ -87,9 +83,21 @@ typedef struct ggfs_cat_listing ggfs_cat_listing;
 ggfs_catalog *ggfs_catalog_open(const char *dir, const char *mountpoint, unsigned max_open, unsigned listing_ttl_s,
                                 int *err);
 
+/* Opens a catalog whose root is a directory of a remote store (kind root,
+ * store.h), with the store's state root_state (freed with the catalog, by
+ * the store's root_free), its models opened through remote. Returns NULL
+ * with *err set on failure; root_state is then the caller's still. */
+ggfs_catalog *ggfs_catalog_open_store(ggfs_cat_kind root, void *root_state, ggfs_remote_engine *remote,
+                                      unsigned max_open, unsigned listing_ttl_s, int *err);
+
 /* The listing lifetime in seconds, for the kernel's entry and attribute
  * timeouts of the catalog's own entries. */
 double ggfs_catalog_listing_ttl(const ggfs_catalog *cat);
+
+/* The mount is stopping: requests to servers in flight (a remote store's
+ * reads ahead, its models' reads) give up within about a second. Nothing
+ * for a folder mount. */
+void ggfs_catalog_stop_remote(ggfs_catalog *cat);
 
 /* Closes every model and frees the catalog; no model may be in use. */
 void ggfs_catalog_close(ggfs_catalog *cat);
@@ -119,6 +127,8 @@ int ggfs_catalog_list(ggfs_catalog *cat, uint64_t dir, ggfs_cat_listing **out);
 void ggfs_catalog_unlist(ggfs_catalog *cat, ggfs_cat_listing *l);
 
 size_t ggfs_cat_listing_count(const ggfs_cat_listing *l);
+/* Whether the listing has an entry called name. */
+bool ggfs_cat_listing_has(const ggfs_cat_listing *l, const char *name);
 const char *ggfs_cat_listing_name(const ggfs_cat_listing *l, size_t i);
 
 /* Entry i of listing l of directory `dir`. With remember, as a lookup
@@ -146,6 +156,11 @@ void ggfs_catalog_set_cancel(ggfs_catalog *cat, ggfs_cancel cancel);
  * buf (cap bytes); false when it has not failed (it may not have been
  * tried: ggfs_catalog_get tries). */
 bool ggfs_catalog_error(ggfs_catalog *cat, uint64_t slot, char *buf, size_t cap);
+
+/* The text of `remote` at the root of a mount whose root store has one
+ * (store.h), made now (malloc'ed); NULL when it has none, or out of
+ * memory. */
+char *ggfs_catalog_status(ggfs_catalog *cat, size_t *len);
 
 /* How many models are open now. */
 size_t ggfs_catalog_open_models(ggfs_catalog *cat);

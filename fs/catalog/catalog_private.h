@@ -12,6 +12,10 @@
  *   forget_queue.c  the entries handed to the forgetting thread
  *                   (forget_thread.c)
  *   models.c        opening and closing the models of slots
+ *   read_ahead.c    a remote directory's models opened ahead when it is listed
+ *
+ * What is listed and opened, and how, is the stores' (store.h): the
+ * catalog reaches them through the row of each directory's kind.
  *
  * One lock guards the slot table, the listings, the counts and the
  * errors; directory reads and model opens run outside it, on slots pinned
@@ -26,8 +30,8 @@
 #include <stdint.h>
 
 #include "catalog/catalog.h"
-#include "catalog/hf_index.h"
 #include "catalog/listing.h"
+#include "catalog/store.h"
 #include "util/dlist.h"
 #include "util/lru.h"
 #include "util/trim.h"
@@ -39,6 +43,7 @@ typedef struct dir_state {
     uint64_t applied;           // the newest listing kept
     ggfs_cat_listing *listing;  // that one, until dropped; NULL then
     int64_t listed_at;          // when it was read, CLOCK_MONOTONIC ns; 0: read again
+    bool read_ahead;            // its models were queued to be opened ahead
 } dir_state;
 
 enum { ON_NO_LIST, ON_IDLE, ON_FORGET };
@@ -79,7 +84,8 @@ static inline slot *slot_of_link(ggfs_dlink *link)
 }
 
 struct ggfs_catalog {
-    ggfs_folder folder;
+    ggfs_folder folder;     // a folder mount's (the stores reach it through env)
+    ggfs_store_env env;     // what the stores use
     pthread_mutex_t lock;
     pthread_cond_t work;    // for the forgetting thread: an entry to forget,
                             // a listing to drop later, or stopping
@@ -93,13 +99,14 @@ struct ggfs_catalog {
     slot_list idle;         // held by the kernel only, most recently used first
     slot_list forget;       // idle past max_idle: for the forgetting thread
     size_t max_idle;
+    size_t max_open;        // models open at once (-o max_open)
+    struct ggfs_workers *ahead; // read_ahead.c's threads; NULL until first used
     size_t n_listings;      // directories holding a listing
-    int64_t listing_ttl_ns; // a lookup reads a directory again after this (-o listing_ttl_s)
+    int64_t listing_ttl_ns; // GGFS_LIFE_TTL: a lookup reads a directory again after this (-o listing_ttl_s)
     int64_t swept_at;       // when drop_old_listings last looked
     bool stopping;          // ggfs_catalog_stop_forgetting was called
     ggfs_lru *models;       // ggfs_tree of each open model, by slot
     ggfs_trim *trim;        // hands closed models' pages back
-    ggfs_hf_index *hf_index; // a hub cache's repositories, for hf/ORG/ (catalog/hf_index.h)
     pthread_key_t scratch;  // the loop threads' buffers, shared by all trees
     ggfs_cancel cancel;     // given to every tree (ggfs_catalog_set_cancel)
 };
@@ -138,8 +145,17 @@ void ggfs_cat_entry_of(const slot *s, ggfs_cat_entry *out);
 void ggfs_cat_listing_put(ggfs_catalog *cat, ggfs_cat_listing *l);
 /* Drops directory d's listing. */
 void ggfs_cat_drop_listing(ggfs_catalog *cat, dir_state *d);
-/* Drops the listings past their lifetime, looking at most twice a lifetime. */
+/* Drops the listings past their lifetime, looking at most twice the
+ * shortest lifetime. */
 void ggfs_cat_drop_old_listings(ggfs_catalog *cat);
+/* How long a listing of a directory of kind is trusted, in ns. */
+int64_t ggfs_cat_listing_life(const ggfs_catalog *cat, ggfs_cat_kind kind);
+
+/* ==== read_ahead.c ==== */
+
+/* Queues the first max_open models of listing l of directory d (a remote
+ * store's) to be opened ahead, each job pinning d. Under the lock. */
+void ggfs_cat_read_ahead(ggfs_catalog *cat, slot *d, const ggfs_cat_listing *l);
 
 /* ==== models.c ==== */
 

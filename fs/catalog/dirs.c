@@ -1,9 +1,9 @@
 /*
- * The catalog's directories: each one's newest listing read (outside the
- * lock, on the directory's slot pinned meanwhile), kept for lookups the
- * listing lifetime (-o listing_ttl_s) and then dropped, and the lookups
- * and listed entries served from it, with the slots they make or find
- * replaced.
+ * The catalog's directories: each one's newest listing read by its store
+ * (store.h; outside the lock, on the directory's slot pinned meanwhile),
+ * kept for lookups the store's listing lifetime and then dropped, and the
+ * lookups and listed entries served from it, with the slots they make or
+ * find replaced.
  */
 #include <errno.h>
 #include <limits.h>
@@ -13,25 +13,9 @@
 #include <time.h>
 
 #include "catalog/catalog_private.h"
-#include "catalog/hf_cache.h"
-#include "catalog/ollama.h"
 #include "catalog/scan.h"
+#include "catalog/store.h"
 #include "util/clock.h"
-
-static ggfs_cat_kind kind_of(ggfs_scan_kind k)
-{
-    switch (k) {
-    case GGFS_SCAN_DIR:
-        return GGFS_CAT_DIR;
-    case GGFS_SCAN_OLLAMA:
-        return GGFS_CAT_OLLAMA;
-    case GGFS_SCAN_HF:
-        return GGFS_CAT_HF;
-    case GGFS_SCAN_MODEL:
-        break;
-    }
-    return GGFS_CAT_MODEL;
-}
 
 /* ==== Keeping listings ==== */
 
@@ -51,6 +35,18 @@ void ggfs_cat_drop_listing(ggfs_catalog *cat, dir_state *d)
     cat->n_listings--;
 }
 
+int64_t ggfs_cat_listing_life(const ggfs_catalog *cat, ggfs_cat_kind kind)
+{
+    return ggfs_store_of(kind)->life == GGFS_LIFE_MOUNT ? INT64_MAX : cat->listing_ttl_ns;
+}
+
+/* Whether d's listing, read at listed_at (0: to be read again), is still
+ * trusted at now. */
+static bool listing_fresh(const ggfs_catalog *cat, const slot *d, int64_t now)
+{
+    return d->dir->listed_at && now - d->dir->listed_at < ggfs_cat_listing_life(cat, d->kind);
+}
+
 void ggfs_cat_drop_old_listings(ggfs_catalog *cat)
 {
     const int64_t now = ggfs_now_ns();
@@ -59,7 +55,7 @@ void ggfs_cat_drop_old_listings(ggfs_catalog *cat)
     cat->swept_at = now;
     for (uint64_t id = 0; cat->n_listings > 0 && id < cat->n_ids; id++) {
         slot *s = cat->slots[id];
-        if (s && s->dir && s->dir->listing && now - s->dir->listed_at >= cat->listing_ttl_ns)
+        if (s && s->dir && s->dir->listing && !listing_fresh(cat, s, now))
             ggfs_cat_drop_listing(cat, s->dir);
     }
 }
@@ -73,18 +69,19 @@ static bool same_thing(const slot *s, const ggfs_cat_listing *l, const ggfs_list
 {
     char buf[PATH_MAX];
     const char *path = ggfs_listed_path(l, e, d->real, buf, sizeof buf);
-    if (!path || s->kind != kind_of(e->kind) || strcmp(s->path, path) != 0 ||
+    if (!path || s->kind != (ggfs_cat_kind)e->kind || strcmp(s->path, path) != 0 ||
         strcmp(s->real, ggfs_listed_real(l, e, path)) != 0)
         return false;
-    if (s->kind == GGFS_CAT_OLLAMA || s->kind == GGFS_CAT_HF)
+    if (s->kind != GGFS_CAT_MODEL && ggfs_store_of(s->kind)->ident_by_place)
         return true; // a place in a view: its store and place are what it is
-    if (s->kind == GGFS_CAT_DIR)
-        return s->a.dev == e->a.dev && s->a.ino == e->a.ino;
+    if (!ggfs_cat_ident_equal(&s->a.ident, &e->a.ident))
+        return false;
+    if (s->kind != GGFS_CAT_MODEL)
+        return true;
     // A model listed with an error (an Ollama manifest naming no model)
     // stays that error; one listed without keeps any error opening gave.
     const char *error = ggfs_listed_error(l, e);
-    return ggfs_cat_attrs_equal_file(&s->a, &e->a) && s->shards == e->shards &&
-           (!error || (s->error && strcmp(s->error, error) == 0));
+    return s->shards == e->shards && (!error || (s->error && strcmp(s->error, error) == 0));
 }
 
 /* Marks s replaced by a new slot for its name (under the lock), and frees
@@ -122,7 +119,7 @@ static slot *slot_for(ggfs_catalog *cat, slot *d, const ggfs_cat_listing *l, con
     const char *path = ggfs_listed_path(l, e, d->real, buf, sizeof buf);
     if (!path)
         return NULL;
-    return ggfs_cat_slot_new(cat, d, kind_of(e->kind), name, path, ggfs_listed_real(l, e, path),
+    return ggfs_cat_slot_new(cat, d, (ggfs_cat_kind)e->kind, name, path, ggfs_listed_real(l, e, path),
                              ggfs_listed_error(l, e), &e->a, e->shards);
 }
 
@@ -204,18 +201,8 @@ static int read_directory(ggfs_catalog *cat, slot *d, ggfs_cat_listing **out)
     if (!ancestors)
         return ENOMEM;
     ggfs_scan scan;
-    int err;
-    if (d->kind == GGFS_CAT_OLLAMA) {
-        err = ggfs_ollama_list(&cat->folder, d->path, d->real, &scan);
-    } else if (d->kind == GGFS_CAT_HF) {
-        err = ggfs_hf_list(&cat->folder, cat->hf_index, d->path, d->real, ancestors, n, &scan);
-    } else {
-        err = ggfs_scan_dir(&cat->folder, d->real, ancestors, n, &scan);
-        if (!err && !ggfs_hf_tidy_scan(&cat->folder, d->real, &scan)) {
-            ggfs_scan_free(&scan);
-            err = ENOMEM;
-        }
-    }
+    const ggfs_store_dir dir = {.path = d->path, .real = d->real, .ancestors = ancestors, .n_ancestors = n};
+    int err = ggfs_store_of(d->kind)->list(&cat->env, &dir, &scan);
     free(ancestors);
     if (err)
         return err;
@@ -235,6 +222,10 @@ static int read_directory(ggfs_catalog *cat, slot *d, ggfs_cat_listing **out)
         l->refs++;
         d->dir->listed_at = ggfs_now_ns();
         replaced = replace_changed(cat, d, l, &n_replaced);
+        if (ggfs_store_of(d->kind)->read_ahead && !d->dir->read_ahead) {
+            d->dir->read_ahead = true; // once: a remote listing does not change
+            ggfs_cat_read_ahead(cat, d, l);
+        }
     }
     if (out) {
         l->refs++;
@@ -256,7 +247,7 @@ int ggfs_catalog_lookup(ggfs_catalog *cat, uint64_t dir, const char *name, ggfs_
         return err;
     pthread_mutex_lock(&cat->lock);
     ggfs_cat_listing *l = d->dir->listing;
-    if (l && d->dir->listed_at && ggfs_now_ns() - d->dir->listed_at < cat->listing_ttl_ns)
+    if (l && listing_fresh(cat, d, ggfs_now_ns()))
         l->refs++;
     else
         l = NULL;
@@ -291,7 +282,17 @@ int ggfs_catalog_list(ggfs_catalog *cat, uint64_t dir, ggfs_cat_listing **out)
     slot *d = pin_directory(cat, dir, &err);
     if (!d)
         return err;
-    err = read_directory(cat, d, out);
+    // A store whose listings change rarely (a remote one: each listing is
+    // requests) serves one within its life again.
+    pthread_mutex_lock(&cat->lock);
+    ggfs_cat_listing *l = d->dir->listing;
+    if (l && !ggfs_store_of(d->kind)->relist_on_opendir && listing_fresh(cat, d, ggfs_now_ns())) {
+        l->refs++;
+        *out = l;
+    }
+    pthread_mutex_unlock(&cat->lock);
+    if (!*out)
+        err = read_directory(cat, d, out);
     pthread_mutex_lock(&cat->lock);
     ggfs_cat_unpin(cat, d);
     pthread_mutex_unlock(&cat->lock);
@@ -308,6 +309,11 @@ void ggfs_catalog_unlist(ggfs_catalog *cat, ggfs_cat_listing *l)
 size_t ggfs_cat_listing_count(const ggfs_cat_listing *l)
 {
     return l->count;
+}
+
+bool ggfs_cat_listing_has(const ggfs_cat_listing *l, const char *name)
+{
+    return ggfs_listing_find(l, name) != NULL;
 }
 
 const char *ggfs_cat_listing_name(const ggfs_cat_listing *l, size_t i)
@@ -346,7 +352,7 @@ bool ggfs_catalog_listed(ggfs_catalog *cat, uint64_t dir, const ggfs_cat_listing
     } else {
         memset(out, 0, sizeof *out);
         out->slot = GGFS_NO_SLOT;
-        out->kind = kind_of(e->kind);
+        out->kind = (ggfs_cat_kind)e->kind;
         ggfs_cat_attrs_stat(&e->a, &out->st);
         out->shards = e->shards;
     }

@@ -7,54 +7,6 @@
 
 #include "catalog/listing.h"
 
-/* ==== Attributes ==== */
-
-void ggfs_cat_attrs_of(const struct stat *st, ggfs_cat_attrs *a)
-{
-    *a = (ggfs_cat_attrs){
-        .atime = st->st_atim.tv_sec,
-        .mtime = st->st_mtim.tv_sec,
-        .ctime = st->st_ctim.tv_sec,
-        .atime_ns = (uint32_t)st->st_atim.tv_nsec,
-        .mtime_ns = (uint32_t)st->st_mtim.tv_nsec,
-        .ctime_ns = (uint32_t)st->st_ctim.tv_nsec,
-        .mode = st->st_mode,
-        .uid = st->st_uid,
-        .gid = st->st_gid,
-        .dev = st->st_dev,
-        .ino = st->st_ino,
-        .size = st->st_size,
-    };
-}
-
-void ggfs_cat_attrs_stat(const ggfs_cat_attrs *a, struct stat *st)
-{
-    st->st_atim.tv_sec = a->atime;
-    st->st_atim.tv_nsec = a->atime_ns;
-    st->st_mtim.tv_sec = a->mtime;
-    st->st_mtim.tv_nsec = a->mtime_ns;
-    st->st_ctim.tv_sec = a->ctime;
-    st->st_ctim.tv_nsec = a->ctime_ns;
-    st->st_mode = a->mode;
-    st->st_uid = a->uid;
-    st->st_gid = a->gid;
-    st->st_dev = a->dev;
-    st->st_ino = a->ino;
-    st->st_size = a->size;
-}
-
-bool ggfs_cat_attrs_same_file(const ggfs_cat_attrs *a, const struct stat *st)
-{
-    return a->dev == (uint64_t)st->st_dev && a->ino == (uint64_t)st->st_ino && a->size == st->st_size &&
-           a->mtime == st->st_mtim.tv_sec && a->mtime_ns == (uint32_t)st->st_mtim.tv_nsec;
-}
-
-bool ggfs_cat_attrs_equal_file(const ggfs_cat_attrs *a, const ggfs_cat_attrs *b)
-{
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime == b->mtime &&
-           a->mtime_ns == b->mtime_ns;
-}
-
 /* ==== Building ==== */
 
 /* What entry e stores beyond its name, as flags. */
@@ -115,7 +67,7 @@ ggfs_cat_listing *ggfs_listing_build(const ggfs_scan *scan, const char *dir_real
     for (size_t i = 0; i < scan->count; i++) {
         const ggfs_scan_entry *e = &scan->entries[i];
         ggfs_listed *out = &l->entries[i];
-        ggfs_cat_attrs_of(&e->st, &out->a);
+        out->a = e->a;
         out->name = (uint32_t)(p - strings);
         out->shards = e->shards;
         out->kind = (uint8_t)e->kind;

@@ -13,26 +13,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
+#include "catalog/attrs.h"
 #include "catalog/scan.h"
-
-/* What the mount shows of a file or directory, and what tells one file
- * from another (device, inode, size, mtime): its stat, less the rest. */
-typedef struct ggfs_cat_attrs {
-    int64_t atime, mtime, ctime; // seconds
-    uint32_t atime_ns, mtime_ns, ctime_ns;
-    uint32_t mode, uid, gid;
-    uint64_t dev, ino;
-    int64_t size;
-} ggfs_cat_attrs;
-
-void ggfs_cat_attrs_of(const struct stat *st, ggfs_cat_attrs *a);
-/* Fills the fields attrs keep; the rest of st is left as it is. */
-void ggfs_cat_attrs_stat(const ggfs_cat_attrs *a, struct stat *st);
-/* Whether st is the file a was taken from (it may have changed since). */
-bool ggfs_cat_attrs_same_file(const ggfs_cat_attrs *a, const struct stat *st);
-bool ggfs_cat_attrs_equal_file(const ggfs_cat_attrs *a, const ggfs_cat_attrs *b);
 
 enum {
     GGFS_LISTED_PATH = 1,  // the path follows the name in the strings

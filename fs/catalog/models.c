@@ -1,6 +1,7 @@
 /*
- * The models of a catalog's slots, opened on first use and closed by the
- * catalog's bounded set (util/lru.h), and why a model cannot be opened.
+ * The models of a catalog's slots, opened on first use by the store of
+ * the directory they were listed in (store.h) and closed by the catalog's
+ * bounded set (util/lru.h), and why a model cannot be opened.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,8 +12,8 @@
 
 #include "catalog/catalog_private.h"
 #include "catalog/ollama_local.h"
+#include "catalog/store.h"
 #include "model/model.h"
-#include "model/split_name.h"
 #include "tree/layer_trees.h"
 #include "util/log.h"
 #include "util/text.h"
@@ -40,42 +41,6 @@ static const char *relative(const ggfs_catalog *cat, const char *path)
     if (strncmp(path, cat->folder.real, n) == 0 && path[n] == '/')
         return path + n + 1;
     return path;
-}
-
-/* A split set's other shards are found beside it by name: each must stay
- * inside the folder, as the first did. */
-static bool shards_inside(ggfs_catalog *cat, const slot *s, char *msg, size_t cap)
-{
-    size_t prefix_len;
-    unsigned k, n;
-    if (!ggfs_split_name_parse(s->path, &prefix_len, &k, &n))
-        return true;
-    for (unsigned i = 1; i <= n; i++) {
-        char *shard = ggfs_split_name_make(s->path, prefix_len, i, n);
-        char real[PATH_MAX];
-        struct stat st;
-        const int err = shard ? ggfs_resolve_beneath(&cat->folder, shard, real, sizeof real, &st) : ENOMEM;
-        if (err == EXDEV || err == ELOOP) {
-            snprintf(msg, cap, "%s: shard %u of %u %s", shard, i, n,
-                     err == EXDEV ? "leads out of the folder" : "is a symlink loop");
-            free(shard);
-            return false;
-        }
-        free(shard);
-    }
-    return true;
-}
-
-/* Whether the model opened is the file the slot was made for. */
-static bool is_slots_file(const slot *s, const ggfs_model *m)
-{
-    const char *base = strrchr(s->path, '/');
-    base = base ? base + 1 : s->path;
-    for (uint32_t k = 0; k < m->n_shards; k++) {
-        if (strcmp(m->shards[k].file_name, base) == 0)
-            return ggfs_cat_attrs_same_file(&s->a, &m->shards[k].source->st);
-    }
-    return false;
 }
 
 /* Opens the projector and adapter of the layers of the store at `store`
@@ -136,49 +101,27 @@ static void *open_model(void *ctx, uint64_t id, int *err)
         *err = s ? EIO : ENOENT;
         return NULL;
     }
-    char msg[GGFS_ERROR_MAX - 1]; // the text, without its newline
-    if (!shards_inside(cat, s, msg, sizeof msg)) {
+    char msg[GGFS_ERROR_MAX - 1] = ""; // the text, without its newline
+    // The store of the directory it was listed in opens it; the slot and
+    // its parent live while pinned, and their strings never change.
+    pthread_mutex_lock(&cat->lock);
+    const ggfs_store *store = ggfs_store_of(cat->slots[s->parent]->kind);
+    const ggfs_store_model m = {.path = s->path, .real = s->real, .ident = &s->a.ident, .shards = s->shards};
+    pthread_mutex_unlock(&cat->lock);
+    ggfs_model *model = store->open_model(&cat->env, &m, msg, sizeof msg, err);
+    if (!model && *err == EIO)
         set_error(cat, s, msg);
-        *err = EIO;
-        return NULL;
-    }
-    const size_t len = strlen(cat->folder.real) + 1 + strlen(s->path) + 1;
-    char *path = malloc(len);
-    if (!path) {
-        *err = ENOMEM;
-        return NULL;
-    }
-    snprintf(path, len, "%s/%s", strcmp(cat->folder.real, "/") ? cat->folder.real : "", s->path);
-    ggfs_model_error merr;
-    ggfs_model *model = ggfs_model_open(path, NULL, &merr);
-    free(path);
-    if (!model) {
-        const ggp_error *e = &merr.error;
-        if (e->code == GGP_ERR_NOMEM) {
-            *err = ENOMEM; // not the file's fault: tried again next time
-            return NULL;
-        }
-        if (e->code == GGP_ERR_IO && e->offset == 0)
-            snprintf(msg, sizeof msg, "%s: %s", relative(cat, merr.where), e->msg);
-        else
-            snprintf(msg, sizeof msg, "%s: offset 0x%llx: %s", relative(cat, merr.where),
-                     (unsigned long long)e->offset, e->msg);
-        set_error(cat, s, msg);
-        *err = EIO;
-        return NULL;
-    }
-    if (!is_slots_file(s, model)) {
+    if (!model && *err == ESTALE) {
         // Changed since it was listed: this slot's inodes must not serve
         // the new file. The next lookup reads the directory again.
-        ggfs_model_close(model);
         pthread_mutex_lock(&cat->lock);
         s->stale = true;
         ggfs_cat_unhash(cat, s);
         cat->slots[s->parent]->dir->listed_at = 0;
         pthread_mutex_unlock(&cat->lock);
-        *err = ESTALE;
-        return NULL;
     }
+    if (!model)
+        return NULL;
     ggfs_tree *tree = malloc(sizeof *tree);
     if (!tree || !ggfs_tree_init_shared(tree, model, cat->scratch, id << GGFS_SLOT_SHIFT)) {
         if (tree)
@@ -190,6 +133,7 @@ static void *open_model(void *ctx, uint64_t id, int *err)
     }
     tree->cancel = cat->cancel;
     ollama_layers(cat, s, tree);
+    tree->remote = cat->env.remote; // its own `remote` file: a remote store's model
     pthread_mutex_lock(&cat->lock);
     s->opens++;
     pthread_mutex_unlock(&cat->lock);
@@ -253,6 +197,14 @@ bool ggfs_catalog_error(ggfs_catalog *cat, uint64_t id, char *buf, size_t cap)
         snprintf(buf, cap, "%s\n", s->error);
     pthread_mutex_unlock(&cat->lock);
     return has;
+}
+
+char *ggfs_catalog_status(ggfs_catalog *cat, size_t *len)
+{
+    pthread_mutex_lock(&cat->lock);
+    const ggfs_store *root = ggfs_store_of(cat->slots[0]->kind);
+    pthread_mutex_unlock(&cat->lock);
+    return root->status ? root->status(&cat->env, len) : NULL;
 }
 
 size_t ggfs_catalog_open_models(ggfs_catalog *cat)

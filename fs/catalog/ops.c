@@ -15,7 +15,10 @@
  * counts back, so that the catalog frees what the kernel no longer holds.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/statvfs.h>
 
 #include "catalog/catalog.h"
@@ -61,6 +64,26 @@ void ggfs_cat_error_stat(const ggfs_cat_entry *e, size_t len, struct stat *st)
     st->st_blksize = 4096;
     st->st_blocks = (st->st_size + 511) / 512;
 }
+
+void ggfs_cat_status_stat(size_t len, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = ino_of(0, GGFS_STATUS_INO);
+    st->st_mode = S_IFREG | 0444;
+    st->st_nlink = 1;
+    st->st_uid = getuid();
+    st->st_gid = getgid();
+    st->st_atim.tv_sec = st->st_mtim.tv_sec = st->st_ctim.tv_sec = time(NULL);
+    st->st_size = (off_t)len;
+    st->st_blksize = 4096;
+    st->st_blocks = (st->st_size + 511) / 512;
+}
+
+/* The status text made at open: what reads of that open see. */
+typedef struct status_open {
+    size_t len;
+    char *text;
+} status_open;
 
 /* ==== Models ==== */
 
@@ -120,7 +143,8 @@ static void reply_catalog_entry(fuse_req_t req, ggfs_catalog *cat, const ggfs_ca
     memset(&p, 0, sizeof p);
     p.attr = *attr;
     p.ino = p.attr.st_ino;
-    p.attr_timeout = ggfs_catalog_listing_ttl(cat);
+    // `remote`'s size changes as the mount works: asked again at each stat.
+    p.attr_timeout = p.ino == ino_of(0, GGFS_STATUS_INO) ? 0 : ggfs_catalog_listing_ttl(cat);
     p.entry_timeout = ggfs_catalog_listing_ttl(cat);
     if (fuse_reply_entry(req, &p) == -ENOENT)
         ggfs_catalog_forget(cat, e->slot, 1);
@@ -139,6 +163,18 @@ static void cat_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     if (dir.kind != GGFS_CAT_MODEL) {
         ggfs_cat_entry e;
         const int err = ggfs_catalog_lookup(cat, slot, name, &e);
+        size_t len;
+        char *text = err == ENOENT && slot == 0 && strcmp(name, "remote") == 0 ? ggfs_catalog_status(cat, &len)
+                                                                                : NULL;
+        if (text) {
+            // A remote collection's own `remote`: a real entry wins.
+            free(text);
+            ggfs_cat_status_stat(len, &st);
+            ggfs_catalog_remember(cat, 0, 1);
+            e.slot = 0;
+            reply_catalog_entry(req, cat, &e, &st);
+            return;
+        }
         if (err) {
             fuse_reply_err(req, err);
             return;
@@ -202,6 +238,18 @@ static void cat_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
         fuse_reply_attr(req, &st, ggfs_catalog_listing_ttl(cat));
         return;
     }
+    if (slot == 0 && local == GGFS_STATUS_INO) {
+        size_t len;
+        char *text = ggfs_catalog_status(cat, &len);
+        if (!text) {
+            fuse_reply_err(req, ENOENT);
+            return;
+        }
+        free(text);
+        ggfs_cat_status_stat(len, &st);
+        fuse_reply_attr(req, &st, 0); // its size changes as the mount works
+        return;
+    }
     if (e.kind != GGFS_CAT_MODEL) {
         fuse_reply_err(req, ENOENT);
         return;
@@ -234,6 +282,23 @@ static void cat_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, EISDIR);
         return;
     }
+    if (slot == 0 && local == GGFS_STATUS_INO) {
+        status_open *so = malloc(sizeof *so);
+        if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+            free(so);
+            fuse_reply_err(req, EROFS);
+            return;
+        }
+        if (!so || !(so->text = ggfs_catalog_status(cat, &so->len))) {
+            free(so);
+            fuse_reply_err(req, ENOMEM);
+            return;
+        }
+        fi->fh = (uint64_t)(uintptr_t)so;
+        fi->direct_io = 1; // made afresh at every open, whatever its size was
+        fuse_reply_open(req, fi);
+        return;
+    }
     if (local == GGFS_ERROR_INO) {
         if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
             fuse_reply_err(req, EROFS);
@@ -255,6 +320,14 @@ static void cat_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, str
 {
     ggfs_catalog *cat = cat_of(req);
     const uint64_t slot = slot_of(ino);
+    if (slot == 0 && local_of(ino) == GGFS_STATUS_INO) {
+        const status_open *so = (const status_open *)(uintptr_t)fi->fh;
+        if (off < 0 || (uint64_t)off >= so->len)
+            fuse_reply_buf(req, NULL, 0);
+        else
+            fuse_reply_buf(req, so->text + off, so->len - (size_t)off < size ? so->len - (size_t)off : size);
+        return;
+    }
     if (local_of(ino) == GGFS_ERROR_INO) {
         char text[GGFS_ERROR_MAX];
         size_t len;
@@ -274,6 +347,18 @@ static void cat_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, str
         return;
     ggfs_tree_op_read(tree, req, ino, size, off, fi);
     ggfs_cat_put_tree(cat, slot, tree, 0);
+}
+
+static void cat_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    if (slot_of(ino) == 0 && local_of(ino) == GGFS_STATUS_INO) {
+        status_open *so = (status_open *)(uintptr_t)fi->fh;
+        free(so->text);
+        free(so);
+        fuse_reply_err(req, 0);
+        return;
+    }
+    ggfs_op_release(req, ino, fi);
 }
 
 /* ==== Extended attributes ==== */
@@ -402,7 +487,7 @@ const struct fuse_lowlevel_ops ggfs_catalog_ops = {
     .releasedir = ggfs_cat_releasedir,
     .open = cat_open,
     .read = cat_read,
-    .release = ggfs_op_release,
+    .release = cat_release,
     .getxattr = cat_getxattr,
     .listxattr = cat_listxattr,
     .statfs = cat_statfs,

@@ -20,6 +20,7 @@ typedef struct ggfs_open_dir {
     ggfs_cat_listing *listing;
     fuse_ino_t parent;      // for ".."
     bool error_only;        // a failed model: "error" and nothing else
+    size_t status_len;      // a remote collection's root: `remote` last, this long; 0: none
     ggfs_cat_entry model;   // that model
     size_t error_len;
     ggfs_dlink link;        // in the mount's list of open ones
@@ -104,6 +105,10 @@ void ggfs_cat_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, err);
         return;
     }
+    char *status = slot == 0 ? ggfs_catalog_status(cat, &d->status_len) : NULL;
+    if (!status || ggfs_cat_listing_has(d->listing, "remote"))
+        d->status_len = 0; // a real entry named remote wins
+    free(status);
     track(req, d);
     fi->fh = (uint64_t)(uintptr_t)d;
     fuse_reply_open(req, fi);
@@ -137,7 +142,7 @@ static void fill_listing(fuse_req_t req, fuse_ino_t ino, const open_dir *d, size
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    const size_t count = d->error_only ? 1 : ggfs_cat_listing_count(d->listing);
+    const size_t count = d->error_only ? 1 : ggfs_cat_listing_count(d->listing) + (d->status_len > 0);
     size_t used = 0, n_held = 0;
     for (uint64_t pos = (uint64_t)off; pos < count + 2; pos++) {
         struct fuse_entry_param e;
@@ -153,6 +158,11 @@ static void fill_listing(fuse_req_t req, fuse_ino_t ino, const open_dir *d, size
             ggfs_cat_error_stat(&d->model, d->error_len, &e.attr);
             if (plus && ggfs_catalog_remember(cat, d->model.slot, 1))
                 slot = d->model.slot;
+        } else if (d->status_len && pos == count + 1) {
+            name = "remote";
+            ggfs_cat_status_stat(d->status_len, &e.attr);
+            if (plus && ggfs_catalog_remember(cat, 0, 1))
+                slot = 0;
         } else {
             ggfs_cat_entry entry;
             name = ggfs_cat_listing_name(d->listing, pos - 2);
@@ -163,7 +173,7 @@ static void fill_listing(fuse_req_t req, fuse_ino_t ino, const open_dir *d, size
         size_t need;
         if (plus && slot != GGFS_NO_SLOT) {
             e.ino = e.attr.st_ino;
-            e.attr_timeout = ggfs_catalog_listing_ttl(cat);
+            e.attr_timeout = e.ino == ino_of(0, GGFS_STATUS_INO) ? 0 : ggfs_catalog_listing_ttl(cat);
             e.entry_timeout = ggfs_catalog_listing_ttl(cat);
         }
         // Without a slot, a readdirplus entry has inode 0: the kernel

@@ -56,6 +56,8 @@ ggfs_tree *ggfs_cat_hold_tree(fuse_req_t req, uint64_t slot, int (*remap)(int er
 void ggfs_cat_put_tree(ggfs_catalog *cat, uint64_t slot, ggfs_tree *tree, uint64_t held);
 
 void ggfs_cat_entry_stat(const ggfs_cat_entry *e, struct stat *st);
+/* The attributes of `remote` at the root (GGFS_STATUS_INO) of len bytes. */
+void ggfs_cat_status_stat(size_t len, struct stat *st);
 void ggfs_cat_error_stat(const ggfs_cat_entry *e, size_t len, struct stat *st);
 
 /* The error text of a failed model and its length; false if it did not

@@ -54,8 +54,8 @@ static char *scan_bytes(ggfs_scan *scan, size_t n)
     return p;
 }
 
-bool ggfs_scan_add(ggfs_scan *scan, ggfs_scan_kind kind, const char *name, const char *path,
-                   const char *real, const char *error, const struct stat *st, uint32_t shards)
+bool ggfs_scan_add_attrs(ggfs_scan *scan, ggfs_scan_kind kind, const char *name, const char *path,
+                         const char *real, const char *error, const ggfs_cat_attrs *a, uint32_t shards)
 {
     if (scan->count == scan->cap) {
         const size_t cap = scan->cap ? scan->cap * 2 : 16;
@@ -77,9 +77,17 @@ bool ggfs_scan_add(ggfs_scan *scan, ggfs_scan_kind kind, const char *name, const
     e->path = memcpy(block + ln, path, lp);
     e->real = memcpy(block + ln + lp, real, lr);
     e->error = error ? memcpy(block + ln + lp + lr, error, le) : NULL;
-    e->st = *st;
+    e->a = *a;
     e->shards = shards;
     return true;
+}
+
+bool ggfs_scan_add(ggfs_scan *scan, ggfs_scan_kind kind, const char *name, const char *path,
+                   const char *real, const char *error, const struct stat *st, uint32_t shards)
+{
+    ggfs_cat_attrs a;
+    ggfs_cat_attrs_of(st, &a);
+    return ggfs_scan_add_attrs(scan, kind, name, path, real, error, &a, shards);
 }
 
 void ggfs_scan_free(ggfs_scan *scan)
@@ -328,8 +336,8 @@ static bool add_ollama_view(ggfs_scan *scan, const char *real_dir)
     const ggfs_scan_entry *b = ggfs_scan_find(scan, "blobs");
     if (!m || !b || m->kind != GGFS_SCAN_DIR || b->kind != GGFS_SCAN_DIR)
         return true;
-    const struct stat st = m->st;
-    return ggfs_scan_add(scan, GGFS_SCAN_OLLAMA, "ollama", real_dir, "", NULL, &st, 0);
+    const ggfs_cat_attrs a = m->a;
+    return ggfs_scan_add_attrs(scan, GGFS_SCAN_OLLAMA, "ollama", real_dir, "", NULL, &a, 0);
 }
 
 int ggfs_scan_dir(const ggfs_folder *f, const char *real_dir, const char *const *ancestors,

@@ -26,14 +26,17 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "catalog/attrs.h"
 #include "catalog/beneath.h"
+#include "catalog/kind.h"
 
-typedef enum ggfs_scan_kind {
-    GGFS_SCAN_DIR,    // a directory of the folder
-    GGFS_SCAN_MODEL,  // a model (one file or a split set)
-    GGFS_SCAN_OLLAMA, // the ollama/ view of an Ollama store, or a directory in it
-    GGFS_SCAN_HF,     // the hf/ view of a Hugging Face hub cache, or a directory in it
-} ggfs_scan_kind;
+/* An entry is of one of the catalog's kinds (kind.h) from the scan to its
+ * slot; the local stores' names for them: */
+typedef ggfs_cat_kind ggfs_scan_kind;
+#define GGFS_SCAN_DIR GGFS_CAT_DIR       // a directory of the folder
+#define GGFS_SCAN_MODEL GGFS_CAT_MODEL   // a model (one file or a split set)
+#define GGFS_SCAN_OLLAMA GGFS_CAT_OLLAMA // the ollama/ view of an Ollama store, or a directory in it
+#define GGFS_SCAN_HF GGFS_CAT_HF         // the hf/ view of a Hugging Face hub cache, or a directory in it
 
 typedef struct ggfs_scan_entry {
     ggfs_scan_kind kind;
@@ -51,7 +54,7 @@ typedef struct ggfs_scan_entry {
                        // the place ("" for hf/ itself, "ORG/NAME" further in)
     const char *error; // NULL, or why this model cannot be opened (an
                        // Ollama manifest that names no model): one line
-    struct stat st;    // of what path names (the link's target)
+    ggfs_cat_attrs a;  // of what path names (the link's target), with its identity
     uint32_t shards;   // split sets: the N of -of-N; 0 for one file
 } ggfs_scan_entry;
 
@@ -85,10 +88,14 @@ bool ggfs_has_gguf_magic(const ggfs_folder *f, const char *real);
 
 /* ==== Building listings (also used by the Ollama view) ==== */
 
-/* Appends an entry, copying the strings (error may be NULL). Returns false
+/* Appends an entry, copying the strings (error may be NULL), with the
+ * attributes and identity of the local file of stat st. Returns false
  * when out of memory. */
 bool ggfs_scan_add(ggfs_scan *scan, ggfs_scan_kind kind, const char *name, const char *path,
                    const char *real, const char *error, const struct stat *st, uint32_t shards);
+/* The same, with attributes (and identity) a store made. */
+bool ggfs_scan_add_attrs(ggfs_scan *scan, ggfs_scan_kind kind, const char *name, const char *path,
+                         const char *real, const char *error, const ggfs_cat_attrs *a, uint32_t shards);
 
 /* Sorts by name and keeps the first of entries with the same name. */
 void ggfs_scan_finish(ggfs_scan *scan);

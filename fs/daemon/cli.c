@@ -57,7 +57,7 @@ static const char help_text[] =
     "    -o max_open=N          DIR sources: models open at once (default " STR(GGFS_DEFAULT_MAX_OPEN) ")\n"
     "    -o listing_ttl_s=N     DIR sources: how long a directory's listing is\n"
     "                           trusted before it is read again, in seconds\n"
-    "                           (default " STR(GGFS_DEFAULT_LISTING_TTL_S) ")\n"
+    "                           (default " STR(GGFS_DEFAULT_LISTING_TTL_S) "; " STR(GGFS_DEFAULT_AUTHOR_TTL_S) " for hf://ORG)\n"
     "    -o cache_mb=N          URL sources: memory cache in MiB (default " STR(GGFS_REMOTE_DEFAULT_CACHE_MB) ")\n"
     "    -o cache_dir=PATH      URL sources: keep fetched bytes in PATH too\n"
     "                           (default: no disk cache)\n"
@@ -417,7 +417,7 @@ int ggfs_cli_parse(int argc, char *argv[], struct fuse_args *args, ggfs_cli *cli
     *cli = (ggfs_cli){
         .readahead_kb = GGFS_DEFAULT_READAHEAD_KB,
         .max_open = GGFS_DEFAULT_MAX_OPEN,
-        .listing_ttl_s = GGFS_DEFAULT_LISTING_TTL_S,
+        .listing_ttl_s = GGFS_CLI_UNSET,
         .cache_mb = GGFS_REMOTE_DEFAULT_CACHE_MB,
         .timeout_s = GGFS_REMOTE_DEFAULT_TIMEOUT_S,
         .connections = GGFS_DEFAULT_CONNECTIONS,

@@ -13,6 +13,7 @@
 #define GGFS_DAEMON_CLI_H
 
 #include <fuse_lowlevel.h>
+#include <limits.h>
 
 /* Exit statuses, as gguf-fs(1) documents them. */
 typedef enum ggfs_exit {
@@ -30,12 +31,16 @@ typedef enum ggfs_exit {
 // instead measured 15% slower.
 #define GGFS_DEFAULT_MAX_THREADS 4
 
+#define GGFS_CLI_UNSET UINT_MAX   // an option not given
+#define GGFS_DEFAULT_AUTHOR_TTL_S 300 // hf://ORG: how long the author's repos are trusted
+
 typedef struct ggfs_cli {
     const char *source;           // as given (path or URL); borrowed from argv
     struct fuse_cmdline_opts cmd; // mountpoint (malloc'ed), -f, -s, -d, threads
     unsigned readahead_kb;        // 0: the kernel's default
     unsigned max_open;            // DIR sources: models open at once
-    unsigned listing_ttl_s;       // DIR sources: a directory's listing is trusted this long
+    unsigned listing_ttl_s;       // DIR and hf://ORG sources: a listing is trusted this long;
+                                  // GGFS_CLI_UNSET: the source's default
     unsigned cache_mb;            // remote sources: memory cache in MiB
     char *cache_dir;              // remote sources: disk cache, or NULL
     unsigned timeout_s;           // remote sources: retry a failing request this long

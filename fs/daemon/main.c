@@ -28,6 +28,8 @@
 #include <syslog.h>
 
 #include "catalog/ops.h"
+#include "catalog/store.h"
+#include "catalog/store_hf_repo.h"
 #include "daemon/cli.h"
 #include "daemon/kernel_readahead.h"
 #include "daemon/notify.h"
@@ -47,6 +49,7 @@
 #include "tree/tree.h"
 #include "tree/versions.h"
 #include "util/log.h"
+#include "util/text.h"
 #include "util/workers.h"
 
 // Reads of a remote model wait on the network on threads of their own; the
@@ -260,6 +263,9 @@ out_session:
 
 static void stop_catalog(void *mount)
 {
+    // A collection's reads ahead and reads give up now, not at their
+    // timeout: the stop takes a second at most.
+    ggfs_catalog_stop_remote(((ggfs_catalog_mount *)mount)->catalog);
     ggfs_catalog_mount_stop(mount);
 }
 
@@ -273,7 +279,8 @@ static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
                         "take one model (a file, a split set or a URL)\n", cli->source);
         return GGFS_EXIT_USAGE;
     }
-    ggfs_catalog *catalog = ggfs_catalog_open(cli->source, cli->cmd.mountpoint, cli->max_open, cli->listing_ttl_s,
+    const unsigned ttl = cli->listing_ttl_s == GGFS_CLI_UNSET ? GGFS_DEFAULT_LISTING_TTL_S : cli->listing_ttl_s;
+    ggfs_catalog *catalog = ggfs_catalog_open(cli->source, cli->cmd.mountpoint, cli->max_open, ttl,
                                               &err);
     if (!catalog) {
         fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
@@ -287,6 +294,80 @@ static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
     const int status = serve(&ggfs_catalog_ops, &mount, &hooks, mount.readahead_kb, cli->source, args, &cli->cmd);
     ggfs_catalog_mount_destroy(&mount);
     ggfs_catalog_close(catalog);
+    return status;
+}
+
+/* The remote engine of a mount of a URL or a remote collection, with the
+ * command line's options; NULL with one line on stderr when it cannot
+ * start. */
+static ggfs_remote_engine *start_remote(const ggfs_cli *cli)
+{
+    const ggfs_remote_options ro = {
+        .cache_mb = cli->cache_mb,
+        .cache_dir = cli->cache_dir,
+        .timeout_s = cli->timeout_s ? cli->timeout_s : 1,
+        .connections = cli->connections,
+        .prefetch = cli->prefetch,
+        .prefetch_after_mb = cli->prefetch_after_mb,
+        .offline = cli->offline,
+        .s3_endpoint = cli->s3_endpoint,
+        .s3_path_style = cli->s3_path_style,
+        .s3_no_sign = cli->s3_no_sign,
+    };
+    char why[640];
+    ggfs_remote_engine *remote = ggfs_remote_engine_start(&ro, why, sizeof why);
+    if (!remote)
+        fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, why);
+    return remote;
+}
+
+/* Mounts every model of a remote collection (hf://ORG/REPO[/DIR]): its
+ * listing is read at mount, and refused there (one line, exit 1); the
+ * models open as they are looked into. */
+static int serve_collection(ggfs_cli *cli, struct fuse_args *args)
+{
+    if (cli->edit) {
+        fprintf(stderr, "gguf-fs: %s: a collection of models cannot be edited: -o edit and -o edits= "
+                        "take one model (a file, a split set or a URL)\n", cli->source);
+        return GGFS_EXIT_USAGE;
+    }
+    ggfs_remote_engine *remote = start_remote(cli);
+    if (!remote)
+        return GGFS_EXIT_REFUSED;
+    char why[2048];
+    // An author (hf://ORG) or a repo (hf://ORG/REPO[/DIR]): a root state
+    // the store frees, read now so that a refusal is one line and exit 1.
+    const bool author = ggfs_hf_is_author(cli->source);
+    void *root = author ? (void *)ggfs_hf_author_open(remote, cli->source, why, sizeof why)
+                        : (void *)ggfs_hf_repo_open(remote, cli->source, why, sizeof why);
+    if (!root) {
+        ggfs_one_line(why);
+        fprintf(stderr, "gguf-fs: %s\n", why);
+        ggfs_remote_engine_stop(remote);
+        return GGFS_EXIT_REFUSED;
+    }
+    const unsigned ttl = cli->listing_ttl_s != GGFS_CLI_UNSET ? cli->listing_ttl_s
+                         : author                           ? GGFS_DEFAULT_AUTHOR_TTL_S
+                                                            : GGFS_DEFAULT_LISTING_TTL_S;
+    int err;
+    ggfs_catalog *catalog = ggfs_catalog_open_store(author ? GGFS_CAT_HF_AUTHOR : GGFS_CAT_HF_REPO, root, remote,
+                                                    cli->max_open, ttl, &err);
+    if (!catalog) {
+        fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
+        ggfs_store_hf_repo.root_free(root);
+        ggfs_remote_engine_stop(remote);
+        return GGFS_EXIT_REFUSED;
+    }
+    ggfs_catalog_mount mount;
+    ggfs_catalog_mount_init(&mount, catalog);
+    mount.readahead_kb = cli->readahead_kb;
+    mount.mountpoint = cli->cmd.mountpoint;
+    const serve_hooks hooks = {.session = &mount.session, .stop = stop_catalog};
+    const int status = serve(&ggfs_catalog_ops, &mount, &hooks, mount.readahead_kb, cli->source, args, &cli->cmd);
+    ggfs_remote_engine_abort(remote);
+    ggfs_catalog_mount_destroy(&mount);
+    ggfs_catalog_close(catalog);
+    ggfs_remote_engine_stop(remote);
     return status;
 }
 
@@ -347,26 +428,8 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     int status = GGFS_EXIT_REFUSED;
     ggfs_remote_engine *remote = NULL;
     const bool ollama = ggfs_ollama_is_name(cli->source);
-    if (ggfs_source_is_remote(cli->source) || ollama) {
-        const ggfs_remote_options ro = {
-            .cache_mb = cli->cache_mb,
-            .cache_dir = cli->cache_dir,
-            .timeout_s = cli->timeout_s ? cli->timeout_s : 1,
-            .connections = cli->connections,
-            .prefetch = cli->prefetch,
-            .prefetch_after_mb = cli->prefetch_after_mb,
-            .offline = cli->offline,
-            .s3_endpoint = cli->s3_endpoint,
-            .s3_path_style = cli->s3_path_style,
-            .s3_no_sign = cli->s3_no_sign,
-        };
-        char why[640];
-        remote = ggfs_remote_engine_start(&ro, why, sizeof why);
-        if (!remote) {
-            fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, why);
-            return status;
-        }
-    }
+    if ((ggfs_source_is_remote(cli->source) || ollama) && !(remote = start_remote(cli)))
+        return status;
     ggfs_model_error err;
     ggfs_ollama_layers *layers = NULL;
     ggfs_model *layer_models[GGFS_OLLAMA_TREES] = {NULL}; // until their trees hold them
@@ -455,7 +518,9 @@ int main(int argc, char *argv[])
     if (status < 0) {
         struct stat st;
         const bool folder = stat(cli.source, &st) == 0 && S_ISDIR(st.st_mode);
-        status = folder ? serve_catalog(&cli, &args) : serve_model(&cli, &args);
+        status = folder                               ? serve_catalog(&cli, &args)
+                 : ggfs_hf_is_collection(cli.source) ? serve_collection(&cli, &args)
+                                                     : serve_model(&cli, &args);
     }
     ggfs_cli_destroy(&cli, &args);
     return status;

@@ -25,11 +25,16 @@ static bool unreserved(unsigned char c)
  * other byte as %XX, upper-case hex. */
 static bool append_escaped(char *out, size_t cap, const char *p, size_t n)
 {
+    return ggfs_hf_append_escaped(out, cap, p, n, false);
+}
+
+bool ggfs_hf_append_escaped(char *out, size_t cap, const char *p, size_t n, bool keep_slash)
+{
     static const char hex[] = "0123456789ABCDEF";
     size_t have = strlen(out);
     for (size_t i = 0; i < n; i++) {
         const unsigned char c = (unsigned char)p[i];
-        const size_t add = unreserved(c) ? 1 : 3;
+        const size_t add = unreserved(c) || (keep_slash && c == '/') ? 1 : 3;
         if (have + add >= cap)
             return false;
         if (add == 1) {
@@ -70,6 +75,24 @@ static char *read_token(const char *path)
     while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
         n--;
     return n > 0 ? strndup(line, n) : NULL;
+}
+
+static char *find_token(void);
+
+char *ggfs_hf_token(void)
+{
+    return find_token();
+}
+
+char *ggfs_hf_endpoint(void)
+{
+    const char *endpoint = getenv("HF_ENDPOINT");
+    if (!endpoint || !*endpoint)
+        endpoint = GGFS_HF_DEFAULT_ENDPOINT;
+    size_t n = strlen(endpoint);
+    while (n > 0 && endpoint[n - 1] == '/')
+        n--;
+    return strndup(endpoint, n);
 }
 
 static char *find_token(void)
@@ -127,19 +150,17 @@ bool ggfs_hf_resolve(const char *name, char **url, char **token, char *why, size
         snprintf(why, why_size, "not an hf://ORG/REPO/FILE[@REVISION] name");
         return false;
     }
-    const char *endpoint = getenv("HF_ENDPOINT");
-    if (!endpoint || !*endpoint)
-        endpoint = GGFS_HF_DEFAULT_ENDPOINT;
-    size_t ep_len = strlen(endpoint);
-    while (ep_len > 0 && endpoint[ep_len - 1] == '/')
-        ep_len--;
+    char *endpoint = ggfs_hf_endpoint();
+    const size_t ep_len = endpoint ? strlen(endpoint) : 0;
     const size_t cap = ep_len + 3 * strlen(name) + 64;
-    char *out = calloc(1, cap);
+    char *out = endpoint ? calloc(1, cap) : NULL;
     if (!out) {
+        free(endpoint);
         snprintf(why, why_size, "out of memory");
         return false;
     }
     memcpy(out, endpoint, ep_len);
+    free(endpoint);
     bool ok = true;
     const char *s = p;
     for (int i = 0; i < segments && ok; i++) {

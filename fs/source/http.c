@@ -38,6 +38,8 @@ struct ggfs_http {
     CURL *idle[POOL_MAX];
     int n_idle;
     atomic_bool aborting;           // the mount is stopping (ggfs_http_abort)
+    _Atomic uint64_t received;      // body bytes of every request, since the start
+    atomic_uint in_flight;          // requests under way
 };
 
 /* ==== The engine ==== */
@@ -390,19 +392,26 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
     return atomic_load_explicit(&h->aborting, memory_order_relaxed) ? 1 : 0;
 }
 
+void ggfs_http_common_options(void *handle, const char *url, const char *bearer, char *errbuf)
+{
+    CURL *c = handle;
+    ggfs_http_set_policy(c, bearer);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+}
+
 static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, char *range,
                         char *errbuf)
 {
     int64_t left_ms = (r->deadline_ns - ggfs_now_ns()) / 1000000;
     if (left_ms < 1)
         left_ms = 1;
-    ggfs_http_set_policy(c, r->bearer);
-    curl_easy_setopt(c, CURLOPT_URL, r->url);
+    ggfs_http_common_options(c, r->url, r->bearer, errbuf);
     curl_easy_setopt(c, CURLOPT_RANGE, range);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)left_ms);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                      (long)(left_ms < CONNECT_TIMEOUT_MS ? left_ms : CONNECT_TIMEOUT_MS));
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, h);
@@ -415,7 +424,6 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     curl_easy_setopt(c, CURLOPT_HEADERDATA, t);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
     if (h->share)
         curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 }
@@ -500,7 +508,10 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
     }
     if (headers)
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    atomic_fetch_add(&h->in_flight, 1);
     const CURLcode code = curl_easy_perform(c);
+    atomic_fetch_sub(&h->in_flight, 1);
+    atomic_fetch_add(&h->received, r->got);
     if (!t.checked)
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
     const char *eff = NULL;
@@ -538,6 +549,12 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
         return by_status(r);
     }
     return by_curl_code(r, code, errbuf);
+}
+
+void ggfs_http_totals(ggfs_http *h, uint64_t *received, unsigned *in_flight)
+{
+    *received = atomic_load(&h->received);
+    *in_flight = atomic_load(&h->in_flight);
 }
 
 ggfs_http_outcome ggfs_http_get(ggfs_http *h, ggfs_http_range *r)

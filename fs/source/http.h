@@ -131,6 +131,15 @@ ggfs_http_outcome ggfs_http_fetch(ggfs_http *http, ggfs_http_range *r);
  * URL's own host alone. */
 void ggfs_http_set_policy(void *curl, const char *bearer);
 
+/* The options every request of the mount sets on its easy handle c (a
+ * CURL *): its URL, no signals, where errors are written, and the policy
+ * above (ggfs_http_set_policy). */
+void ggfs_http_common_options(void *c, const char *url, const char *bearer, char *errbuf);
+
+/* The body bytes every range request of h received so far, and the
+ * requests under way now. */
+void ggfs_http_totals(ggfs_http *h, uint64_t *received, unsigned *in_flight);
+
 /* Whether two URLs name the same scheme, host and port. */
 bool ggfs_http_same_origin(const char *a, const char *b);
 

@@ -46,6 +46,17 @@ int ggfs_remote_engine_registry_get(ggfs_remote_engine *e, const char *url, cons
     return e->module->registry_get(e->remote, url, accept, cap, body, len, why, why_size);
 }
 
+bool ggfs_remote_engine_api_get(ggfs_remote_engine *e, const char *url, const char *bearer, size_t max,
+                                ggfs_api_reply *out)
+{
+    return e->module->api_get(e->remote, url, bearer, max, out);
+}
+
+void ggfs_remote_engine_totals(ggfs_remote_engine *e, uint64_t *received, unsigned *in_flight)
+{
+    e->module->totals(e->remote, received, in_flight);
+}
+
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *e)
 {
     return e->remote->opts.prefetch;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ggp.h"
+#include "source/api_get.h"
 #include "source/prefetch.h"
 #include "source/remote.h"
 #include "source/source.h"
@@ -31,6 +32,14 @@ ggfs_source *ggfs_remote_engine_open(const char *name, ggfs_remote_engine *engin
  * its origin, the sources' included. */
 int ggfs_remote_engine_registry_get(ggfs_remote_engine *engine, const char *url, const char *accept, size_t cap,
                                     char **body, size_t *len, char *why, size_t why_size);
+
+/* A small API answer (source/api_get.h), over the mount's options. */
+bool ggfs_remote_engine_api_get(ggfs_remote_engine *engine, const char *url, const char *bearer, size_t max,
+                                ggfs_api_reply *out);
+
+/* The body bytes the mount's range requests received so far, and the
+ * requests under way now. */
+void ggfs_remote_engine_totals(ggfs_remote_engine *engine, uint64_t *received, unsigned *in_flight);
 
 /* Whether the mount asked for -o prefetch. */
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *engine);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "ggp.h"
+#include "source/api_get.h"
 #include "source/prefetch.h"
 #include "source/remote.h"
 #include "source/source.h"
@@ -38,6 +39,10 @@ typedef struct ggfs_remote_module {
     void (*prefetch_hold)(ggfs_prefetch *p, bool held);
     void (*prefetch_begin_at)(ggfs_prefetch *p, size_t source, uint64_t off);
     void (*prefetch_stop)(ggfs_prefetch *p);
+    /* http.h, over the remote's engine */
+    void (*totals)(ggfs_remote *remote, uint64_t *received, unsigned *in_flight);
+    /* api_get.h */
+    bool (*api_get)(ggfs_remote *remote, const char *url, const char *bearer, size_t max, ggfs_api_reply *out);
 } ggfs_remote_module;
 
 #endif

@@ -21,6 +21,8 @@ them when no count is given); other requests pass. Modes:
     norange  forward without the Range header: 200 and the whole file
     etag     forward, with a different ETag
     short    forward the headers, half the body, then close cleanly
+    delay    forward after waiting $FAULT_DELAY_MS milliseconds (default 50),
+             as a distant server's round trip would
 
 Each request is logged to LOG as "METHOD PATH RANGE MODE AUTH inflight=N"
 (RANGE and AUTH "-" when absent; AUTH is "auth" when an Authorization
@@ -158,6 +160,8 @@ def serve(client):
 
 def answer(client, method, target, headers, raw, mode):
     """Answers one request; False when the connection is closed."""
+    if mode == "delay":
+        time.sleep(int(os.environ.get("FAULT_DELAY_MS", "50")) / 1000)
     if mode == "refuse":
         reset(client)
         return False

@@ -31,17 +31,20 @@ static struct stat stat_n(int n)
     return st;
 }
 
-static bool same_attrs(const ggfs_cat_attrs *a, const struct stat *st)
+/* Whether the listing kept the attributes and identity the scan had. */
+static bool same_attrs(const ggfs_cat_attrs *a, const ggfs_cat_attrs *want)
 {
-    struct stat back;
+    struct stat back, st;
     memset(&back, 0, sizeof back);
+    memset(&st, 0, sizeof st);
     ggfs_cat_attrs_stat(a, &back);
-    return back.st_dev == st->st_dev && back.st_ino == st->st_ino && back.st_size == st->st_size &&
-           back.st_mode == st->st_mode && back.st_uid == st->st_uid && back.st_gid == st->st_gid &&
-           back.st_atim.tv_sec == st->st_atim.tv_sec && back.st_atim.tv_nsec == st->st_atim.tv_nsec &&
-           back.st_mtim.tv_sec == st->st_mtim.tv_sec && back.st_mtim.tv_nsec == st->st_mtim.tv_nsec &&
-           back.st_ctim.tv_sec == st->st_ctim.tv_sec && back.st_ctim.tv_nsec == st->st_ctim.tv_nsec &&
-           ggfs_cat_attrs_same_file(a, st);
+    ggfs_cat_attrs_stat(want, &st);
+    return back.st_size == st.st_size &&
+           back.st_mode == st.st_mode && back.st_uid == st.st_uid && back.st_gid == st.st_gid &&
+           back.st_atim.tv_sec == st.st_atim.tv_sec && back.st_atim.tv_nsec == st.st_atim.tv_nsec &&
+           back.st_mtim.tv_sec == st.st_mtim.tv_sec && back.st_mtim.tv_nsec == st.st_mtim.tv_nsec &&
+           back.st_ctim.tv_sec == st.st_ctim.tv_sec && back.st_ctim.tv_nsec == st.st_ctim.tv_nsec &&
+           ggfs_cat_ident_equal(&a->ident, &want->ident);
 }
 
 /* The directory "hub/snap" holding what a scan of it can hold. */
@@ -88,7 +91,7 @@ static int test_entries_come_back_as_scanned(void)
             EXPECT_STR(ggfs_listed_error(l, e), want->error);
         EXPECT_EQ(e->kind, want->kind);
         EXPECT_EQ(e->shards, want->shards);
-        EXPECT(same_attrs(&e->a, &want->st));
+        EXPECT(same_attrs(&e->a, &want->a));
     }
     EXPECT(!ggfs_listing_find(l, "absent.gguf"));
     EXPECT(!ggfs_listing_find(l, ""));
@@ -190,9 +193,42 @@ static int test_large_listing_costs_little_per_entry(void)
     return 1;
 }
 
+/* A file is another once its device, inode, size or mtime changed; a
+ * directory stays itself as its entries (and so its times) change. */
+static int test_identity_tells_versions_apart(void)
+{
+    const struct stat base = stat_n(1);
+    ggfs_cat_attrs a;
+    ggfs_cat_attrs_of(&base, &a);
+    EXPECT(ggfs_cat_attrs_same_file(&a, &base));
+    struct stat other = base;
+    other.st_atim.tv_sec++;
+    other.st_ctim.tv_sec++;
+    EXPECT(ggfs_cat_attrs_same_file(&a, &other)); // read or chmod: the same file
+    const struct stat changed[] = {stat_n(2), stat_n(1), stat_n(1), stat_n(1), stat_n(1)};
+    struct stat c[5];
+    memcpy(c, changed, sizeof c);
+    c[1].st_size++;
+    c[2].st_mtim.tv_nsec--;
+    c[3].st_mtim.tv_sec++;
+    c[4].st_dev++;
+    for (size_t i = 0; i < 5; i++)
+        EXPECT(!ggfs_cat_attrs_same_file(&a, &c[i]));
+    struct stat dir = base;
+    dir.st_mode = S_IFDIR | 0755;
+    ggfs_cat_attrs_of(&dir, &a);
+    dir.st_mtim.tv_sec++;
+    dir.st_size += 4096;
+    EXPECT(ggfs_cat_attrs_same_file(&a, &dir));
+    dir.st_ino++;
+    EXPECT(!ggfs_cat_attrs_same_file(&a, &dir));
+    return 1;
+}
+
 int main(void)
 {
     int ok = 1;
+    ok &= test_identity_tells_versions_apart();
     ok &= test_entries_come_back_as_scanned();
     ok &= test_plain_entries_keep_only_their_name();
     ok &= test_unsorted_scan_is_searched_in_full();

@@ -174,7 +174,7 @@ static int test_root_lists_models_sets_and_directories(void)
     EXPECT((e = expect_entry(&s, "abs-in.gguf", GGFS_SCAN_MODEL)));
     EXPECT_STR(e->path, "abs-in.gguf");
     EXPECT_STR(e->real, "a.gguf");
-    EXPECT(S_ISREG(e->st.st_mode));
+    EXPECT(S_ISREG(e->a.mode));
     EXPECT(expect_entry(&s, "sha256-0a1b", GGFS_SCAN_MODEL));
     EXPECT(expect_entry(&s, "be-blob", GGFS_SCAN_MODEL));
     EXPECT(expect_entry(&s, "empty.gguf", GGFS_SCAN_MODEL));

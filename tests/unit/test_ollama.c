@@ -105,7 +105,7 @@ static int test_names_follow_ollama_list(void)
     EXPECT(e && e->kind == GGFS_SCAN_MODEL && !e->error);
     EXPECT_STR(e->path, "models/blobs/sha256-" HEX_A);
     EXPECT_STR(e->real, "models/blobs/sha256-" HEX_A);
-    EXPECT_EQ(e->st.st_size, 8);
+    EXPECT_EQ(e->a.size, 8);
     e = ggfs_scan_find(&s, "someone");
     EXPECT(e && e->kind == GGFS_SCAN_OLLAMA);
     EXPECT_STR(e->path, "models");

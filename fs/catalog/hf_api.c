@@ -1,0 +1,182 @@
+/*
+ * The Hub's API as the hf:// collections ask it (hf_api.h).
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/hf_api.h"
+#include "util/fnv.h"
+#include "util/log.h"
+
+void ggfs_hf_say(char *why, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* Counts one answer's requests, and its failure when it failed. */
+static void count(ggfs_hf_stats *stats, const ggfs_api_reply *reply, const char *failure)
+{
+    atomic_fetch_add(&stats->listing_requests, 1 + reply->retries + reply->rate_limit_waits);
+    atomic_fetch_add(&stats->retries, reply->retries);
+    atomic_fetch_add(&stats->rate_limit_waits, reply->rate_limit_waits);
+    atomic_fetch_add(&stats->api_bytes, reply->bytes);
+    if (failure) {
+        pthread_mutex_lock(&stats->lock);
+        snprintf(stats->last_error, sizeof stats->last_error, "%s", failure);
+        pthread_mutex_unlock(&stats->lock);
+    }
+}
+
+int ggfs_hf_api_get(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *url, const char *token,
+                    ggfs_api_reply *reply, const char *what, char *why, size_t cap)
+{
+    if (!ggfs_remote_engine_api_get(remote, url, token, GGFS_HF_PAGE_MAX, reply)) {
+        ggfs_hf_say(why, cap, "%s: %s", what, reply->why);
+        count(stats, reply, why);
+        return -1;
+    }
+    if (reply->status == 200 && !reply->cut) {
+        count(stats, reply, NULL);
+        return 0;
+    }
+    if (reply->cut)
+        ggfs_hf_say(why, cap, "%s: an answer over %u MiB", what, GGFS_HF_PAGE_MAX >> 20);
+    else if (reply->status == 404)
+        ggfs_hf_say(why, cap, "%s: not found (HTTP 404)", what);
+    else if (reply->status == 401 || reply->status == 403)
+        ggfs_hf_say(why, cap, "%s: HTTP %ld: a gated or private repo needs a token with access (HF_TOKEN)", what,
+                    reply->status);
+    else
+        ggfs_hf_say(why, cap, "%s: %s", what, reply->why[0] ? reply->why : "refused");
+    count(stats, reply, why);
+    return -1;
+}
+
+void ggfs_hf_root_init(ggfs_hf_root *root, ggfs_hf_root_type type)
+{
+    memset(root, 0, sizeof *root);
+    root->type = type;
+    pthread_mutex_init(&root->stats.lock, NULL);
+}
+
+void ggfs_hf_root_destroy(ggfs_hf_root *root)
+{
+    pthread_mutex_destroy(&root->stats.lock);
+}
+
+char *ggfs_hf_status_text(ggfs_hf_root *root, ggfs_remote_engine *remote, size_t *len)
+{
+    ggfs_hf_stats *st = &root->stats;
+    uint64_t received = 0;
+    unsigned in_flight = 0;
+    ggfs_remote_engine_totals(remote, &received, &in_flight);
+    char last[sizeof st->last_error];
+    pthread_mutex_lock(&st->lock);
+    memcpy(last, st->last_error, sizeof last);
+    pthread_mutex_unlock(&st->lock);
+    char text[1024];
+    const int n = snprintf(text, sizeof text,
+                           "listing_requests: %llu\nmodels_opened: %llu\nheader_bytes: %llu\nbytes_fetched: %llu\n"
+                           "in_flight: %u\nretries: %llu\nrate_limit_waits: %llu\nlast_error: %s\n",
+                           (unsigned long long)atomic_load(&st->listing_requests),
+                           (unsigned long long)atomic_load(&st->models_opened),
+                           (unsigned long long)atomic_load(&st->header_bytes),
+                           (unsigned long long)(received + atomic_load(&st->api_bytes)), in_flight,
+                           (unsigned long long)atomic_load(&st->retries),
+                           (unsigned long long)atomic_load(&st->rate_limit_waits), last);
+    if (n < 0)
+        return NULL;
+    *len = (size_t)n < sizeof text ? (size_t)n : sizeof text - 1;
+    return strndup(text, *len);
+}
+
+json_object *ggfs_hf_parse(const ggfs_api_reply *reply, const char *what, char *why, size_t cap)
+{
+    json_tokener *tok = json_tokener_new();
+    if (!tok) {
+        ggfs_hf_say(why, cap, "%s: out of memory", what);
+        return NULL;
+    }
+    json_object *o = reply->body ? json_tokener_parse_ex(tok, reply->body, (int)reply->len) : NULL;
+    const enum json_tokener_error e = json_tokener_get_error(tok);
+    if (!o || e != json_tokener_success || (size_t)json_tokener_get_parse_end(tok) < reply->len) {
+        const size_t at = json_tokener_get_parse_end(tok);
+        ggfs_hf_say(why, cap, "%s: offset %zu: the answer is not JSON (%s)", what, at,
+            e == json_tokener_continue || !reply->body ? "cut short" : json_tokener_error_desc(e));
+        json_object_put(o);
+        o = NULL;
+    }
+    json_tokener_free(tok);
+    return o;
+}
+
+
+int ggfs_hf_pages(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *first, const char *token, const char *what,
+                  bool (*each)(void *ctx, json_object *entry), void *ctx, char *why, size_t cap)
+{
+    char url[GGFS_API_URL_MAX];
+    snprintf(url, sizeof url, "%s", first);
+    // The pages seen, by a hash of their URL: one seen again is a loop.
+    uint64_t *seen = NULL;
+    size_t n_seen = 0, entries = 0;
+    int err = 0;
+    while (!err && url[0]) {
+        if (entries == GGFS_HF_MAX_ENTRIES) {
+            // A next page past the cap: the listing is longer, and cut here.
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: over %u entries: the rest is left out\n", what, GGFS_HF_MAX_ENTRIES);
+            break;
+        }
+        const uint64_t h = ggfs_fnv64(GGFS_FNV64_OFFSET, url, strlen(url));
+        for (size_t i = 0; i < n_seen && !err; i++)
+            if (seen[i] == h) {
+                ggfs_hf_say(why, cap, "%s: page %zu links back to page %zu (a Link loop)", what, n_seen + 1, i + 1);
+                err = -1;
+            }
+        uint64_t *grown = err ? NULL : realloc(seen, (n_seen + 1) * sizeof *seen);
+        if (!err && !grown) {
+            ggfs_hf_say(why, cap, "%s: out of memory", what);
+            err = -1;
+        }
+        if (err)
+            break;
+        seen = grown;
+        seen[n_seen++] = h;
+        ggfs_api_reply reply;
+        char page_what[GGFS_API_URL_MAX + 32];
+        snprintf(page_what, sizeof page_what, "%s page %zu", what, n_seen);
+        err = ggfs_hf_api_get(remote, stats, url, token, &reply, page_what, why, cap);
+        json_object *o = err ? NULL : ggfs_hf_parse(&reply, page_what, why, cap);
+        if (!err && !o)
+            err = -1;
+        if (!err && !json_object_is_type(o, json_type_array)) {
+            ggfs_hf_say(why, cap, "%s: the answer is not a list of entries", page_what);
+            err = -1;
+        }
+        const size_t count = err ? 0 : json_object_array_length(o);
+        for (size_t i = 0; i < count && !err; i++) {
+            if (entries == GGFS_HF_MAX_ENTRIES) {
+                ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: over %u entries: the rest is left out\n", what, GGFS_HF_MAX_ENTRIES);
+                reply.next[0] = '\0';
+                break;
+            }
+            entries++;
+            if (!each(ctx, json_object_array_get_idx(o, i))) {
+                ggfs_hf_say(why, cap, "%s: out of memory", what);
+                err = -1;
+            }
+        }
+        json_object_put(o);
+        snprintf(url, sizeof url, "%s", err ? "" : reply.next);
+        free(reply.body);
+    }
+    free(seen);
+    if (err)
+        return err;
+    return err;
+}

@@ -1,0 +1,524 @@
+/*
+ * The store of a Hugging Face repo at one commit (SPEC "Remote
+ * collections"): hf://ORG/REPO[/DIR][@REVISION]. At mount the revision
+ * is resolved to its commit (api/models/ORG/REPO/revision/REV, field
+ * sha) and the repo's tree read whole (api/models/ORG/REPO/tree/COMMIT
+ * [/DIR]?recursive=true, page after page by Link rel="next"); the GGUF
+ * files found are kept, and every directory of the mount is listed from
+ * them, for the mount's life (a commit never changes). A model is opened
+ * as the URL mount of hf://ORG/REPO/PATH@COMMIT would be, through the
+ * mount's remote engine.
+ *
+ * A hostile listing never escapes the mount nor takes the daemon down:
+ * paths with empty, `.` or `..` components or NUL are left out with a
+ * log line, components over 255 bytes cut as file names are, at most
+ * GGFS_HF_MAX_ENTRIES entries read (a longer listing is cut, with a log
+ * line), and JSON that does not parse or is cut short, a Link loop, or a
+ * path listed twice (the listing changed between pages) refuse the mount.
+ */
+#include <errno.h>
+#include <json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog/store.h"
+#include "catalog/hf_api.h"
+#include "catalog/store_hf_repo.h"
+#include "model/split_name.h"
+#include "source/hf_name.h"
+#include "util/fnv.h"
+#include "util/log.h"
+#include "util/text.h"
+
+#define NAME_CUT 255         // bytes of a name component, at most
+#define URL_CAP GGFS_API_URL_MAX
+
+typedef struct hf_file {
+    char *shown;          // its path in the mount (components cut)
+    char *path;           // its path in the repo
+    uint64_t size;
+    ggfs_cat_ident ident; // its oid's first 16 bytes
+} hf_file;
+
+struct ggfs_hf_repo {
+    ggfs_hf_root root;  // GGFS_HF_ROOT_REPO; an author's repo counts into the author's
+    ggfs_hf_stats *stats; // where its requests count: its own root's, or its author's
+    char *org_repo;   // ORG/REPO
+    char *commit;
+    char *source;     // as the user named it, for messages
+    hf_file *files;   // sorted by shown path
+    size_t n, cap;
+    int64_t mounted;  // seconds: the entries' times
+};
+
+/* ==== Building the list of files ==== */
+
+void ggfs_hf_repo_free(ggfs_hf_repo *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->files[i].shown);
+        free(r->files[i].path);
+    }
+    free(r->files);
+    free(r->org_repo);
+    free(r->commit);
+    free(r->source);
+    ggfs_hf_root_destroy(&r->root);
+    free(r);
+}
+
+/* The path of the mount for repo path p, under dir (prefix bytes, with
+ * its '/'), each component at most NAME_CUT bytes (a longer one keeps
+ * its start, then '~' and 8 hex digits of a hash of it whole). NULL when
+ * a component is empty, "." or "..", or out of memory. */
+static char *shown_path(const char *p, size_t len)
+{
+    char *out = malloc(len + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i <= len;) {
+        const char *slash = memchr(p + i, '/', len - i);
+        const size_t end = slash ? (size_t)(slash - p) : len, n = end - i;
+        if (n == 0 || (n == 1 && p[i] == '.') || (n == 2 && p[i] == '.' && p[i + 1] == '.')) {
+            free(out);
+            return NULL;
+        }
+        if (o)
+            out[o++] = '/';
+        if (n <= NAME_CUT) {
+            memcpy(out + o, p + i, n);
+            o += n;
+        } else {
+            const uint64_t h = ggfs_fnv64(GGFS_FNV64_OFFSET, p + i, n);
+            memcpy(out + o, p + i, NAME_CUT - 9);
+            o += NAME_CUT - 9;
+            o += (size_t)snprintf(out + o, 10, "~%08x", (unsigned)(h ^ (h >> 32)));
+        }
+        i = end + 1;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* The first 16 bytes of a hex oid (git's sha1, LFS's sha256); zeros for
+ * what is not hex. */
+static void ident_of_oid(const char *oid, ggfs_cat_ident *id)
+{
+    uint8_t b[16] = {0};
+    for (size_t i = 0; i < 32 && oid && oid[i]; i++) {
+        const char c = oid[i];
+        const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 0;
+        b[i / 2] |= (uint8_t)(i % 2 ? v : v << 4);
+    }
+    memcpy(id->w, b, sizeof b);
+}
+
+static bool ends_gguf(const char *p, size_t n)
+{
+    return n > 5 && strcmp(p + n - 5, ".gguf") == 0;
+}
+
+/* Adds the file of one entry of a tree page when it is a GGUF file under
+ * dir. Returns false when out of memory. */
+typedef struct tree_ctx {
+    ggfs_hf_repo *r;
+    const char *dir;
+} tree_ctx;
+
+static bool add_entry(void *ctx, json_object *e)
+{
+    ggfs_hf_repo *r = ((tree_ctx *)ctx)->r;
+    const char *dir = ((tree_ctx *)ctx)->dir;
+    json_object *type, *path, *size, *oid, *lfs;
+    if (!json_object_object_get_ex(e, "type", &type) || strcmp(json_object_get_string(type), "file") != 0 ||
+        !json_object_object_get_ex(e, "path", &path) || !json_object_is_type(path, json_type_string))
+        return true;
+    const char *p = json_object_get_string(path);
+    const size_t len = (size_t)json_object_get_string_len(path);
+    if (strlen(p) != len) {
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: a listed path holds a NUL byte: left out\n", r->source);
+        return true;
+    }
+    const size_t dlen = strlen(dir);
+    if (!ends_gguf(p, len) || (dlen && (strncmp(p, dir, dlen) != 0 || p[dlen] != '/')))
+        return true;
+    const char *rel = dlen ? p + dlen + 1 : p;
+    char *shown = shown_path(rel, strlen(rel));
+    if (!shown) {
+        // Quoted as one line of at most 300 bytes: a hostile name
+        // cannot make log lines of its own.
+        char quoted[301];
+        snprintf(quoted, sizeof quoted, "%s", p);
+        ggfs_one_line(quoted);
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: listed path '%s' has an empty, '.' or '..' component: left out\n",
+                 r->source, quoted);
+        return true;
+    }
+    uint64_t bytes = 0;
+    const char *oid_hex = NULL;
+    if (json_object_object_get_ex(e, "lfs", &lfs) && json_object_is_type(lfs, json_type_object)) {
+        if (json_object_object_get_ex(lfs, "size", &size))
+            bytes = (uint64_t)json_object_get_int64(size);
+        if (json_object_object_get_ex(lfs, "oid", &oid))
+            oid_hex = json_object_get_string(oid);
+    } else if (json_object_object_get_ex(e, "size", &size)) {
+        bytes = (uint64_t)json_object_get_int64(size);
+    }
+    if (!oid_hex && json_object_object_get_ex(e, "oid", &oid))
+        oid_hex = json_object_get_string(oid);
+    if (r->n == r->cap) {
+        const size_t cap = r->cap ? r->cap * 2 : 64;
+        hf_file *grown = realloc(r->files, cap * sizeof *grown);
+        if (!grown) {
+            free(shown);
+            return false;
+        }
+        r->files = grown;
+        r->cap = cap;
+    }
+    hf_file *f = &r->files[r->n];
+    f->shown = shown;
+    f->path = strdup(p);
+    f->size = bytes;
+    ident_of_oid(oid_hex, &f->ident);
+    if (!f->path) {
+        free(shown);
+        return false;
+    }
+    r->n++;
+    return true;
+}
+
+static int by_shown(const void *a, const void *b)
+{
+    return strcmp(((const hf_file *)a)->shown, ((const hf_file *)b)->shown);
+}
+
+/* $endpoint/api/models/ORG/REPO/ into url (cap bytes), each of ORG and
+ * REPO escaped as one path segment; false when it does not fit. */
+static bool api_repo_url(const char *endpoint, const char *org_repo, char *url, size_t cap)
+{
+    const size_t org_len = strcspn(org_repo, "/");
+    snprintf(url, cap, "%s/api/models/", endpoint);
+    return ggfs_hf_append_escaped(url, cap, org_repo, org_len, false) && strlen(url) + 1 < cap &&
+           strcat(url, "/") && ggfs_hf_append_escaped(url, cap, org_repo + org_len + 1, strlen(org_repo + org_len + 1), false) &&
+           strlen(url) + 1 < cap && strcat(url, "/");
+}
+
+/* Resolves rev to its commit into r->commit. */
+static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
+                            const char *rev, char *why, size_t cap)
+{
+    char url[URL_CAP], what[URL_CAP];
+    snprintf(what, sizeof what, "hf://%s@%s", r->org_repo, rev);
+    if (!api_repo_url(endpoint, r->org_repo, url, sizeof url) || strlen(url) + sizeof "revision/" > sizeof url ||
+        !strcat(url, "revision/") || !ggfs_hf_append_escaped(url, sizeof url, rev, strlen(rev), false)) {
+        ggfs_hf_say(why, cap, "%s: the revision is too long", what);
+        return -1;
+    }
+    ggfs_api_reply reply;
+    int err = ggfs_hf_api_get(remote, r->stats, url, token, &reply, what, why, cap);
+    json_object *o = err ? NULL : ggfs_hf_parse(&reply, what, why, cap), *sha;
+    free(reply.body);
+    if (!o)
+        return -1;
+    const char *s = json_object_object_get_ex(o, "sha", &sha) ? json_object_get_string(sha) : NULL;
+    if (!s || strlen(s) < 7 || strlen(s) > 64 || strspn(s, "0123456789abcdef") != strlen(s)) {
+        ggfs_hf_say(why, cap, "%s: the answer names no commit (field sha)", what);
+        err = -1;
+    } else if (!(r->commit = strdup(s))) {
+        ggfs_hf_say(why, cap, "%s: out of memory", what);
+        err = -1;
+    }
+    json_object_put(o);
+    return err;
+}
+
+/* Reads the tree at the commit, page after page, into r->files. */
+static int read_tree(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
+                     const char *dir, char *why, size_t cap)
+{
+    char url[URL_CAP], what[URL_CAP];
+    snprintf(what, sizeof what, "hf://%s%s%s@%s: listing", r->org_repo, dir[0] ? "/" : "", dir, r->commit);
+    const size_t base = api_repo_url(endpoint, r->org_repo, url, sizeof url) ? strlen(url) : sizeof url;
+    if (base + strlen(r->commit) + 7 >= sizeof url) {
+        ggfs_hf_say(why, cap, "%s: the repo's name is too long", what);
+        return -1;
+    }
+    snprintf(url + base, sizeof url - base, "tree/%s%s", r->commit, dir[0] ? "/" : "");
+    if (!ggfs_hf_append_escaped(url, sizeof url, dir, strlen(dir), true) ||
+        strlen(url) + sizeof "?recursive=true" > sizeof url) {
+        ggfs_hf_say(why, cap, "%s: the folder's name is too long", what);
+        return -1;
+    }
+    strcat(url, "?recursive=true");
+    tree_ctx c = {.r = r, .dir = dir};
+    if (ggfs_hf_pages(remote, r->stats, url, token, what, add_entry, &c, why, cap) != 0)
+        return -1;
+    if (r->n > 1)
+        qsort(r->files, r->n, sizeof *r->files, by_shown);
+    for (size_t i = 1; i < r->n; i++)
+        if (strcmp(r->files[i - 1].shown, r->files[i].shown) == 0) {
+            ggfs_hf_say(why, cap, "%s: '%s' is listed twice (the listing changed between pages)", what, r->files[i].path);
+            return -1;
+        }
+    return 0;
+}
+
+bool ggfs_hf_is_collection(const char *name)
+{
+    if (strncmp(name, GGFS_HF_SCHEME, strlen(GGFS_HF_SCHEME)) != 0)
+        return false;
+    const size_t end = ggfs_hf_name_end(name);
+    return !(end >= 5 && strncmp(name + end - 5, ".gguf", 5) == 0);
+}
+
+ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap)
+{
+    const char *p = name + strlen(GGFS_HF_SCHEME);
+    const size_t end = ggfs_hf_name_end(name) - strlen(GGFS_HF_SCHEME);
+    const char *rev = p[end] == '@' ? p + end + 1 : "main";
+    const char *slash = memchr(p, '/', end);
+    if (!slash || slash == p || slash + 1 == p + end || !rev[0]) {
+        ggfs_hf_say(why, cap, "%s: not an hf://ORG/REPO[/DIR][@REVISION] name", name);
+        return NULL;
+    }
+    const char *slash2 = memchr(slash + 1, '/', (size_t)(p + end - slash - 1));
+    const size_t or_len = slash2 ? (size_t)(slash2 - p) : end;
+    char *dir = slash2 ? strndup(slash2 + 1, (size_t)(p + end - slash2 - 1)) : strdup("");
+    ggfs_hf_repo *r = calloc(1, sizeof *r);
+    if (r) {
+        ggfs_hf_root_init(&r->root, GGFS_HF_ROOT_REPO);
+        r->stats = &r->root.stats;
+    }
+    char *endpoint = ggfs_hf_endpoint(), *token = ggfs_hf_token();
+    if (!r || !dir || !endpoint || !(r->org_repo = strndup(p, or_len)) || !(r->source = strdup(name))) {
+        ggfs_hf_say(why, cap, "%s: out of memory", name);
+        goto fail;
+    }
+    while (dir[0] && dir[strlen(dir) - 1] == '/')
+        dir[strlen(dir) - 1] = '\0';
+    char *check = dir[0] ? shown_path(dir, strlen(dir)) : strdup("");
+    char *repo_check = shown_path(r->org_repo, strlen(r->org_repo));
+    const bool plain = repo_check && strcmp(repo_check, r->org_repo) == 0;
+    free(repo_check);
+    if (!check || strcmp(check, dir) != 0 || strchr(r->org_repo + (slash - p) + 1, '/') || !plain) {
+        ggfs_hf_say(why, cap, "%s: not an hf://ORG/REPO[/DIR][@REVISION] name (empty or dot segment)", name);
+        free(check);
+        goto fail;
+    }
+    free(check);
+    if (ggfs_hf_repo_read(r, remote, endpoint, token, rev, dir, why, cap) != 0)
+        goto fail;
+    free(dir);
+    free(endpoint);
+    free(token);
+    return r;
+fail:
+    free(dir);
+    free(endpoint);
+    free(token);
+    ggfs_hf_repo_free(r);
+    return NULL;
+}
+
+ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, ggfs_hf_stats *stats)
+{
+    ggfs_hf_repo *r = calloc(1, sizeof *r);
+    if (r) {
+        ggfs_hf_root_init(&r->root, GGFS_HF_ROOT_REPO);
+        r->stats = stats;
+    }
+    if (r && (!(r->org_repo = strdup(org_repo)) || !(r->source = strdup(source)))) {
+        ggfs_hf_repo_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
+                      const char *rev, const char *dir, char *why, size_t cap)
+{
+    r->mounted = (int64_t)time(NULL);
+    return resolve_revision(r, remote, endpoint, token, rev, why, cap) != 0 ||
+                   read_tree(r, remote, endpoint, token, dir, why, cap) != 0
+               ? -1
+               : 0;
+}
+
+/* ==== The store ==== */
+
+/* hf://ORG/REPO/PATH@COMMIT, malloc'ed; NULL when out of memory. */
+static char *model_name(const ggfs_hf_repo *r, const char *path)
+{
+    const size_t len = strlen(GGFS_HF_SCHEME) + strlen(r->org_repo) + strlen(path) + strlen(r->commit) + 3;
+    char *url = malloc(len);
+    if (url)
+        snprintf(url, len, "%s%s/%s@%s", GGFS_HF_SCHEME, r->org_repo, path, r->commit);
+    return url;
+}
+
+static void attrs_of(const ggfs_hf_repo *r, bool dir, uint64_t size, const ggfs_cat_ident *id,
+                     ggfs_cat_attrs *a)
+{
+    *a = (ggfs_cat_attrs){
+        .atime = r->mounted,
+        .mtime = r->mounted,
+        .ctime = r->mounted,
+        .mode = dir ? S_IFDIR | 0555 : S_IFREG | 0444,
+        .uid = (uint32_t)getuid(),
+        .gid = (uint32_t)getgid(),
+        .size = (int64_t)size,
+    };
+    if (id)
+        a->ident = *id;
+}
+
+/* An author's repo that cannot be listed: one entry, `error`, a
+ * directory holding the file error that says why. */
+static int list_error(const char *why, ggfs_scan *out)
+{
+    ggfs_cat_attrs a;
+    memset(&a, 0, sizeof a);
+    a.mode = S_IFREG | 0444;
+    a.atime = a.mtime = a.ctime = (int64_t)time(NULL);
+    a.uid = (uint32_t)getuid();
+    a.gid = (uint32_t)getgid();
+    if (!ggfs_scan_add_attrs(out, GGFS_CAT_MODEL, "error", "", "", why, &a, 0)) {
+        ggfs_scan_free(out);
+        return ENOMEM;
+    }
+    return 0;
+}
+
+static int list_repo(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_scan *out)
+{
+    memset(out, 0, sizeof *out);
+    // A repo mount's one repo; an author mount's repo named by the path
+    // of the directory (ORG/REPO), read when first looked into.
+    const ggfs_hf_repo *r = env->root;
+    if (((const ggfs_hf_root *)env->root)->type == GGFS_HF_ROOT_AUTHOR) {
+        char why[2048]; // the error file holds a URL and a message
+        r = ggfs_hf_author_repo(env->root, env->remote, dir->path, why, sizeof why);
+        if (!r)
+            return errno == ENOMEM ? ENOMEM : list_error(why, out);
+    }
+    const size_t plen = strlen(dir->real);
+    bool any = plen == 0;
+    char sub[4096];
+    // The files are sorted by path: a folder's files, and a split set's
+    // shards, come one after another, so each is added once, at its first.
+    char last[NAME_CUT + 1] = "";
+    for (size_t i = 0; i < r->n; i++) {
+        const hf_file *f = &r->files[i];
+        if (plen && (strncmp(f->shown, dir->real, plen) != 0 || f->shown[plen] != '/'))
+            continue;
+        any = true;
+        const char *rest = f->shown + (plen ? plen + 1 : 0);
+        const char *slash = strchr(rest, '/');
+        ggfs_cat_attrs a;
+        bool ok;
+        if (slash) {
+            // A folder holding GGUF files: its own place.
+            const int n = snprintf(sub, sizeof sub, "%.*s", (int)(slash - f->shown), f->shown);
+            if (n < 0 || (size_t)n >= sizeof sub)
+                continue;
+            char name[NAME_CUT + 1];
+            snprintf(name, sizeof name, "%.*s", (int)(slash - rest), rest);
+            if (strcmp(name, last) == 0)
+                continue;
+            memcpy(last, name, sizeof name);
+            attrs_of(r, true, 0, NULL, &a);
+            ok = ggfs_scan_add_attrs(out, GGFS_CAT_HF_REPO, name, dir->path, sub, NULL, &a, 0);
+        } else {
+            size_t prefix_len;
+            unsigned k, n;
+            char name[NAME_CUT + 1];
+            uint32_t shards = 0;
+            if (ggfs_split_name_parse(rest, &prefix_len, &k, &n) && prefix_len + 5 <= NAME_CUT) {
+                // A split set once, under its name, at its lowest shard.
+                snprintf(name, sizeof name, "%.*s.gguf", (int)prefix_len, rest);
+                shards = n;
+            } else {
+                snprintf(name, sizeof name, "%s", rest);
+            }
+            if (shards && strcmp(name, last) == 0)
+                continue;
+            memcpy(last, name, sizeof name);
+            attrs_of(r, false, f->size, &f->ident, &a);
+            // Its path is its name as a URL mount's: the repo's file at the commit.
+            char *url = model_name(r, f->path);
+            ok = url && ggfs_scan_add_attrs(out, GGFS_CAT_MODEL, name, url, f->shown, NULL, &a, shards);
+            free(url);
+        }
+        if (!ok) {
+            ggfs_scan_free(out);
+            return ENOMEM;
+        }
+    }
+    ggfs_scan_finish(out);
+    if (!any) {
+        ggfs_scan_free(out);
+        return ENOENT;
+    }
+    return 0;
+}
+
+static ggfs_model *open_repo_model(const ggfs_store_env *env, const ggfs_store_model *m, char *msg, size_t cap,
+                                   int *err)
+{
+    if (!m->path[0]) { // an author's repo that could not be listed
+        *err = EIO;
+        return NULL;
+    }
+    ggfs_model_error merr;
+    ggfs_model *model = ggfs_model_open(m->path, env->remote, &merr);
+    ggfs_hf_stats *stats = &((ggfs_hf_root *)env->root)->stats;
+    if (model) {
+        atomic_fetch_add(&stats->models_opened, 1);
+        for (uint32_t k = 0; k < model->n_shards; k++)
+            atomic_fetch_add(&stats->header_bytes, ggp_header_end(model->shards[k].file));
+    }
+    if (!model) {
+        const ggp_error *e = &merr.error;
+        if (e->code == GGP_ERR_NOMEM) {
+            *err = ENOMEM;
+        } else {
+            ggfs_store_model_error(merr.where, e, msg, cap);
+            *err = EIO;
+        }
+    }
+    return model;
+}
+
+static char *status_text(const ggfs_store_env *env, size_t *len)
+{
+    return ggfs_hf_status_text(env->root, env->remote, len);
+}
+
+static void free_root(void *root)
+{
+    if (((const ggfs_hf_root *)root)->type == GGFS_HF_ROOT_AUTHOR)
+        ggfs_hf_author_free(root);
+    else
+        ggfs_hf_repo_free(root);
+}
+
+const ggfs_store ggfs_store_hf_repo = {
+    .name = "hf repo",
+    .life = GGFS_LIFE_MOUNT,
+    .relist_on_opendir = false,
+    .ident_by_place = false,
+    .read_ahead = true,
+    .list = list_repo,
+    .open_model = open_repo_model,
+    .root_free = free_root,
+    .status = status_text,
+};

@@ -1,0 +1,54 @@
+/*
+ * A Hugging Face repo at one commit as a catalog's root store
+ * (store_hf_repo.c; SPEC "Remote collections").
+ */
+#ifndef GGFS_CATALOG_STORE_HF_REPO_H
+#define GGFS_CATALOG_STORE_HF_REPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "source/remote_engine.h"
+
+struct ggfs_hf_stats; // hf_api.h
+
+typedef struct ggfs_hf_repo ggfs_hf_repo;
+
+/* Whether name is an hf:// collection (a repo, a folder of one), not one
+ * file: its path does not end in .gguf. */
+bool ggfs_hf_is_collection(const char *name);
+
+/* Resolves the revision of the repo name names and reads its listing,
+ * through remote. NULL with why (cap bytes, one line naming the repo and
+ * the problem) when the repo or revision is missing, gated, or its
+ * listing refused. The catalog frees it (ggfs_store_hf_repo.root_free). */
+ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap);
+
+/* ==== For the author store (store_hf_author.c) ==== */
+
+/* An empty repo ORG/REPO (org_repo), named source in messages, its
+ * requests counted in stats; NULL when out of memory. */
+ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, struct ggfs_hf_stats *stats);
+/* Resolves rev and reads the repo's listing (under dir: "" for all) into
+ * r. Returns 0, or -1 with why. */
+int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
+                      const char *rev, const char *dir, char *why, size_t cap);
+void ggfs_hf_repo_free(ggfs_hf_repo *r);
+
+/* ==== hf://ORG (store_hf_author.c) ==== */
+
+typedef struct ggfs_hf_author ggfs_hf_author;
+
+/* Whether name is hf://ORG (an author: no '/' after the scheme). */
+bool ggfs_hf_is_author(const char *name);
+/* Reads the first page of the author's repos holding GGUF files; NULL
+ * with why (one line) when refused. */
+ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap);
+void ggfs_hf_author_free(ggfs_hf_author *a);
+/* The author's repo ORG/REPO (key), read (at main) the first time it is
+ * asked for and kept for the mount's life. NULL with why when it cannot
+ * be read (errno ENOMEM when out of memory). */
+const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *remote, const char *key, char *why,
+                                        size_t cap);
+
+#endif
