@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "catalog/hf_api.h"
+#include "catalog/hf_kept.h"
 #include "util/fnv.h"
 #include "util/log.h"
 
@@ -33,9 +34,30 @@ static void count(ggfs_hf_stats *stats, const ggfs_api_reply *reply, const char 
     }
 }
 
+/* Offline: the answer kept for url (hf_kept.h), and no request. */
+static int kept_get(const char *cache_dir, const char *url, ggfs_api_reply *reply, const char *what, char *why,
+                    size_t cap)
+{
+    char bad[512];
+    switch (ggfs_hf_kept_get(cache_dir, url, reply, bad, sizeof bad)) {
+    case GGFS_CACHE_RECORD_FOUND:
+        return 0;
+    case GGFS_CACHE_RECORD_MISSING:
+        ggfs_hf_say(why, cap, "%s: offline, and not in cache_dir %s", what, cache_dir);
+        return -1;
+    case GGFS_CACHE_RECORD_BAD:
+    default:
+        ggfs_hf_say(why, cap, "%s: offline: in cache_dir, %s", what, bad);
+        return -1;
+    }
+}
+
 int ggfs_hf_api_get(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *url, const char *token,
                     ggfs_api_reply *reply, const char *what, char *why, size_t cap)
 {
+    const char *cache_dir = ggfs_remote_engine_cache_dir(remote);
+    if (ggfs_remote_engine_offline(remote))
+        return kept_get(cache_dir, url, reply, what, why, cap);
     if (!ggfs_remote_engine_api_get(remote, url, token, GGFS_HF_PAGE_MAX, reply)) {
         ggfs_hf_say(why, cap, "%s: %s", what, reply->why);
         count(stats, reply, why);
@@ -43,6 +65,8 @@ int ggfs_hf_api_get(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char
     }
     if (reply->status == 200 && !reply->cut) {
         count(stats, reply, NULL);
+        if (cache_dir)
+            ggfs_hf_kept_put(cache_dir, url, reply, what);
         return 0;
     }
     if (reply->cut)

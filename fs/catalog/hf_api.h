@@ -57,7 +57,9 @@ void ggfs_hf_say(char *why, size_t cap, const char *fmt, ...) __attribute__((for
 
 /* GETs an API URL: 0 and the reply (its body the caller's to free), or -1
  * with why naming what (the repo, the page) and the status: 404 "not
- * found", 401/403 "a gated or private repo needs a token". */
+ * found", 401/403 "a gated or private repo needs a token". With cache_dir
+ * the answer is kept (hf_kept.h); offline it is that kept answer, and no
+ * request is made (-1, why saying it is not in cache_dir, when none). */
 int ggfs_hf_api_get(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *url, const char *token, ggfs_api_reply *reply,
                     const char *what, char *why, size_t cap);
 

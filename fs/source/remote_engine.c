@@ -57,6 +57,16 @@ void ggfs_remote_engine_totals(ggfs_remote_engine *e, uint64_t *received, unsign
     e->module->totals(e->remote, received, in_flight);
 }
 
+const char *ggfs_remote_engine_cache_dir(const ggfs_remote_engine *e)
+{
+    return e->remote->opts.cache_dir;
+}
+
+bool ggfs_remote_engine_offline(const ggfs_remote_engine *e)
+{
+    return e->remote->opts.offline;
+}
+
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *e)
 {
     return e->remote->opts.prefetch;

@@ -41,6 +41,11 @@ bool ggfs_remote_engine_api_get(ggfs_remote_engine *engine, const char *url, con
  * requests under way now. */
 void ggfs_remote_engine_totals(ggfs_remote_engine *engine, uint64_t *received, unsigned *in_flight);
 
+/* The mount's cache_dir (absolute), or NULL; and whether it is offline
+ * (-o offline: no request is to be made, cache_dir's records are read). */
+const char *ggfs_remote_engine_cache_dir(const ggfs_remote_engine *engine);
+bool ggfs_remote_engine_offline(const ggfs_remote_engine *engine);
+
 /* Whether the mount asked for -o prefetch. */
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *engine);
 
