@@ -13,8 +13,10 @@
 #include <strings.h>
 #include <time.h>
 
+#include "source/cache_records.h"
 #include "source/registry.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 #define CHALLENGE_MAX 2048 // a WWW-Authenticate header's value kept, at most
 #define PARAM_MAX 1024     // one of its parameters' values
@@ -242,11 +244,50 @@ static void keep_token(ggfs_remote *remote, const char *url, char *token)
         free(token);
 }
 
+/* Offline: the document kept for url, read back without a request. */
+static int kept_get(ggfs_remote *remote, const char *url, size_t cap, char **body, size_t *len, char *why,
+                    size_t why_size)
+{
+    void *data;
+    char bad[512];
+    switch (ggfs_cache_record_get(remote->opts.cache_dir, GGFS_REGISTRY_RECORD_KIND, url, &data, len, bad,
+                                  sizeof bad)) {
+    case GGFS_CACHE_RECORD_FOUND:
+        break;
+    case GGFS_CACHE_RECORD_MISSING:
+        snprintf(why, why_size, "%s: offline, and not in cache_dir %s", url, remote->opts.cache_dir);
+        return EIO;
+    case GGFS_CACHE_RECORD_BAD:
+    default:
+        snprintf(why, why_size, "%s: offline: in cache_dir, %s", url, bad);
+        return EIO;
+    }
+    if (*len > cap) {
+        free(data);
+        *len = 0;
+        snprintf(why, why_size, "%s: offline: the document kept in cache_dir is over %zu bytes", url, cap);
+        return EFBIG;
+    }
+    *body = data;
+    return 0;
+}
+
+/* Keeps a document fetched for a later offline mount; a failure costs
+ * only that (one log line). */
+static void keep(ggfs_remote *remote, const char *url, const char *body, size_t len)
+{
+    char why[512];
+    if (!ggfs_cache_record_put(remote->opts.cache_dir, GGFS_REGISTRY_RECORD_KIND, url, body, len, why, sizeof why))
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: an offline mount will not find it: %s\n", url, why);
+}
+
 int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, size_t cap, char **body,
                       size_t *len, char *why, size_t why_size)
 {
     *body = NULL;
     *len = 0;
+    if (remote->opts.offline)
+        return kept_get(remote, url, cap, body, len, why, why_size);
     const int64_t deadline = ggfs_now_ns() + (int64_t)(remote->opts.timeout_s ? remote->opts.timeout_s : 1) * 1000000000;
     for (int attempt = 0; attempt < 2; attempt++) {
         const char *token = remote->registry_token && ggfs_http_same_origin(url, remote->registry_origin)
@@ -261,6 +302,8 @@ int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, 
             }
             *body = r.body;
             *len = r.len;
+            if (remote->opts.cache_dir)
+                keep(remote, url, r.body, r.len);
             return 0;
         }
         free(r.body);

@@ -15,6 +15,12 @@
 
 #include "source/remote.h"
 
+/* The kind of the records (cache_records.h) that keep, under cache_dir,
+ * what an online mount got (a manifest, a text layer), keyed by the URL
+ * asked for; an offline mount (-o offline) reads them back, and asks the
+ * registry nothing. A token is never kept. */
+#define GGFS_REGISTRY_RECORD_KIND "registry"
+
 /* A token's response, at most (real ones are about 1 KiB). */
 #define GGFS_REGISTRY_TOKEN_MAX (64u << 10)
 
@@ -25,7 +31,9 @@
  * 2xx or a server that cannot be reached within the mount's timeout_s.
  * What may pass if asked again (no answer, 408, 429, 5xx) is asked again
  * with backoff within timeout_s, as the engine's range requests are.
- * Returns 0 or that errno. */
+ * With cache_dir, what came is kept (GGFS_REGISTRY_RECORD_KIND); offline,
+ * the body is that record and no request is made (EIO, why saying it is
+ * not in cache_dir, when none was kept). Returns 0 or that errno. */
 int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, size_t cap, char **body,
                       size_t *len, char *why, size_t why_size);
 
