@@ -1,6 +1,6 @@
 /*
- * A URL mount's record (url_record.h), written and read as JSON with
- * json-c.
+ * A URL mount's record (url_record.h), written and read as JSON
+ * (record_json.h).
  */
 #include <json-c/json.h>
 #include <stdint.h>
@@ -8,25 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "source/record_json.h"
 #include "source/url_record.h"
 
 bool ggfs_url_record_put(const char *cache_dir, const char *name, const ggfs_url_record *r, char *why,
                          size_t why_size)
 {
     json_object *o = json_object_new_object();
-    if (!o) {
-        snprintf(why, why_size, "out of memory");
-        return false;
+    if (o) {
+        json_object_object_add(o, "url", json_object_new_string(r->url));
+        json_object_object_add(o, "size", json_object_new_uint64(r->size));
+        json_object_object_add(o, "etag", r->etag ? json_object_new_string(r->etag) : NULL);
+        json_object_object_add(o, "last_modified",
+                               r->last_modified ? json_object_new_string(r->last_modified) : NULL);
+        json_object_object_add(o, "mtime", json_object_new_int64(r->mtime));
     }
-    json_object_object_add(o, "url", json_object_new_string(r->url));
-    json_object_object_add(o, "size", json_object_new_uint64(r->size));
-    json_object_object_add(o, "etag", r->etag ? json_object_new_string(r->etag) : NULL);
-    json_object_object_add(o, "last_modified", r->last_modified ? json_object_new_string(r->last_modified) : NULL);
-    json_object_object_add(o, "mtime", json_object_new_int64(r->mtime));
-    size_t len = 0;
-    const char *text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
-    const bool ok = text ? ggfs_cache_record_put(cache_dir, GGFS_URL_RECORD_KIND, name, text, len, why, why_size)
-                         : (snprintf(why, why_size, "out of memory"), false);
+    const bool ok = ggfs_record_json_put(cache_dir, GGFS_URL_RECORD_KIND, name, o, why, why_size);
     json_object_put(o);
     return ok;
 }
@@ -51,9 +48,9 @@ static bool int_field(json_object *o, const char *key, json_object **out)
     return json_object_object_get_ex(o, key, out) && json_object_is_type(*out, json_type_int);
 }
 
-/* Fills *out from the record's JSON; NULL, or the first field that is
- * wrong. */
-static const char *fill(json_object *o, ggfs_url_record *out)
+/* Fills *out (a ggfs_url_record) from the record's JSON; NULL, or the
+ * first field that is wrong (what was filled freed). */
+static const char *fill_fields(json_object *o, ggfs_url_record *out)
 {
     json_object *size, *mtime;
     if (!json_object_is_type(o, json_type_object))
@@ -76,34 +73,19 @@ static const char *fill(json_object *o, ggfs_url_record *out)
     return NULL;
 }
 
+static const char *fill(json_object *o, void *out)
+{
+    const char *problem = fill_fields(o, out);
+    if (problem)
+        ggfs_url_record_destroy(out);
+    return problem;
+}
+
 ggfs_cache_record_status ggfs_url_record_get(const char *cache_dir, const char *name, ggfs_url_record *out,
                                              char *why, size_t why_size)
 {
     *out = (ggfs_url_record){0};
-    void *data;
-    size_t len;
-    const ggfs_cache_record_status st =
-        ggfs_cache_record_get(cache_dir, GGFS_URL_RECORD_KIND, name, &data, &len, why, why_size);
-    if (st != GGFS_CACHE_RECORD_FOUND)
-        return st;
-    struct json_tokener *tok = json_tokener_new();
-    json_object *o = NULL;
-    const char *problem = "out of memory";
-    size_t at = 0;
-    if (tok) {
-        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-        o = len <= INT32_MAX ? json_tokener_parse_ex(tok, data, (int)len) : NULL;
-        at = json_tokener_get_parse_end(tok);
-        problem = !o ? "not JSON" : at != len ? "bytes after the JSON" : fill(o, out);
-        json_tokener_free(tok);
-    }
-    json_object_put(o);
-    free(data);
-    if (!problem)
-        return GGFS_CACHE_RECORD_FOUND;
-    ggfs_cache_record_blame(GGFS_URL_RECORD_KIND, name, at, problem, why, why_size);
-    ggfs_url_record_destroy(out);
-    return GGFS_CACHE_RECORD_BAD;
+    return ggfs_record_json_get(cache_dir, GGFS_URL_RECORD_KIND, name, fill, out, why, why_size);
 }
 
 void ggfs_url_record_destroy(ggfs_url_record *r)
