@@ -228,6 +228,16 @@ refused() {
     logs_empty
 }
 
+@test "offline, a kept Hub answer cut short is refused with its file under cache_dir and the offset" {
+    read_once "hf://org/repo"
+    local f
+    for f in "$CACHE"/gguf-fs-records/hf-api-*; do
+        truncate -s -1 "$f"
+    done
+    refused "hf://org/repo" "hf://org/repo@main: offline: in cache_dir, gguf-fs-records/hf-api-"
+    [[ "$stderr" == *": offset "* ]]
+}
+
 @test "HF_HUB_OFFLINE=1 mounts a repo as -o offline does: no request, the same tree; never listed, refused" {
     read_once "hf://org/repo"
     clear_logs
