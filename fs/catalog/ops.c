@@ -26,6 +26,7 @@
 #include "catalog/ops.h"
 #include "catalog/ops_private.h"
 #include "tree/names.h"
+#include "tree/open_text.h"
 #include "tree/ops.h"
 #include "tree/session_end.h"
 
@@ -78,12 +79,6 @@ void ggfs_cat_status_stat(size_t len, struct stat *st)
     st->st_blksize = 4096;
     st->st_blocks = (st->st_size + 511) / 512;
 }
-
-/* The status text made at open: what reads of that open see. */
-typedef struct status_open {
-    size_t len;
-    char *text;
-} status_open;
 
 /* ==== Models ==== */
 
@@ -283,18 +278,25 @@ static void cat_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         return;
     }
     if (slot == 0 && local == GGFS_STATUS_INO) {
-        status_open *so = malloc(sizeof *so);
         if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
-            free(so);
             fuse_reply_err(req, EROFS);
             return;
         }
-        if (!so || !(so->text = ggfs_catalog_status(cat, &so->len))) {
-            free(so);
+        // An open text as a model's files have: its reads and release are
+        // theirs (tree/ops.h).
+        ggfs_open_text *o = ggfs_open_text_new(false);
+        size_t len;
+        char *text = o ? ggfs_catalog_status(cat, &len) : NULL;
+        if (text)
+            o->text.sink.write(&o->text.sink, text, len);
+        free(text);
+        if (!text || o->text.failed) {
+            if (o)
+                ggfs_open_text_put(o);
             fuse_reply_err(req, ENOMEM);
             return;
         }
-        fi->fh = (uint64_t)(uintptr_t)so;
+        fi->fh = (uint64_t)(uintptr_t)o;
         fi->direct_io = 1; // made afresh at every open, whatever its size was
         fuse_reply_open(req, fi);
         return;
@@ -321,11 +323,7 @@ static void cat_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, str
     ggfs_catalog *cat = cat_of(req);
     const uint64_t slot = slot_of(ino);
     if (slot == 0 && local_of(ino) == GGFS_STATUS_INO) {
-        const status_open *so = (const status_open *)(uintptr_t)fi->fh;
-        if (off < 0 || (uint64_t)off >= so->len)
-            fuse_reply_buf(req, NULL, 0);
-        else
-            fuse_reply_buf(req, so->text + off, so->len - (size_t)off < size ? so->len - (size_t)off : size);
+        ggfs_op_read_text(req, fi, size, off);
         return;
     }
     if (local_of(ino) == GGFS_ERROR_INO) {
@@ -347,18 +345,6 @@ static void cat_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, str
         return;
     ggfs_tree_op_read(tree, req, ino, size, off, fi);
     ggfs_cat_put_tree(cat, slot, tree, 0);
-}
-
-static void cat_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-    if (slot_of(ino) == 0 && local_of(ino) == GGFS_STATUS_INO) {
-        status_open *so = (status_open *)(uintptr_t)fi->fh;
-        free(so->text);
-        free(so);
-        fuse_reply_err(req, 0);
-        return;
-    }
-    ggfs_op_release(req, ino, fi);
 }
 
 /* ==== Extended attributes ==== */
@@ -487,7 +473,7 @@ const struct fuse_lowlevel_ops ggfs_catalog_ops = {
     .releasedir = ggfs_cat_releasedir,
     .open = cat_open,
     .read = cat_read,
-    .release = cat_release,
+    .release = ggfs_op_release,
     .getxattr = cat_getxattr,
     .listxattr = cat_listxattr,
     .statfs = cat_statfs,

@@ -412,26 +412,32 @@ static bool clamp(uint64_t total, off_t off, size_t size, uint64_t *start, uint6
     return true;
 }
 
+void ggfs_op_read_text(fuse_req_t req, struct fuse_file_info *fi, size_t size, off_t off)
+{
+    ggfs_open_text *o = (ggfs_open_text *)(uintptr_t)fi->fh;
+    uint64_t start, len;
+    ggfs_open_text_ref(o);
+    if (o->writable)
+        pthread_mutex_lock(&o->lock); // a write may move the text
+    if (!clamp(o->text.len, off, size, &start, &len))
+        fuse_reply_buf(req, NULL, 0);
+    else
+        fuse_reply_buf(req, o->text.data + start, (size_t)len);
+    if (o->writable)
+        pthread_mutex_unlock(&o->lock);
+    ggfs_open_text_put(o);
+}
+
 void ggfs_tree_op_read(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                        struct fuse_file_info *fi)
 {
     tree = ggfs_tree_route(tree, ino);
     const ggfs_node node = ggfs_node_of(tree, ino);
-    ggfs_open_text *o = (ggfs_open_text *)(uintptr_t)fi->fh;
-    uint64_t start, len;
-    if (o) {
-        ggfs_open_text_ref(o);
-        if (o->writable)
-            pthread_mutex_lock(&o->lock); // a write may move the text
-        if (!clamp(o->text.len, off, size, &start, &len))
-            fuse_reply_buf(req, NULL, 0);
-        else
-            fuse_reply_buf(req, o->text.data + start, (size_t)len);
-        if (o->writable)
-            pthread_mutex_unlock(&o->lock);
-        ggfs_open_text_put(o);
+    if (fi->fh) {
+        ggfs_op_read_text(req, fi, size, off);
         return;
     }
+    uint64_t start, len;
     if (!clamp(ggfs_size(tree, node), off, size, &start, &len)) {
         fuse_reply_buf(req, NULL, 0);
         return;

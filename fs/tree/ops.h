@@ -30,6 +30,11 @@ void ggfs_tree_op_listxattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, siz
 /* Operations that need no tree: release of an open file (whatever tree it
  * came from), and the refusals of a read-only mount (EROFS). */
 void ggfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+/* A read of a file whose text was made at its open (a ggfs_open_text in
+ * fi->fh, tree/open_text.h, which ggfs_op_release frees): the text is held
+ * until the reply is sent, as the kernel may release the file before the
+ * writev of that reply returns. */
+void ggfs_op_read_text(fuse_req_t req, struct fuse_file_info *fi, size_t size, off_t off);
 void ggfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, struct fuse_file_info *fi);
 void ggfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev);
 void ggfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode);

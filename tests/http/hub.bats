@@ -268,6 +268,35 @@ refused() {
     [ "$(stat -c %s "$MNT/remote")" -eq "$(cat "$MNT/remote" | wc -c)" ]
 }
 
+@test "remote at a collection's root read by 8 readers at once, each closing as soon as it has read, gives each the whole text" {
+    mount_model "hf://org/repo" "$MNT"
+    # A close right after a read's reply sends RELEASE while the daemon's
+    # thread may still be in the writev of that reply.
+    run python3 - "$MNT/remote" <<'EOF'
+import os, sys, threading
+path, bad = sys.argv[1], []
+def reader():
+    for _ in range(300):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            text = os.read(fd, 65536)
+        finally:
+            os.close(fd)
+        if not (text.startswith(b"listing_requests: 5\n") and text.endswith(b"\nlast_error: \n")):
+            bad.append(text)
+threads = [threading.Thread(target=reader) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(f"{len(bad)} of 2400 reads wrong", *bad[:3])
+sys.exit(1 if bad else 0)
+EOF
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "0 of 2400 reads wrong" ]
+}
+
 @test "listing a directory opens its models ahead, so that reading their headers fetches nothing more" {
     mount_model "hf://org/repo" "$MNT"
     ls "$MNT" >/dev/null
