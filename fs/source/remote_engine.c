@@ -57,6 +57,11 @@ void ggfs_remote_engine_totals(ggfs_remote_engine *e, uint64_t *received, unsign
     e->module->totals(e->remote, received, in_flight);
 }
 
+unsigned ggfs_remote_engine_cache_mb(const ggfs_remote_engine *e)
+{
+    return e->remote->opts.cache_mb;
+}
+
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *e)
 {
     return e->remote->opts.prefetch;

@@ -41,6 +41,9 @@ bool ggfs_remote_engine_api_get(ggfs_remote_engine *engine, const char *url, con
  * requests under way now. */
 void ggfs_remote_engine_totals(ggfs_remote_engine *engine, uint64_t *received, unsigned *in_flight);
 
+/* The memory cache's bound, MiB (-o cache_mb). */
+unsigned ggfs_remote_engine_cache_mb(const ggfs_remote_engine *engine);
+
 /* Whether the mount asked for -o prefetch. */
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *engine);
 
