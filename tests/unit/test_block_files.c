@@ -43,11 +43,8 @@ static bool has_block(ggfs_block_cache *c, uint64_t key, uint8_t byte)
     return ok;
 }
 
-static int test_same_etag_shares_blocks(void)
+static int test_same_etag_shares_blocks(ggfs_block_cache *c, ggfs_block_files *t)
 {
-    ggfs_block_cache *c = ggfs_block_cache_new(BLOCK, 16 * BLOCK);
-    ggfs_block_files *t = ggfs_block_files_new(c, 8);
-    EXPECT(c && t);
     const ggfs_url_record a = record("http://h/m.gguf", "\"a\"", NULL, 100);
     const uint64_t k1 = ggfs_block_files_key(t, &a);
     EXPECT(k1 != 0);
@@ -71,16 +68,11 @@ static int test_same_etag_shares_blocks(void)
     const uint64_t k3 = ggfs_block_files_key(t, &other);
     EXPECT(k3 != k1);
     EXPECT(!has_block(c, k3, 0x5a));
-    ggfs_block_files_free(t);
-    ggfs_block_cache_free(c);
     return 1;
 }
 
-static int test_changed_file_gets_new_key(void)
+static int test_changed_file_gets_new_key(ggfs_block_cache *c, ggfs_block_files *t)
 {
-    ggfs_block_cache *c = ggfs_block_cache_new(BLOCK, 16 * BLOCK);
-    ggfs_block_files *t = ggfs_block_files_new(c, 8);
-    EXPECT(c && t);
     const ggfs_url_record a = record("http://h/m.gguf", "\"a\"", NULL, 100);
     const uint64_t k1 = ggfs_block_files_key(t, &a);
     EXPECT(put_block(c, k1, 0x11));
@@ -109,41 +101,50 @@ static int test_changed_file_gets_new_key(void)
     const ggfs_url_record l3 = record("http://h/l.gguf", "\"c\"", "Tue, 02 Jan 2024 00:00:00 GMT", 100);
     const uint64_t k3 = ggfs_block_files_key(t, &l3);
     EXPECT(ggfs_block_files_key(t, &l2) != k3);
-    ggfs_block_files_free(t);
-    ggfs_block_cache_free(c);
     return 1;
 }
 
-static int test_bounded(void)
+static int test_bounded(ggfs_block_cache *c, ggfs_block_files *t)
 {
-    ggfs_block_cache *c = ggfs_block_cache_new(BLOCK, 16 * BLOCK);
-    ggfs_block_files *t = ggfs_block_files_new(c, 2);
-    EXPECT(c && t);
     const ggfs_url_record a = record("http://h/a", "\"1\"", NULL, 1);
     const ggfs_url_record b = record("http://h/b", "\"1\"", NULL, 1);
     const ggfs_url_record d = record("http://h/d", "\"1\"", NULL, 1);
     const uint64_t ka = ggfs_block_files_key(t, &a);
-    ggfs_block_files_key(t, &b);
+    const uint64_t kb = ggfs_block_files_key(t, &b);
+    EXPECT(put_block(c, kb, 0x22));
     EXPECT_EQ(ggfs_block_files_key(t, &a), ka); // a opened last now: b is the oldest
     ggfs_block_files_key(t, &d);
     ggfs_url_record got;
     uint64_t key;
     EXPECT(!ggfs_block_files_find(t, "http://h/b", &got, &key));
+    // Forgotten, not changed: its blocks go only as the cache's bound says.
+    EXPECT(has_block(c, kb, 0x22));
     EXPECT(ggfs_block_files_find(t, "http://h/a", &got, &key));
     EXPECT_EQ(key, ka);
     ggfs_url_record_destroy(&got);
     EXPECT(ggfs_block_files_find(t, "http://h/d", &got, &key));
     ggfs_url_record_destroy(&got);
+    // Opened again, b is a file the table does not know: a fresh key.
+    EXPECT(ggfs_block_files_key(t, &b) != kb);
+    return 1;
+}
+
+/* Runs test over a fresh cache of 16 blocks and a table of `max` URLs. */
+static int with_files(size_t max, int (*test)(ggfs_block_cache *, ggfs_block_files *))
+{
+    ggfs_block_cache *c = ggfs_block_cache_new(BLOCK, 16 * BLOCK);
+    ggfs_block_files *t = c ? ggfs_block_files_new(c, max) : NULL;
+    const int ok = t && test(c, t);
     ggfs_block_files_free(t);
     ggfs_block_cache_free(c);
-    return 1;
+    return ok;
 }
 
 int main(void)
 {
     int ok = 1;
-    ok &= test_same_etag_shares_blocks();
-    ok &= test_changed_file_gets_new_key();
-    ok &= test_bounded();
+    ok &= with_files(8, test_same_etag_shares_blocks);
+    ok &= with_files(8, test_changed_file_gets_new_key);
+    ok &= with_files(2, test_bounded); // a, b, then d: one goes
     return ok ? 0 : 1;
 }
