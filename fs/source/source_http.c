@@ -94,6 +94,8 @@ typedef struct http_source {
     char *etag;            // pinned at open, or NULL
     char *last_modified;   // pinned at open (used without an ETag), or NULL
     uint64_t id;           // key of its blocks in the memory cache
+    bool kept_by_url;      // block_files.h knows the key: its blocks
+                           // outlive the source, for the next open
     uint64_t n_blocks;
     ggfs_disk_cache *disk; // or NULL
     ggfs_transfer_stats stats;
@@ -117,8 +119,8 @@ typedef struct http_source {
 static void source_free(http_source *s)
 {
     // Its blocks stay for the next open of the same file (block_files.h),
-    // unless the file changed under it.
-    if (s->remote && atomic_load(&s->changed))
+    // unless no open can find them or the file changed under it.
+    if (s->remote && (!s->kept_by_url || atomic_load(&s->changed)))
         ggfs_block_cache_drop_source(s->remote->cache, s->id);
     ggfs_disk_cache_close(s->disk);
     ggfs_transfer_stats_destroy(&s->stats);
@@ -1005,6 +1007,7 @@ static uint64_t blocks_key(http_source *s, int64_t mtime)
         .url = s->url, .size = s->base.size, .etag = s->etag, .last_modified = s->last_modified, .mtime = mtime,
     };
     const uint64_t key = s->etag || s->last_modified ? ggfs_block_files_key(s->remote->files, &r) : 0;
+    s->kept_by_url = key != 0;
     return key ? key : ggfs_block_cache_source_id(s->remote->cache);
 }
 
@@ -1019,6 +1022,7 @@ static void take_known(http_source *s, ggfs_url_record *r, uint64_t key)
     r->etag = r->last_modified = NULL;
     fill_stat(s, (time_t)r->mtime);
     s->id = key;
+    s->kept_by_url = key != 0;
 }
 
 /* Whether block i of the blocks under key is in memory. */
