@@ -153,8 +153,9 @@ int64_t ggfs_cat_listing_life(const ggfs_catalog *cat, ggfs_cat_kind kind);
 
 /* ==== read_ahead.c ==== */
 
-/* Queues the first max_open models of listing l of directory d (a remote
- * store's) to be opened ahead, each job pinning d. Under the lock. */
+/* Queues the first models of listing l of directory d (a remote store's:
+ * as many as cache_mb keeps headers of, at least max_open) to be opened
+ * ahead, each job pinning d. Under the lock. */
 void ggfs_cat_read_ahead(ggfs_catalog *cat, slot *d, const ggfs_cat_listing *l);
 
 /* ==== models.c ==== */

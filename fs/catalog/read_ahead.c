@@ -1,10 +1,12 @@
 /*
  * Models read ahead when a remote store's directory is listed (store.h,
- * read_ahead): the first max_open models of the listing, in name order
- * (the order of a shell's glob over them), are opened into the catalog's
- * set of open models on threads of their own, so that a walk such as
- * `grep` over every model's metadata/general.architecture finds them open, their
- * headers fetched. A reader's own open of a model being read ahead waits
+ * read_ahead): the first models of the listing, in name order (the order
+ * of a shell's glob over them), are opened into the catalog's set of open
+ * models on threads of their own, so that a walk such as `grep` over
+ * every model's metadata/general.architecture finds them open, or their
+ * headers fetched: as many as the memory cache keeps headers of (a model
+ * closed again to make room keeps its blocks there, source/block_files.h),
+ * and at least max_open. A reader's own open of a model being read ahead waits
  * for that open (util/lru.h) instead of making its own requests; the
  * other connections are the reader's.
  */
@@ -15,6 +17,9 @@
 #include "util/workers.h"
 
 #define AHEAD_THREADS 4 // models opened ahead at once
+// What a header takes of the memory cache, taken as 2 MiB: its first
+// block, and a second for a large vocabulary.
+#define HEADER_MB 2
 
 typedef struct ahead_job {
     ggfs_catalog *cat;
@@ -43,11 +48,13 @@ static void run(void *arg, bool cancelled)
 
 void ggfs_cat_read_ahead(ggfs_catalog *cat, slot *d, const ggfs_cat_listing *l)
 {
+    const size_t kept = cat->env.remote ? ggfs_remote_engine_cache_mb(cat->env.remote) / HEADER_MB : 0;
+    const size_t most = kept > cat->max_open ? kept : cat->max_open;
     // Made on first use: the mount's threads start after the daemon forked.
-    if (!cat->ahead && !(cat->ahead = ggfs_workers_new(AHEAD_THREADS, (unsigned)cat->max_open)))
+    if (!cat->ahead && !(cat->ahead = ggfs_workers_new(AHEAD_THREADS, (unsigned)most)))
         return;
     size_t queued = 0;
-    for (size_t i = 0; i < l->count && queued < cat->max_open; i++) {
+    for (size_t i = 0; i < l->count && queued < most; i++) {
         const ggfs_listed *e = &l->entries[i];
         if (e->kind != GGFS_CAT_MODEL || ggfs_listed_error(l, e))
             continue;

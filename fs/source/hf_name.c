@@ -128,6 +128,17 @@ size_t ggfs_hf_name_end(const char *name)
     return at ? (size_t)(at - name) : strlen(name);
 }
 
+bool ggfs_hf_names_commit(const char *name)
+{
+    const char *end = name + ggfs_hf_name_end(name);
+    if (*end != '@' || strlen(end + 1) != 40)
+        return false;
+    for (const char *c = end + 1; *c; c++)
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
+            return false;
+    return true;
+}
+
 bool ggfs_hf_resolve(const char *name, char **url, char **token, char *why, size_t why_size)
 {
     *url = *token = NULL;

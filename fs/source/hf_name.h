@@ -35,6 +35,10 @@ bool ggfs_hf_append_escaped(char *out, size_t cap, const char *s, size_t n, bool
  * its end. */
 size_t ggfs_hf_name_end(const char *name);
 
+/* Whether the name's @REVISION is a commit (40 hex digits): the resolve
+ * URL then names bytes that never change. */
+bool ggfs_hf_names_commit(const char *name);
+
 /* Whether HF_HUB_OFFLINE asks hf:// sources to make no request, as it
  * asks the Hub's own client: 1, ON, YES or TRUE, in any case. */
 bool ggfs_hf_offline_asked(void);

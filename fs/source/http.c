@@ -189,6 +189,30 @@ static bool parse_content_range(const char *v, uint64_t *first, uint64_t *last, 
     return *end == '\0' && *first <= *last && *last < *total;
 }
 
+/* RateLimit's `t=` (IETF draft, the Hub's `"api";r=0;t=55`), or else
+ * Retry-After in seconds, into *wait_s: true when the line is either. */
+static bool take_wait(const char *line, size_t len, long *wait_s)
+{
+    size_t at;
+    char v[64];
+    if (header_is(line, len, "ratelimit", &at)) {
+        header_value(line + at, len - at, v, sizeof v);
+        for (size_t i = 0; v[i] && v[i + 1]; i++)
+            if ((i == 0 || v[i - 1] == ';' || v[i - 1] == ' ' || v[i - 1] == ',') && v[i] == 't' && v[i + 1] == '=') {
+                *wait_s = strtol(v + i + 2, NULL, 10);
+                break;
+            }
+        return true;
+    }
+    if (header_is(line, len, "retry-after", &at)) {
+        header_value(line + at, len - at, v, sizeof v);
+        if (*wait_s < 0 && v[0] >= '0' && v[0] <= '9' && strlen(v) < 12)
+            *wait_s = strtol(v, NULL, 10);
+        return true;
+    }
+    return false;
+}
+
 static size_t on_header(char *line, size_t size, size_t n, void *user)
 {
     transfer *t = user;
@@ -196,10 +220,15 @@ static size_t on_header(char *line, size_t size, size_t n, void *user)
     const size_t len = size * n;
     size_t at;
     char value[GGFS_HTTP_VALIDATOR_MAX];
+    if (r->header_seen)
+        r->header_seen(r->header_ctx, line, len);
     if (len >= 5 && strncmp(line, "HTTP/", 5) == 0) {
         // A new response (after a redirect, or a 100): forget the last one's.
         r->etag_got[0] = r->last_modified_got[0] = r->header_got[0] = '\0';
+        r->wait_s = -1;
         t->have_range = false;
+    } else if (take_wait(line, len, &r->wait_s)) {
+        // RateLimit or Retry-After: kept in wait_s
     } else if (r->keep_header && header_is(line, len, r->keep_header, &at)) {
         header_value(line + at, len - at, r->header_got, sizeof r->header_got);
     } else if (header_is(line, len, "etag", &at)) {
@@ -424,6 +453,8 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
     curl_easy_setopt(c, CURLOPT_HEADERDATA, t);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
+    if (r->compressed)
+        curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
     if (h->share)
         curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 }
@@ -476,6 +507,7 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
     r->got = 0;
     r->total = 0;
     r->etag_got[0] = r->last_modified_got[0] = r->effective_url[0] = r->why[0] = r->header_got[0] = '\0';
+    r->wait_s = -1;
     free(r->body);
     r->body = NULL;
     r->body_len = 0;
@@ -500,6 +532,14 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
     curl_easy_reset(c);
     set_options(c, h, r, &t, r->whole ? NULL : range, errbuf);
     struct curl_slist *headers = NULL;
+    char accept[256];
+    if (r->accept && (size_t)snprintf(accept, sizeof accept, "Accept: %s", r->accept) < sizeof accept &&
+        !(headers = curl_slist_append(NULL, accept))) {
+        set_why(r, "cannot start a transfer (out of memory)");
+        curl_easy_reset(c);
+        give_back(h, c);
+        return GGFS_HTTP_RETRY;
+    }
     if (r->auth && !r->auth->apply(r->auth, c, &headers, r->why, sizeof r->why)) {
         curl_slist_free_all(headers);
         curl_easy_reset(c);
@@ -519,7 +559,7 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
         strlen(eff) < sizeof r->effective_url)
         strcpy(r->effective_url, eff);
     // An idle handle keeps no credentials, nor a pointer to freed headers.
-    if (r->auth)
+    if (r->auth || headers)
         curl_easy_reset(c);
     give_back(h, c);
     curl_slist_free_all(headers);
@@ -588,6 +628,7 @@ ggfs_http_outcome ggfs_http_fetch(ggfs_http *h, ggfs_http_range *r)
     const int64_t start = ggfs_now_ns();
     ggfs_http_outcome o;
     unsigned failures = 0;
+    r->rate_limit_waits = 0;
     for (int attempt = 1;; attempt++) {
         o = ggfs_http_get(h, r);
         failures += r->failures;
@@ -599,6 +640,20 @@ ggfs_http_outcome ggfs_http_fetch(ggfs_http *h, ggfs_http_range *r)
             break;
         }
         const int64_t now = ggfs_now_ns();
+        if (r->waits_rate_limit && r->status == 429) {
+            // The server said how long: asking sooner only earns another 429.
+            const long wait_s = r->wait_s > 0 ? r->wait_s : 1;
+            const int64_t wait = (int64_t)wait_s * 1000000000;
+            if (now + wait >= r->deadline_ns) {
+                set_why(r, "429 Too Many Requests: asked to wait %lds, past the deadline (%.1f s left)", wait_s,
+                        (double)(r->deadline_ns - now) / 1e9);
+                break;
+            }
+            r->rate_limit_waits++;
+            const struct timespec pause = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
+            nanosleep(&pause, NULL);
+            continue;
+        }
         if (now + backoff >= r->deadline_ns) {
             char last[sizeof r->why];
             memcpy(last, r->why, sizeof last);

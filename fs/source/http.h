@@ -3,6 +3,10 @@
  * against what the caller expects of the file, and the retrying of failed
  * ones with backoff until a deadline.
  *
+ * The same request may ask for a whole small document instead (an API's
+ * answer, a registry's manifest, an S3 listing), bounded, with the same
+ * retries, deadline, signing and abort: the one bounded GET of the engine.
+ *
  * Connections are reused through a pool of curl easy handles (one per
  * request in flight, each keeping its own connections alive); DNS answers
  * and TLS sessions are shared between them. libcurl brings TLS, redirects,
@@ -72,6 +76,19 @@ typedef struct ggfs_http_range {
                              // at most body_max bytes
     const char *keep_header; // optional: a header whose value goes to
                              // header_got (S3's x-amz-bucket-region)
+    const char *accept;      // optional: the Accept header's value (a
+                             // registry's manifest types)
+    bool compressed;         // a whole document may come compressed
+                             // (Accept-Encoding: what libcurl decodes)
+    bool waits_rate_limit;   // a 429 is waited out for the seconds its
+                             // RateLimit `t=` or Retry-After gives (at
+                             // least one), not retried with backoff
+    // Optional: called, on the requesting thread, with every header line
+    // of every response (status lines included: a redirect's headers come
+    // before the answer's), for what a caller reads beyond the engine's
+    // own (an API's Link, a registry's WWW-Authenticate).
+    void (*header_seen)(void *ctx, const char *line, size_t len);
+    void *header_ctx;
     uint64_t off, len;       // the bytes asked for
     uint8_t *const *parts;   // receive them: byte i of the range goes to
     size_t part_size;        // parts[i / part_size][i % part_size]
@@ -108,6 +125,8 @@ typedef struct ggfs_http_range {
     char header_got[GGFS_HTTP_VALIDATOR_MAX]; // keep_header's value, or ""
     unsigned failures;       // attempts that failed (each made again, or
                              // the last one)
+    unsigned rate_limit_waits; // 429s waited out (waits_rate_limit)
+    long wait_s;             // what the last 429 asked to wait, -1: nothing
 
     /* The engine's own. */
     size_t parts_before;     // parts done by earlier attempts (fetch resumes

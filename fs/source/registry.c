@@ -1,6 +1,6 @@
 /*
- * Small registry documents over libcurl, with the OCI distribution token
- * flow (registry.h).
+ * Small registry documents, with the OCI distribution token flow
+ * (registry.h), over the engine's bounded whole-document GET (http.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "source/cache_records.h"
 #include "source/registry.h"
@@ -28,30 +27,11 @@ typedef struct response {
     char challenge[CHALLENGE_MAX]; // the last response's Bearer challenge, or ""
 } response;
 
-static size_t on_body(char *data, size_t size, size_t n, void *arg)
-{
-    response *r = arg;
-    const size_t got = size * n;
-    if (got > r->cap - r->len) {
-        r->over = true;
-        return 0; // ends the transfer
-    }
-    char *grown = realloc(r->body, r->len + got + 1);
-    if (!grown)
-        return 0;
-    r->body = grown;
-    memcpy(r->body + r->len, data, got);
-    r->len += got;
-    r->body[r->len] = '\0';
-    return got;
-}
-
 /* Keeps the Bearer challenge of the last response (each redirect's
  * response starts again with its status line). */
-static size_t on_header(char *data, size_t size, size_t n, void *arg)
+static void on_header(void *arg, const char *data, size_t len)
 {
     response *r = arg;
-    const size_t len = size * n;
     static const char name[] = "www-authenticate:";
     if (len >= 5 && strncmp(data, "HTTP/", 5) == 0)
         r->challenge[0] = '\0';
@@ -66,78 +46,30 @@ static size_t on_header(char *data, size_t size, size_t n, void *arg)
             r->challenge[end - i] = '\0';
         }
     }
-    return len;
 }
 
-/* One GET of url, with the token when there is one, given up at
- * deadline (CLOCK_MONOTONIC ns). Returns the status, 0 when none came (why
- * filled). */
-static long get_once(int64_t deadline, const char *url, const char *accept, const char *token, response *r,
-                     char *why, size_t why_size)
+/* GETs url whole (the engine's bounded GET, http.h: what may pass if asked
+ * again, no answer, 408, 429 or 5xx, is asked again with backoff until
+ * deadline), with the token when there is one. Returns the last status,
+ * 0 when none came or the body was over cap (why filled). */
+static long get_retrying(ggfs_remote *remote, int64_t deadline, const char *url, const char *accept,
+                         const char *token, response *r, char *why, size_t why_size)
 {
-    CURL *c = curl_easy_init();
-    if (!c) {
-        snprintf(why, why_size, "%s: cannot set up a request", url);
+    ggfs_http_range q = {
+        .url = url, .bearer = token, .accept = accept, .whole = true, .body_max = r->cap,
+        .header_seen = on_header, .header_ctx = r, .deadline_ns = deadline,
+    };
+    const ggfs_http_outcome o = ggfs_http_fetch(remote->http, &q);
+    r->body = q.body;
+    r->len = q.body_len;
+    r->over = q.body_cut;
+    if (r->over) {
+        snprintf(why, why_size, "%s: the response is larger than %zu bytes", url, r->cap);
         return 0;
     }
-    char errbuf[CURL_ERROR_SIZE] = "";
-    char header[256];
-    struct curl_slist *headers = NULL;
-    if (accept) {
-        snprintf(header, sizeof header, "Accept: %s", accept);
-        headers = curl_slist_append(headers, header);
-    }
-    ggfs_http_set_policy(c, token);
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    const int64_t left_ms = (deadline - ggfs_now_ns()) / 1000000;
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(left_ms > 1 ? left_ms : 1));
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    const CURLcode rc = curl_easy_perform(c);
-    long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    if (r->over)
-        snprintf(why, why_size, "%s: the response is larger than %zu bytes", url, r->cap);
-    else if (rc != CURLE_OK)
-        snprintf(why, why_size, "%s: %s", url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
-    if (r->over || rc != CURLE_OK)
-        status = 0;
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(c);
-    return status;
-}
-
-/* Whether a GET may pass if made again: no answer (a refused or reset
- * connection, a timeout), 408, 429 or 5xx, as the engine's range requests
- * judge them (http.h). */
-static bool may_pass(long status, const response *r)
-{
-    return !r->over && (status == 0 || status == 408 || status == 429 || status >= 500);
-}
-
-/* GETs url until an answer that will not change comes or the deadline
- * would be passed: 100 ms after the first failure, doubling up to 2 s. */
-static long get_retrying(int64_t deadline, const char *url, const char *accept, const char *token, response *r,
-                         char *why, size_t why_size)
-{
-    int64_t wait_ns = 100000000;
-    for (;;) {
-        const long status = get_once(deadline, url, accept, token, r, why, why_size);
-        if (!may_pass(status, r) || ggfs_now_ns() + wait_ns >= deadline)
-            return status;
-        free(r->body);
-        r->body = NULL;
-        r->len = 0;
-        r->challenge[0] = '\0';
-        const struct timespec pause = {wait_ns / 1000000000, wait_ns % 1000000000};
-        nanosleep(&pause, NULL);
-        wait_ns = wait_ns * 2 < 2000000000 ? wait_ns * 2 : 2000000000;
-    }
+    if (o != GGFS_HTTP_OK && q.status == 0)
+        snprintf(why, why_size, "%s: %s", url, q.why);
+    return q.status;
 }
 
 /* ==== The token flow ==== */
@@ -193,7 +125,8 @@ static bool add_query(CURL *c, char *url, size_t cap, const char *key, const cha
 
 /* An anonymous token for the challenge, from its realm: malloc'd, or NULL
  * with why filled. */
-static char *fetch_token(int64_t deadline, const char *url, const char *challenge, char *why, size_t why_size)
+static char *fetch_token(ggfs_remote *remote, int64_t deadline, const char *url, const char *challenge, char *why,
+                         size_t why_size)
 {
     char realm[PARAM_MAX], value[PARAM_MAX], token_url[3 * PARAM_MAX + 64];
     if (!challenge_param(challenge, "realm", realm, sizeof realm) ||
@@ -214,7 +147,7 @@ static char *fetch_token(int64_t deadline, const char *url, const char *challeng
         return NULL;
     }
     response r = {.cap = GGFS_REGISTRY_TOKEN_MAX};
-    const long status = get_retrying(deadline, token_url, "application/json", NULL, &r, why, why_size);
+    const long status = get_retrying(remote, deadline, token_url, "application/json", NULL, &r, why, why_size);
     char *token = NULL;
     json_object *root = status / 100 == 2 && r.body ? json_tokener_parse(r.body) : NULL;
     json_object *field;
@@ -294,7 +227,7 @@ int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, 
                                 ? remote->registry_token
                                 : NULL;
         response r = {.cap = cap};
-        const long status = get_retrying(deadline, url, accept, token, &r, why, why_size);
+        const long status = get_retrying(remote, deadline, url, accept, token, &r, why, why_size);
         if (status / 100 == 2) {
             if (!r.body && !(r.body = calloc(1, 1))) {
                 snprintf(why, why_size, "%s: out of memory", url);
@@ -310,7 +243,7 @@ int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, 
         if (r.over)
             return EFBIG;
         if (status == 401 && !token && r.challenge[0] && attempt == 0) {
-            char *fresh = fetch_token(deadline, url, r.challenge, why, why_size);
+            char *fresh = fetch_token(remote, deadline, url, r.challenge, why, why_size);
             if (!fresh)
                 return EIO;
             keep_token(remote, url, fresh);

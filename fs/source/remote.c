@@ -40,9 +40,10 @@ ggfs_remote *ggfs_remote_new(const ggfs_remote_options *opts, char *why, size_t 
     }
     r->http = ggfs_http_new();
     r->cache = ggfs_block_cache_new(GGFS_REMOTE_BLOCK_SIZE, (uint64_t)opts->cache_mb << 20);
+    r->files = r->cache ? ggfs_block_files_new(r->cache, GGFS_REMOTE_FILES_KEPT) : NULL;
     r->opts.connections = opts->connections ? opts->connections : GGFS_DEFAULT_CONNECTIONS;
     r->fetcher = ggfs_fetcher_new(r->opts.connections);
-    if (!r->http || !r->cache || !r->fetcher) {
+    if (!r->http || !r->cache || !r->files || !r->fetcher) {
         snprintf(why, why_size, "cannot set up HTTP (libcurl) or the cache");
         ggfs_remote_free(r);
         return NULL;
@@ -57,6 +58,7 @@ void ggfs_remote_free(ggfs_remote *r)
     // Read-ahead jobs hold their sources: they finish or are cancelled
     // before the cache and the engine go.
     ggfs_fetcher_free(r->fetcher);
+    ggfs_block_files_free(r->files);
     ggfs_block_cache_free(r->cache);
     ggfs_http_free(r->http);
     free(r->cache_dir);

@@ -1,6 +1,8 @@
 /*
  * What the remote sources of one mount share: the options, the HTTP
- * engine, the memory cache of blocks and the connections (fetcher.h). Made by
+ * engine, the memory cache of blocks (kept across a file's opens: the
+ * files it holds, by URL, are in block_files.h) and the connections
+ * (fetcher.h). Made by
  * main from the -o options and handed to every remote source it opens.
  */
 #ifndef GGFS_SOURCE_REMOTE_H
@@ -11,6 +13,7 @@
 #include <stddef.h>
 
 #include "source/block_cache.h"
+#include "source/block_files.h"
 #include "source/fetcher.h"
 #include "source/http.h"
 
@@ -18,6 +21,9 @@
 #define GGFS_REMOTE_DEFAULT_CACHE_MB 256
 #define GGFS_REMOTE_DEFAULT_TIMEOUT_S 30
 #define GGFS_REMOTE_DEFAULT_PREFETCH_AFTER_MB 64
+// URLs whose validators and block key the mount remembers (block_files.h):
+// a few hundred bytes each.
+#define GGFS_REMOTE_FILES_KEPT 4096
 
 typedef struct ggfs_remote_options {
     unsigned cache_mb;      // the memory cache's bound, MiB
@@ -38,6 +44,7 @@ typedef struct ggfs_remote {
     char *cache_dir;        // absolute (the daemon leaves its directory), or NULL
     ggfs_http *http;
     ggfs_block_cache *cache;
+    ggfs_block_files *files; // the cache's files by URL: a reopen finds its blocks
     ggfs_fetcher *fetcher;  // the connections: read-ahead, prefetch, readers
     atomic_bool prefetch_going; // a prefetch that keeps every byte is under way
     char *registry_token;   // a token a registry gave at mount (registry.h), or NULL;

@@ -67,6 +67,11 @@ bool ggfs_remote_engine_offline(const ggfs_remote_engine *e)
     return e->remote->opts.offline;
 }
 
+unsigned ggfs_remote_engine_cache_mb(const ggfs_remote_engine *e)
+{
+    return e->remote->opts.cache_mb;
+}
+
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *e)
 {
     return e->remote->opts.prefetch;

@@ -46,6 +46,9 @@ void ggfs_remote_engine_totals(ggfs_remote_engine *engine, uint64_t *received, u
 const char *ggfs_remote_engine_cache_dir(const ggfs_remote_engine *engine);
 bool ggfs_remote_engine_offline(const ggfs_remote_engine *engine);
 
+/* The memory cache's bound, MiB (-o cache_mb). */
+unsigned ggfs_remote_engine_cache_mb(const ggfs_remote_engine *engine);
+
 /* Whether the mount asked for -o prefetch. */
 bool ggfs_remote_engine_prefetches(const ggfs_remote_engine *engine);
 

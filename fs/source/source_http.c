@@ -94,6 +94,8 @@ typedef struct http_source {
     char *etag;            // pinned at open, or NULL
     char *last_modified;   // pinned at open (used without an ETag), or NULL
     uint64_t id;           // key of its blocks in the memory cache
+    bool kept_by_url;      // block_files.h knows the key: its blocks
+                           // outlive the source, for the next open
     uint64_t n_blocks;
     ggfs_disk_cache *disk; // or NULL
     ggfs_transfer_stats stats;
@@ -116,7 +118,9 @@ typedef struct http_source {
 
 static void source_free(http_source *s)
 {
-    if (s->remote)
+    // Its blocks stay for the next open of the same file (block_files.h),
+    // unless no open can find them or the file changed under it.
+    if (s->remote && (!s->kept_by_url || atomic_load(&s->changed)))
         ggfs_block_cache_drop_source(s->remote->cache, s->id);
     ggfs_disk_cache_close(s->disk);
     ggfs_transfer_stats_destroy(&s->stats);
@@ -995,6 +999,65 @@ static void keep_first_block(http_source *s, const uint8_t *bytes, size_t len)
         ggfs_disk_cache_write(s->disk, 0, bytes, len);
 }
 
+/* The key of its blocks in the memory cache: an earlier open's, when that
+ * one saw the same validators and size. */
+static uint64_t blocks_key(http_source *s, int64_t mtime)
+{
+    const ggfs_url_record r = {
+        .url = s->url, .size = s->base.size, .etag = s->etag, .last_modified = s->last_modified, .mtime = mtime,
+    };
+    const uint64_t key = s->etag || s->last_modified ? ggfs_block_files_key(s->remote->files, &r) : 0;
+    s->kept_by_url = key != 0;
+    return key ? key : ggfs_block_cache_source_id(s->remote->cache);
+}
+
+/* Takes what an earlier open of the URL learnt (its record r, its blocks
+ * under key) as this open's. */
+static void take_known(http_source *s, ggfs_url_record *r, uint64_t key)
+{
+    s->base.size = r->size;
+    s->n_blocks = (r->size + BLOCK - 1) / BLOCK;
+    s->etag = r->etag;
+    s->last_modified = r->last_modified;
+    r->etag = r->last_modified = NULL;
+    fill_stat(s, (time_t)r->mtime);
+    s->id = key;
+    s->kept_by_url = key != 0;
+}
+
+/* Whether block i of the blocks under key is in memory. */
+static bool block_in_memory(http_source *s, uint64_t key, uint64_t i)
+{
+    ggfs_block *b = ggfs_block_find(s->remote->cache, key, i);
+    if (b)
+        ggfs_block_release(s->remote->cache, b);
+    return b != NULL;
+}
+
+/* Uses the disk cache, when the mount has one, for the file as pinned. */
+static void open_disk(http_source *s, const char *name)
+{
+    const char *validator = s->etag ? s->etag : s->last_modified;
+    char why[256];
+    if (!validator)
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: the server sends no ETag or Last-Modified: not using the disk cache\n",
+                 name);
+    else if (!(s->disk = ggfs_disk_cache_open(s->remote->opts.cache_dir, s->url, validator, s->base.size, BLOCK, why,
+                                              sizeof why)))
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: not using the disk cache: %s\n", name, why);
+}
+
+/* Opens a file this mount opened before and that cannot have changed
+ * since (a commit's): as that open found it, with no request. */
+static ggfs_source *open_known(http_source *s, const char *name, ggfs_url_record *known, uint64_t key)
+{
+    take_known(s, known, key);
+    ggfs_url_record_destroy(known);
+    if (s->remote->opts.cache_dir)
+        open_disk(s, name);
+    return &s->base;
+}
+
 /* Keeps what the open learnt in the disk cache's directory, for a later
  * offline mount of name; a failure costs only that (one log line). */
 static void keep_record(http_source *s, const char *name)
@@ -1030,14 +1093,9 @@ static ggfs_source *open_offline(http_source *s, const char *name, ggp_error *er
         ggfs_url_record_destroy(&r);
         return refuse(s, err, GGP_ERR_IO, "offline, and not in cache_dir %s for this HF_ENDPOINT", dir);
     }
-    s->base.size = r.size;
-    s->n_blocks = (r.size + BLOCK - 1) / BLOCK;
-    s->etag = r.etag;
-    s->last_modified = r.last_modified;
-    r.etag = r.last_modified = NULL;
-    fill_stat(s, (time_t)r.mtime);
+    take_known(s, &r, 0);
+    s->id = blocks_key(s, r.mtime);
     ggfs_url_record_destroy(&r);
-    s->id = ggfs_block_cache_source_id(s->remote->cache);
     if (!(s->disk = ggfs_disk_cache_open(dir, s->url, s->etag ? s->etag : s->last_modified, s->base.size, BLOCK,
                                          why, sizeof why)))
         return refuse(s, err, GGP_ERR_IO, "offline: %s", why);
@@ -1090,10 +1148,20 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     if (remote->opts.offline)
         return open_offline(s, name, err);
 
-    // One range request learns the size and validators. With a disk cache
-    // it asks for one byte, so that a file already on disk is not fetched
-    // again; without, it brings the first block, where the header starts.
-    const size_t want = remote->opts.cache_dir ? 1 : BLOCK;
+    // Opened before in this mount: a commit's file is as it was then, and
+    // its blocks still in memory are read with no request.
+    ggfs_url_record known = {0};
+    uint64_t known_key = 0;
+    const bool was_open = ggfs_block_files_find(remote->files, s->url, &known, &known_key);
+    if (was_open && ggfs_hf_names_commit(name))
+        return open_known(s, name, &known, known_key);
+    // One range request learns the size and validators. With a disk cache,
+    // or the first block in memory from an earlier open, it asks for one
+    // byte, so that what is kept is not fetched again; otherwise it brings
+    // the first block, where the header starts.
+    const bool first_kept = was_open && block_in_memory(s, known_key, 0);
+    ggfs_url_record_destroy(&known);
+    const size_t want = remote->opts.cache_dir || first_kept ? 1 : BLOCK;
     uint8_t *first = malloc(want);
     if (!first)
         return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
@@ -1119,17 +1187,10 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     s->last_modified = r.last_modified_got[0] ? strdup(r.last_modified_got) : NULL;
     fill_stat(s, mtime_of(r.last_modified_got));
     learn_redirect(s, s->url, r.effective_url);
-    s->id = ggfs_block_cache_source_id(remote->cache);
+    s->id = blocks_key(s, (int64_t)s->base.st.st_mtim.tv_sec);
     if (remote->opts.cache_dir) {
-        const char *validator = s->etag ? s->etag : s->last_modified;
-        char why[256];
-        if (!validator)
-            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: the server sends no ETag or Last-Modified: not using the disk cache\n",
-                     name);
-        else if (!(s->disk = ggfs_disk_cache_open(remote->opts.cache_dir, s->url, validator, s->base.size,
-                                                  BLOCK, why, sizeof why)))
-            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: not using the disk cache: %s\n", name, why);
-        else
+        open_disk(s, name);
+        if (s->disk)
             keep_record(s, name);
     }
     keep_first_block(s, first, (size_t)r.got);

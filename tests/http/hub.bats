@@ -318,6 +318,38 @@ EOF
     grep -qx "models_opened: 2" "$MNT/remote"
 }
 
+@test "a model closed to make room (max_open=1) and opened again fetches nothing more: its blocks are kept by URL and commit" {
+    mount_model "hf://org/repo" "$MNT" -o max_open=1
+    local m
+    for m in type-q8_0 type-q4_K; do
+        [ -n "$(cat "$MNT/$m.gguf/metadata/general.architecture")" ]
+    done
+    local i
+    for i in $(seq 200); do
+        grep -qx "in_flight: 0" "$MNT/remote" && break
+        sleep 0.05
+    done
+    run cat "$MNT/remote"
+    echo "$output"
+    local opened fetched resolves
+    opened=$(awk '$1 == "models_opened:" {print $2}' <<<"$output")
+    fetched=$(awk '$1 == "bytes_fetched:" {print $2}' <<<"$output")
+    resolves=$(grep -c "/resolve/$COMMIT/" "$HUB_LOG")
+    [ "$fetched" -gt 0 ]
+    # Each in turn closes the other: every read opens its model again.
+    for m in type-q8_0 type-q4_K type-q8_0 type-q4_K; do
+        [ -n "$(cat "$MNT/$m.gguf/metadata/general.architecture")" ]
+    done
+    run cat "$MNT/remote"
+    echo "$output"
+    [ "$(awk '$1 == "models_opened:" {print $2}' <<<"$output")" -ge $((opened + 4)) ]
+    [ "$(awk '$1 == "bytes_fetched:" {print $2}' <<<"$output")" -eq "$fetched" ]
+    [ "$(grep -c "/resolve/$COMMIT/" "$HUB_LOG")" -eq "$resolves" ]
+    # And what it reads is the file's.
+    mount_model "$FILES/org/repo/type-q8_0.gguf" "$LOCAL"
+    diff -r "$MNT/type-q8_0.gguf/metadata" "$LOCAL/metadata"
+}
+
 @test "SIGTERM while a listing's models are read ahead from a stalled server ends the daemon within 3 s" {
     fault stall
     mount_model "hf://org/repo" "$MNT" -o timeout_s=60
