@@ -12,6 +12,7 @@
 #                             $S3_SESSION_ACCESS/$S3_SESSION_SECRET/
 #                             $S3_SESSION_TOKEN)
 #   s3_put BUCKET KEY FILE    stores FILE as KEY (straight to s3rver)
+#   s3_delete BUCKET KEY      deletes KEY (straight to s3rver)
 #   s3_config EXPR            changes the proxy's config: EXPR is Python on
 #                             the dict `c` (c["skew_s"] = 3600)
 #   s3_env                    exports the key pair, region and endpoint
@@ -116,4 +117,16 @@ stop_s3() {
     rm -f "$S3_DIR/s3rver.pid"
     kill "$pid" 2>/dev/null && wait_gone "$pid"
     return 0
+}
+
+s3_delete() {
+    python3 - "$S3RVER_PORT" "$1" "$2" <<'PY'
+import http.client, sys, urllib.parse
+port, bucket, key = sys.argv[1:]
+c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=60)
+c.request("DELETE", "/" + bucket + "/" + urllib.parse.quote(key))
+r = c.getresponse()
+r.read()
+sys.exit(0 if r.status == 204 else f"DELETE {key}: HTTP {r.status}")
+PY
 }

@@ -15,8 +15,10 @@ change it while the proxy runs:
                                           # signed requests 503 SlowDown
    "extra_keys": {"bucket": [["key", size]]},  # keys listed that s3rver
                                           # cannot store ('..', NUL)
-   "list_answer": null}                   # a body to answer every listing
+   "list_answer": null,                   # a body to answer every listing
                                           # with instead (hostile XML)
+   "max_keys": 1000}                      # keys and prefixes a page, at
+                                          # most, whatever the client asks
 
 A request that is not signed right is answered 403 SignatureDoesNotMatch
 (or S3's other codes: InvalidAccessKeyId, AccessDenied, InvalidToken,
@@ -206,7 +208,7 @@ def list_objects_v2(bucket, query, cfg):
         return resp.status, body
     prefix = query.get("prefix", "")
     delimiter = query.get("delimiter", "")
-    max_keys = int(query.get("max-keys", "1000"))
+    max_keys = min(int(query.get("max-keys", "1000")), int(cfg.get("max_keys", 1000)))
     url_encoding = query.get("encoding-type") == "url"
     after = query.get("start-after", "")
     if "continuation-token" in query:
