@@ -351,6 +351,7 @@ static int serve_collection(ggfs_cli *cli, struct fuse_args *args)
         return GGFS_EXIT_REFUSED;
     }
     const unsigned ttl = cli->listing_ttl_s != GGFS_CLI_UNSET ? cli->listing_ttl_s
+                         : bucket                           ? GGFS_DEFAULT_BUCKET_TTL_S
                          : author                           ? GGFS_DEFAULT_AUTHOR_TTL_S
                                                             : GGFS_DEFAULT_LISTING_TTL_S;
     int err;
