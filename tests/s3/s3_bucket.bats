@@ -55,41 +55,10 @@ setup() {
     : >"$S3_PROXY_LOG"
 }
 
-# Every request the proxy saw since setup was signed right.
-all_signed() {
-    [ -s "$S3_PROXY_LOG" ]
-    run grep -v ' signed$' "$S3_PROXY_LOG"
-    [ "$status" -eq 1 ] || { echo "requests not signed right: $output"; return 1; }
-}
-
 # listings PREFIX: how many ListObjectsV2 pages of PREFIX (as sent,
 # %-encoded) the proxy was asked for.
 listings() {
-    grep -c "list-type=2.*&prefix=$1 range=" "$S3_PROXY_LOG" || true
-}
-
-# refused LINE_PATTERN GGUF_FS_ARGS...: the mount is refused, exit 1, with
-# exactly one line on stderr matching the pattern; nothing is mounted.
-refused() {
-    local pattern=$1 mnt="$BATS_TEST_TMPDIR/refused"
-    shift
-    mkdir -p "$mnt"
-    run -1 --separate-stderr "$GGUF_FS" -f "$@" "$mnt" 3>&-
-    echo "$stderr"
-    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
-    [[ $stderr =~ $pattern ]]
-    run ! mountpoint -q "$mnt"
-}
-
-# read_at FILE OFF: "ok" or the errno's name of a 64 KiB pread at OFF.
-read_at() {
-    python3 -c 'import errno, os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-try:
-    os.pread(fd, 65536, int(sys.argv[2]))
-    print("ok")
-except OSError as e:
-    print(errno.errorcode[e.errno])' "$1" "$2"
+    awk -v p="list-type=2.*&prefix=$1 range=" '$0 ~ p {n++} END {print n + 0}' "$S3_PROXY_LOG"
 }
 
 @test "a prefix of nested folders mounts as a folder mount of the same files shows them, every request signed" {

@@ -19,6 +19,11 @@
 #   s3_proxy_stop             stops the proxy only: the server is gone
 #   s3_proxy_start            starts it again on the same port
 #   stop_s3                   stops both (by the pids they were started with)
+#   all_signed                every request the proxy saw since the test's
+#                             setup emptied $S3_PROXY_LOG was signed right
+#   refused PATTERN ARGS...   the mount is refused, exit 1, one line on
+#                             stderr matching PATTERN, nothing mounted
+#   read_at FILE OFF          "ok" or the errno's name of a 64 KiB pread
 #
 # Skips the test, saying why, when s3rver or botocore is missing.
 
@@ -129,4 +134,35 @@ r = c.getresponse()
 r.read()
 sys.exit(0 if r.status == 204 else f"DELETE {key}: HTTP {r.status}")
 PY
+}
+
+# Every request the proxy saw since setup was signed right.
+all_signed() {
+    [ -s "$S3_PROXY_LOG" ]
+    run grep -v ' signed$' "$S3_PROXY_LOG"
+    [ "$status" -eq 1 ] || { echo "requests not signed right: $output"; return 1; }
+}
+
+# refused LINE_PATTERN GGUF_FS_ARGS...: the mount is refused, exit 1, with
+# exactly one line on stderr matching the pattern; nothing is mounted.
+refused() {
+    local pattern=$1 mnt="$BATS_TEST_TMPDIR/refused"
+    shift
+    mkdir -p "$mnt"
+    run -1 --separate-stderr "$GGUF_FS" -f "$@" "$mnt" 3>&-
+    echo "$stderr"
+    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+    [[ $stderr =~ $pattern ]]
+    run ! mountpoint -q "$mnt"
+}
+
+# read_at FILE OFF: "ok" or the errno's name of a 64 KiB pread at OFF.
+read_at() {
+    python3 -c 'import errno, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+try:
+    os.pread(fd, 65536, int(sys.argv[2]))
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$1" "$2"
 }
