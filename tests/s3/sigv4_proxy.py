@@ -60,6 +60,14 @@ def config():
 
 
 CONFIG_LOCK = threading.Lock()
+LOG_LOCK = threading.Lock()
+
+
+def log(line):
+    """One request's line, whole: requests served at once never share one."""
+    with LOG_LOCK:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
 
 def take_slow_down():
@@ -295,12 +303,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if take_slow_down():
                 raise Refusal(503, "SlowDown", "Please reduce your request rate.")
         except Refusal as r:
-            print(f"proxy: {self.command} {self.path} refused {r.status} {r.code}", file=sys.stderr, flush=True)
+            log(f"proxy: {self.command} {self.path} refused {r.status} {r.code}")
             body = error_xml(r.code, r.message, **r.extra)
             self.reply(r.status, body, [("Content-Type", "application/xml"), *r.headers.items()])
             return
-        print(f"proxy: {self.command} {self.path} range={self.headers.get('Range')} signed", file=sys.stderr,
-              flush=True)
+        log(f"proxy: {self.command} {self.path} range={self.headers.get('Range')} signed")
         query = dict(urllib.parse.parse_qsl(split.query, keep_blank_values=True))
         if "/" not in split.path.strip("/") and query.get("list-type") == "2":
             if cfg.get("list_answer") is not None:
