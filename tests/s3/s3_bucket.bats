@@ -160,13 +160,20 @@ listings() {
     [ "$output" -eq 5 ]
 }
 
-@test "the server gone mid-read fails that read with EIO; the mount lives and reads again once it is back" {
+@test "the server gone mid-read fails that read, and a listing, with EIO; the mount lives and reads again once it is back" {
     mount_model s3://models "$MNT" -o timeout_s=2 -o cache_mb=0
+    mount_model s3://models "$BATS_TEST_TMPDIR/relist" -o timeout_s=2 -o listing_ttl_s=0
     [ "$(read_at "$MNT/big.gguf/model.gguf" 0)" = ok ]
     s3_proxy_stop
-    run read_at "$MNT/big.gguf/model.gguf" $((3 << 20))
+    local read listed
+    read=$(read_at "$MNT/big.gguf/model.gguf" $((3 << 20)))
+    run -2 --separate-stderr ls "$BATS_TEST_TMPDIR/relist/tree"
+    listed=$stderr
     s3_proxy_start
-    [ "$output" = EIO ]
+    [ "$read" = EIO ]
+    [[ $listed == *"Input/output error"* ]]
+    # The lookup of tree/ listed the root again, and said why it could not.
+    grep -q "^gguf-fs: s3://models: bucket 'models': Failed to connect" "$BATS_TEST_TMPDIR/daemon.log"
     mountpoint -q "$MNT"
     kill -0 "$(last_daemon)"
     local i
