@@ -11,6 +11,7 @@ typedef enum ggfs_cat_kind {
     GGFS_CAT_HF,     // hf/ or a directory in it (a Hugging Face hub cache's)
     GGFS_CAT_HF_REPO, // a folder of a Hub repo at one commit (hf://ORG/REPO)
     GGFS_CAT_HF_AUTHOR, // the repos of a Hub author (hf://ORG)
+    GGFS_CAT_S3,     // a prefix of an S3 bucket (s3://BUCKET[/PREFIX])
     GGFS_CAT_MODEL,  // a model's directory
 } ggfs_cat_kind;
 

@@ -11,6 +11,7 @@
  *   store_views.c     the ollama/ and hf/ views of local stores
  *   store_hf_repo.c   a Hugging Face repo at one commit (GGFS_CAT_HF_REPO)
  *   store_hf_author.c a Hugging Face author's repos (GGFS_CAT_HF_AUTHOR)
+ *   store_s3.c        a prefix of an S3 bucket (GGFS_CAT_S3)
  *
  * A store lists a directory into a scan (scan.h: entries with their kind,
  * name, path, real path, attributes and identity); the catalog keeps it
@@ -102,6 +103,7 @@ extern const ggfs_store ggfs_store_ollama_view;
 extern const ggfs_store ggfs_store_hf_view;
 extern const ggfs_store ggfs_store_hf_repo;
 extern const ggfs_store ggfs_store_hf_author;
+extern const ggfs_store ggfs_store_s3;
 
 /* The one line why a model could not be opened: where (a path or URL),
  * then the offset when the problem has one, then what it is. */

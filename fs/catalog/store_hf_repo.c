@@ -107,6 +107,11 @@ static char *shown_path(const char *p, size_t len)
     return out;
 }
 
+char *ggfs_hf_shown_path(const char *p, size_t len)
+{
+    return shown_path(p, len);
+}
+
 /* The first 16 bytes of a hex oid (git's sha1, LFS's sha256); zeros for
  * what is not hex. */
 static void ident_of_oid(const char *oid, ggfs_cat_ident *id)

@@ -13,6 +13,7 @@ static const ggfs_store *const rows[] = {
     [GGFS_CAT_HF] = &ggfs_store_hf_view,
     [GGFS_CAT_HF_REPO] = &ggfs_store_hf_repo,
     [GGFS_CAT_HF_AUTHOR] = &ggfs_store_hf_author,
+    [GGFS_CAT_S3] = &ggfs_store_s3,
     [GGFS_CAT_MODEL] = NULL, // no directory of models' own: its tree is the model's
 };
 

@@ -33,6 +33,7 @@ typedef enum ggfs_exit {
 
 #define GGFS_CLI_UNSET UINT_MAX   // an option not given
 #define GGFS_DEFAULT_AUTHOR_TTL_S 300 // hf://ORG: how long the author's repos are trusted
+#define GGFS_DEFAULT_BUCKET_TTL_S 60  // s3://BUCKET[/PREFIX]: how long a prefix's listing is trusted
 
 typedef struct ggfs_cli {
     const char *source;           // as given (path or URL); borrowed from argv

@@ -30,6 +30,7 @@
 #include "catalog/ops.h"
 #include "catalog/store.h"
 #include "catalog/store_hf_repo.h"
+#include "catalog/store_s3.h"
 #include "daemon/cli.h"
 #include "daemon/kernel_readahead.h"
 #include "daemon/notify.h"
@@ -321,9 +322,9 @@ static ggfs_remote_engine *start_remote(const ggfs_cli *cli)
     return remote;
 }
 
-/* Mounts every model of a remote collection (hf://ORG/REPO[/DIR]): its
- * listing is read at mount, and refused there (one line, exit 1); the
- * models open as they are looked into. */
+/* Mounts every model of a remote collection (hf://ORG/REPO[/DIR], hf://ORG,
+ * s3://BUCKET[/PREFIX]): its listing is read at mount, and refused there
+ * (one line, exit 1); the models open as they are looked into. */
 static int serve_collection(ggfs_cli *cli, struct fuse_args *args)
 {
     if (cli->edit) {
@@ -335,11 +336,14 @@ static int serve_collection(ggfs_cli *cli, struct fuse_args *args)
     if (!remote)
         return GGFS_EXIT_REFUSED;
     char why[2048];
-    // An author (hf://ORG) or a repo (hf://ORG/REPO[/DIR]): a root state
-    // the store frees, read now so that a refusal is one line and exit 1.
-    const bool author = ggfs_hf_is_author(cli->source);
-    void *root = author ? (void *)ggfs_hf_author_open(remote, cli->source, why, sizeof why)
-                        : (void *)ggfs_hf_repo_open(remote, cli->source, why, sizeof why);
+    // An author (hf://ORG), a repo (hf://ORG/REPO[/DIR]) or a bucket
+    // (s3://BUCKET[/PREFIX]): a root state the store frees, read now so
+    // that a refusal is one line and exit 1.
+    const bool author = ggfs_hf_is_author(cli->source), bucket = ggfs_s3_is_collection(cli->source);
+    const ggfs_cat_kind kind = bucket ? GGFS_CAT_S3 : author ? GGFS_CAT_HF_AUTHOR : GGFS_CAT_HF_REPO;
+    void *root = bucket   ? (void *)ggfs_s3_bucket_open(remote, cli->source, why, sizeof why)
+                 : author ? (void *)ggfs_hf_author_open(remote, cli->source, why, sizeof why)
+                          : (void *)ggfs_hf_repo_open(remote, cli->source, why, sizeof why);
     if (!root) {
         ggfs_one_line(why);
         fprintf(stderr, "gguf-fs: %s\n", why);
@@ -347,14 +351,14 @@ static int serve_collection(ggfs_cli *cli, struct fuse_args *args)
         return GGFS_EXIT_REFUSED;
     }
     const unsigned ttl = cli->listing_ttl_s != GGFS_CLI_UNSET ? cli->listing_ttl_s
+                         : bucket                           ? GGFS_DEFAULT_BUCKET_TTL_S
                          : author                           ? GGFS_DEFAULT_AUTHOR_TTL_S
                                                             : GGFS_DEFAULT_LISTING_TTL_S;
     int err;
-    ggfs_catalog *catalog = ggfs_catalog_open_store(author ? GGFS_CAT_HF_AUTHOR : GGFS_CAT_HF_REPO, root, remote,
-                                                    cli->max_open, ttl, &err);
+    ggfs_catalog *catalog = ggfs_catalog_open_store(kind, root, remote, cli->max_open, ttl, &err);
     if (!catalog) {
         fprintf(stderr, "gguf-fs: %s: %s\n", cli->source, strerror(err));
-        ggfs_store_hf_repo.root_free(root);
+        ggfs_store_of(kind)->root_free(root);
         ggfs_remote_engine_stop(remote);
         return GGFS_EXIT_REFUSED;
     }
@@ -519,7 +523,8 @@ int main(int argc, char *argv[])
         struct stat st;
         const bool folder = stat(cli.source, &st) == 0 && S_ISDIR(st.st_mode);
         status = folder                               ? serve_catalog(&cli, &args)
-                 : ggfs_hf_is_collection(cli.source) ? serve_collection(&cli, &args)
+                 : ggfs_hf_is_collection(cli.source) || ggfs_s3_is_collection(cli.source)
+                     ? serve_collection(&cli, &args)
                                                      : serve_model(&cli, &args);
     }
     ggfs_cli_destroy(&cli, &args);

@@ -52,6 +52,17 @@ bool ggfs_remote_engine_api_get(ggfs_remote_engine *e, const char *url, const ch
     return e->module->api_get(e->remote, url, bearer, max, out);
 }
 
+bool ggfs_remote_engine_s3_list(ggfs_remote_engine *e, const char *name, size_t cap, ggfs_s3_listing *out,
+                                char *why, size_t why_size)
+{
+    return e->module->s3_list(e->remote, name, cap, out, why, why_size);
+}
+
+void ggfs_remote_engine_s3_listing_free(ggfs_remote_engine *e, ggfs_s3_listing *l)
+{
+    e->module->s3_listing_free(l);
+}
+
 void ggfs_remote_engine_totals(ggfs_remote_engine *e, uint64_t *received, unsigned *in_flight)
 {
     e->module->totals(e->remote, received, in_flight);

@@ -16,6 +16,7 @@
 #include "source/api_get.h"
 #include "source/prefetch.h"
 #include "source/remote.h"
+#include "source/s3_list.h"
 #include "source/source.h"
 
 /* Loads the module and sets up the engine. Call before starting threads
@@ -36,6 +37,14 @@ int ggfs_remote_engine_registry_get(ggfs_remote_engine *engine, const char *url,
 /* A small API answer (source/api_get.h), over the mount's options. */
 bool ggfs_remote_engine_api_get(ggfs_remote_engine *engine, const char *url, const char *bearer, size_t max,
                                 ggfs_api_reply *out);
+
+/* Lists what is right under the s3:// name of a bucket or a prefix
+ * (source/s3_list.h), at most cap entries, signed with the credentials
+ * found for it now. False with why (one line, in S3's words when S3
+ * refused) when it cannot. Release with ggfs_remote_engine_s3_listing_free. */
+bool ggfs_remote_engine_s3_list(ggfs_remote_engine *engine, const char *name, size_t cap, ggfs_s3_listing *out,
+                                char *why, size_t why_size);
+void ggfs_remote_engine_s3_listing_free(ggfs_remote_engine *engine, ggfs_s3_listing *l);
 
 /* The body bytes the mount's range requests received so far, and the
  * requests under way now. */

@@ -14,6 +14,7 @@
 #include "source/api_get.h"
 #include "source/prefetch.h"
 #include "source/remote.h"
+#include "source/s3_list.h"
 #include "source/source.h"
 #include "util/log.h"
 
@@ -43,6 +44,10 @@ typedef struct ggfs_remote_module {
     void (*totals)(ggfs_remote *remote, uint64_t *received, unsigned *in_flight);
     /* api_get.h */
     bool (*api_get)(ggfs_remote *remote, const char *url, const char *bearer, size_t max, ggfs_api_reply *out);
+    /* s3_list.h, for the s3:// name of a bucket or a prefix */
+    bool (*s3_list)(ggfs_remote *remote, const char *name, size_t cap, ggfs_s3_listing *out, char *why,
+                    size_t why_size);
+    void (*s3_listing_free)(ggfs_s3_listing *l);
 } ggfs_remote_module;
 
 #endif

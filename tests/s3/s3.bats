@@ -35,37 +35,6 @@ setup() {
     : >"$S3_PROXY_LOG"
 }
 
-# Every request the proxy saw since setup was signed right.
-all_signed() {
-    [ -s "$S3_PROXY_LOG" ]
-    run grep -v ' signed$' "$S3_PROXY_LOG"
-    [ "$status" -eq 1 ] || { echo "requests not signed right: $output"; return 1; }
-}
-
-# refused LINE_PATTERN GGUF_FS_ARGS...: the mount is refused, exit 1, with
-# exactly one line on stderr matching the pattern; nothing is mounted.
-refused() {
-    local pattern=$1 mnt="$BATS_TEST_TMPDIR/refused"
-    shift
-    mkdir -p "$mnt"
-    run -1 --separate-stderr "$GGUF_FS" -f "$@" "$mnt" 3>&-
-    echo "$stderr"
-    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
-    [[ $stderr =~ $pattern ]]
-    run ! mountpoint -q "$mnt"
-}
-
-# read_at FILE OFF: "ok" or the errno's name of a 64 KiB pread at OFF.
-read_at() {
-    python3 -c 'import errno, os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-try:
-    os.pread(fd, 65536, int(sys.argv[2]))
-    print("ok")
-except OSError as e:
-    print(errno.errorcode[e.errno])' "$1" "$2"
-}
-
 @test "a key mounted from a bucket has the tree and bytes of the file, every request signed" {
     mount_model s3://models/q4/type-q4_K.gguf "$MNT"
     cmp "$MNT/model.gguf" "$FILES/type-q4_K.gguf"

@@ -12,12 +12,18 @@
 #                             $S3_SESSION_ACCESS/$S3_SESSION_SECRET/
 #                             $S3_SESSION_TOKEN)
 #   s3_put BUCKET KEY FILE    stores FILE as KEY (straight to s3rver)
+#   s3_delete BUCKET KEY      deletes KEY (straight to s3rver)
 #   s3_config EXPR            changes the proxy's config: EXPR is Python on
 #                             the dict `c` (c["skew_s"] = 3600)
 #   s3_env                    exports the key pair, region and endpoint
 #   s3_proxy_stop             stops the proxy only: the server is gone
 #   s3_proxy_start            starts it again on the same port
 #   stop_s3                   stops both (by the pids they were started with)
+#   all_signed                every request the proxy saw since the test's
+#                             setup emptied $S3_PROXY_LOG was signed right
+#   refused PATTERN ARGS...   the mount is refused, exit 1, one line on
+#                             stderr matching PATTERN, nothing mounted
+#   read_at FILE OFF          "ok" or the errno's name of a 64 KiB pread
 #
 # Skips the test, saying why, when s3rver or botocore is missing.
 
@@ -116,4 +122,47 @@ stop_s3() {
     rm -f "$S3_DIR/s3rver.pid"
     kill "$pid" 2>/dev/null && wait_gone "$pid"
     return 0
+}
+
+s3_delete() {
+    python3 - "$S3RVER_PORT" "$1" "$2" <<'PY'
+import http.client, sys, urllib.parse
+port, bucket, key = sys.argv[1:]
+c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=60)
+c.request("DELETE", "/" + bucket + "/" + urllib.parse.quote(key))
+r = c.getresponse()
+r.read()
+sys.exit(0 if r.status == 204 else f"DELETE {key}: HTTP {r.status}")
+PY
+}
+
+# Every request the proxy saw since setup was signed right.
+all_signed() {
+    [ -s "$S3_PROXY_LOG" ]
+    run grep -v ' signed$' "$S3_PROXY_LOG"
+    [ "$status" -eq 1 ] || { echo "requests not signed right: $output"; return 1; }
+}
+
+# refused LINE_PATTERN GGUF_FS_ARGS...: the mount is refused, exit 1, with
+# exactly one line on stderr matching the pattern; nothing is mounted.
+refused() {
+    local pattern=$1 mnt="$BATS_TEST_TMPDIR/refused"
+    shift
+    mkdir -p "$mnt"
+    run -1 --separate-stderr "$GGUF_FS" -f "$@" "$mnt" 3>&-
+    echo "$stderr"
+    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+    [[ $stderr =~ $pattern ]]
+    run ! mountpoint -q "$mnt"
+}
+
+# read_at FILE OFF: "ok" or the errno's name of a 64 KiB pread at OFF.
+read_at() {
+    python3 -c 'import errno, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+try:
+    os.pread(fd, 65536, int(sys.argv[2]))
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$1" "$2"
 }

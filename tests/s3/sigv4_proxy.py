@@ -15,8 +15,10 @@ change it while the proxy runs:
                                           # signed requests 503 SlowDown
    "extra_keys": {"bucket": [["key", size]]},  # keys listed that s3rver
                                           # cannot store ('..', NUL)
-   "list_answer": null}                   # a body to answer every listing
+   "list_answer": null,                   # a body to answer every listing
                                           # with instead (hostile XML)
+   "max_keys": 1000}                      # keys and prefixes a page, at
+                                          # most, whatever the client asks
 
 A request that is not signed right is answered 403 SignatureDoesNotMatch
 (or S3's other codes: InvalidAccessKeyId, AccessDenied, InvalidToken,
@@ -58,6 +60,14 @@ def config():
 
 
 CONFIG_LOCK = threading.Lock()
+LOG_LOCK = threading.Lock()
+
+
+def log(line):
+    """One request's line, whole: requests served at once never share one."""
+    with LOG_LOCK:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
 
 def take_slow_down():
@@ -206,7 +216,7 @@ def list_objects_v2(bucket, query, cfg):
         return resp.status, body
     prefix = query.get("prefix", "")
     delimiter = query.get("delimiter", "")
-    max_keys = int(query.get("max-keys", "1000"))
+    max_keys = min(int(query.get("max-keys", "1000")), int(cfg.get("max_keys", 1000)))
     url_encoding = query.get("encoding-type") == "url"
     after = query.get("start-after", "")
     if "continuation-token" in query:
@@ -293,12 +303,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if take_slow_down():
                 raise Refusal(503, "SlowDown", "Please reduce your request rate.")
         except Refusal as r:
-            print(f"proxy: {self.command} {self.path} refused {r.status} {r.code}", file=sys.stderr, flush=True)
+            log(f"proxy: {self.command} {self.path} refused {r.status} {r.code}")
             body = error_xml(r.code, r.message, **r.extra)
             self.reply(r.status, body, [("Content-Type", "application/xml"), *r.headers.items()])
             return
-        print(f"proxy: {self.command} {self.path} range={self.headers.get('Range')} signed", file=sys.stderr,
-              flush=True)
+        log(f"proxy: {self.command} {self.path} range={self.headers.get('Range')} signed")
         query = dict(urllib.parse.parse_qsl(split.query, keep_blank_values=True))
         if "/" not in split.path.strip("/") and query.get("list-type") == "2":
             if cfg.get("list_answer") is not None:
