@@ -22,6 +22,7 @@
 #include "source/hf_name.h"
 #include "util/log.h"
 #include "util/text.h"
+#include "util/url_text.h"
 
 typedef struct author_repo {
     char *key;          // ORG/REPO
@@ -64,7 +65,7 @@ void ggfs_hf_author_free(ggfs_hf_author *a)
 static bool first_url(const ggfs_hf_author *a, char *url, size_t cap)
 {
     snprintf(url, cap, "%s/api/models?author=", a->endpoint);
-    return ggfs_hf_append_escaped(url, cap, a->org, strlen(a->org), false) &&
+    return ggfs_url_append_escaped(url, cap, a->org, strlen(a->org), false) &&
            strlen(url) + sizeof "&filter=gguf" <= cap && strcat(url, "&filter=gguf");
 }
 

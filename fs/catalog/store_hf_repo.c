@@ -33,6 +33,7 @@
 #include "util/fnv.h"
 #include "util/log.h"
 #include "util/text.h"
+#include "util/url_text.h"
 
 #define NAME_CUT 255         // bytes of a name component, at most
 #define URL_CAP GGFS_API_URL_MAX
@@ -212,8 +213,8 @@ static bool api_repo_url(const char *endpoint, const char *org_repo, char *url, 
 {
     const size_t org_len = strcspn(org_repo, "/");
     snprintf(url, cap, "%s/api/models/", endpoint);
-    return ggfs_hf_append_escaped(url, cap, org_repo, org_len, false) && strlen(url) + 1 < cap &&
-           strcat(url, "/") && ggfs_hf_append_escaped(url, cap, org_repo + org_len + 1, strlen(org_repo + org_len + 1), false) &&
+    return ggfs_url_append_escaped(url, cap, org_repo, org_len, false) && strlen(url) + 1 < cap &&
+           strcat(url, "/") && ggfs_url_append_escaped(url, cap, org_repo + org_len + 1, strlen(org_repo + org_len + 1), false) &&
            strlen(url) + 1 < cap && strcat(url, "/");
 }
 
@@ -224,7 +225,7 @@ static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const c
     char url[URL_CAP], what[URL_CAP];
     snprintf(what, sizeof what, "hf://%s@%s", r->org_repo, rev);
     if (!api_repo_url(endpoint, r->org_repo, url, sizeof url) || strlen(url) + sizeof "revision/" > sizeof url ||
-        !strcat(url, "revision/") || !ggfs_hf_append_escaped(url, sizeof url, rev, strlen(rev), false)) {
+        !strcat(url, "revision/") || !ggfs_url_append_escaped(url, sizeof url, rev, strlen(rev), false)) {
         ggfs_hf_say(why, cap, "%s: the revision is too long", what);
         return -1;
     }
@@ -258,7 +259,7 @@ static int read_tree(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *en
         return -1;
     }
     snprintf(url + base, sizeof url - base, "tree/%s%s", r->commit, dir[0] ? "/" : "");
-    if (!ggfs_hf_append_escaped(url, sizeof url, dir, strlen(dir), true) ||
+    if (!ggfs_url_append_escaped(url, sizeof url, dir, strlen(dir), true) ||
         strlen(url) + sizeof "?recursive=true" > sizeof url) {
         ggfs_hf_say(why, cap, "%s: the folder's name is too long", what);
         return -1;

@@ -10,52 +10,14 @@
 #include <strings.h> // strcasecmp
 
 #include "source/hf_name.h"
+#include "util/url_text.h"
 
 #define TOKEN_MAX 4096
 
-/* RFC 3986's unreserved characters, which stay as they are (as
- * curl_easy_escape leaves them). */
-static bool unreserved(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '.' || c == '_' || c == '~';
-}
-
-/* Appends the percent-encoding of [p, p + n) to out (cap bytes): every
- * other byte as %XX, upper-case hex. */
+/* Appends the percent-encoding of [p, p + n) to out (cap bytes). */
 static bool append_escaped(char *out, size_t cap, const char *p, size_t n)
 {
-    return ggfs_hf_append_escaped(out, cap, p, n, false);
-}
-
-bool ggfs_hf_append_escaped(char *out, size_t cap, const char *p, size_t n, bool keep_slash)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    size_t have = strlen(out);
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char c = (unsigned char)p[i];
-        const size_t add = unreserved(c) || (keep_slash && c == '/') ? 1 : 3;
-        if (have + add >= cap)
-            return false;
-        if (add == 1) {
-            out[have++] = (char)c;
-        } else {
-            out[have++] = '%';
-            out[have++] = hex[c >> 4];
-            out[have++] = hex[c & 15];
-        }
-    }
-    out[have] = '\0';
-    return true;
-}
-
-static bool append(char *out, size_t cap, const char *s)
-{
-    const size_t have = strlen(out), add = strlen(s);
-    if (have + add >= cap)
-        return false;
-    memcpy(out + have, s, add + 1);
-    return true;
+    return ggfs_url_append_escaped(out, cap, p, n, false);
 }
 
 /* The token file's first line, without surrounding blanks; NULL if none. */
@@ -177,9 +139,9 @@ bool ggfs_hf_resolve(const char *name, char **url, char **token, char *why, size
     for (int i = 0; i < segments && ok; i++) {
         const char *slash = memchr(s, '/', (size_t)(end - s));
         const char *e = slash ? slash : end;
-        ok = append(out, cap, "/") && append_escaped(out, cap, s, (size_t)(e - s));
+        ok = ggfs_url_append(out, cap, "/") && append_escaped(out, cap, s, (size_t)(e - s));
         if (ok && i == 1) // after ORG/REPO
-            ok = append(out, cap, "/resolve/") && append_escaped(out, cap, rev, strlen(rev));
+            ok = ggfs_url_append(out, cap, "/resolve/") && append_escaped(out, cap, rev, strlen(rev));
         s = e + 1;
     }
     if (!ok) {

@@ -26,10 +26,6 @@ char *ggfs_hf_endpoint(void);
 /* The Hub token (HF_TOKEN, $HF_HOME/token, ~/.cache/huggingface/token),
  * malloc'ed; NULL when there is none. */
 char *ggfs_hf_token(void);
-/* Appends s[0, n) to the string out (cap bytes), percent-escaping all but
- * unreserved bytes, and '/' too unless keep_slash. False when it does not
- * fit. */
-bool ggfs_hf_append_escaped(char *out, size_t cap, const char *s, size_t n, bool keep_slash);
 
 /* Where the file path of an hf:// name ends: before "@REVISION", else at
  * its end. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "source/s3_url.h"
+#include "util/url_text.h"
 
 #define QUERY_PARAMS_MAX 8
 
@@ -73,41 +74,6 @@ bool ggfs_s3_endpoint_choose(const char *given, const char *region, bool path_st
     return true;
 }
 
-static bool unreserved(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-           c == '.' || c == '~';
-}
-
-bool ggfs_s3_encode(const char *s, size_t n, bool keep_slash, char *out, size_t cap)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    size_t at = strlen(out);
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char c = (unsigned char)s[i];
-        const bool plain = unreserved(c) || (keep_slash && c == '/');
-        if (at + (plain ? 1 : 3) >= cap)
-            return false;
-        if (plain) {
-            out[at++] = (char)c;
-        } else {
-            out[at++] = '%';
-            out[at++] = hex[c >> 4];
-            out[at++] = hex[c & 15];
-        }
-    }
-    out[at] = '\0';
-    return true;
-}
-
-static bool append(char *out, size_t cap, const char *s)
-{
-    const size_t at = strlen(out), n = strlen(s);
-    if (at + n >= cap)
-        return false;
-    memcpy(out + at, s, n + 1);
-    return true;
-}
 
 static int by_name(const void *a, const void *b)
 {
@@ -125,9 +91,10 @@ static bool append_query(char *out, size_t cap, const ggfs_s3_param *params, siz
             sorted[m++] = params[i];
     qsort(sorted, m, sizeof *sorted, by_name);
     for (size_t i = 0; i < m; i++) {
-        if (!append(out, cap, i == 0 ? "?" : "&") ||
-            !ggfs_s3_encode(sorted[i].name, strlen(sorted[i].name), false, out, cap) || !append(out, cap, "=") ||
-            !ggfs_s3_encode(sorted[i].value, strlen(sorted[i].value), false, out, cap))
+        if (!ggfs_url_append(out, cap, i == 0 ? "?" : "&") ||
+            !ggfs_url_append_escaped(out, cap, sorted[i].name, strlen(sorted[i].name), false) ||
+            !ggfs_url_append(out, cap, "=") ||
+            !ggfs_url_append_escaped(out, cap, sorted[i].value, strlen(sorted[i].value), false))
             return false;
     }
     return true;
@@ -141,15 +108,15 @@ char *ggfs_s3_url(const ggfs_s3_endpoint *ep, const char *bucket, const char *ke
         return NULL;
     bool ok;
     if (ep->path_style || strchr(bucket, '.')) {
-        ok = append(out, max, ep->base) && append(out, max, "/") && append(out, max, bucket) &&
-             append(out, max, "/");
+        ok = ggfs_url_append(out, max, ep->base) && ggfs_url_append(out, max, "/") &&
+             ggfs_url_append(out, max, bucket) && ggfs_url_append(out, max, "/");
     } else {
         // https://s3.REGION... becomes https://BUCKET.s3.REGION...
         const char *host = strstr(ep->base, "://") + 3;
         snprintf(out, max, "%.*s%s.%s/", (int)(host - ep->base), ep->base, bucket, host);
         ok = strlen(out) + 1 < max;
     }
-    ok = ok && ggfs_s3_encode(key, strlen(key), true, out, max) && append_query(out, max, params, n);
+    ok = ok && ggfs_url_append_escaped(out, max, key, strlen(key), true) && append_query(out, max, params, n);
     if (!ok) {
         free(out);
         return NULL;

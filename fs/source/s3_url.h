@@ -39,10 +39,6 @@ bool ggfs_s3_name_split(const char *name, char bucket[GGFS_S3_BUCKET_MAX], const
 bool ggfs_s3_endpoint_choose(const char *given, const char *region, bool path_style, ggfs_s3_endpoint *ep,
                              char *why, size_t why_size);
 
-/* Appends s[0, n) to out (of cap bytes, NUL-terminated), encoded as SigV4
- * wants: every byte but A-Z a-z 0-9 - _ . ~ (and '/' when keep_slash) as
- * %XX. False when it does not fit. */
-bool ggfs_s3_encode(const char *s, size_t n, bool keep_slash, char *out, size_t cap);
 
 /* One parameter of a query. */
 typedef struct ggfs_s3_param {
