@@ -301,7 +301,7 @@ static int serve_catalog(ggfs_cli *cli, struct fuse_args *args)
 /* The remote engine of a mount of a URL or a remote collection, with the
  * command line's options; NULL with one line on stderr when it cannot
  * start. */
-static ggfs_remote_engine *start_remote(const ggfs_cli *cli)
+static ggfs_remote_engine *start_remote(const ggfs_cli *cli, unsigned reopen_trust_s)
 {
     const ggfs_remote_options ro = {
         .cache_mb = cli->cache_mb,
@@ -314,6 +314,7 @@ static ggfs_remote_engine *start_remote(const ggfs_cli *cli)
         .s3_endpoint = cli->s3_endpoint,
         .s3_path_style = cli->s3_path_style,
         .s3_no_sign = cli->s3_no_sign,
+        .reopen_trust_s = reopen_trust_s,
     };
     char why[640];
     ggfs_remote_engine *remote = ggfs_remote_engine_start(&ro, why, sizeof why);
@@ -332,14 +333,19 @@ static int serve_collection(ggfs_cli *cli, struct fuse_args *args)
                         "take one model (a file, a split set or a URL)\n", cli->source);
         return GGFS_EXIT_USAGE;
     }
-    ggfs_remote_engine *remote = start_remote(cli);
+    const bool author = ggfs_hf_is_author(cli->source), bucket = ggfs_s3_is_collection(cli->source);
+    const unsigned ttl = cli->listing_ttl_s != GGFS_CLI_UNSET ? cli->listing_ttl_s
+                         : bucket                           ? GGFS_DEFAULT_BUCKET_TTL_S
+                         : author                           ? GGFS_DEFAULT_AUTHOR_TTL_S
+                                                            : GGFS_DEFAULT_LISTING_TTL_S;
+    // A model the listing still vouches for reopens with no request.
+    ggfs_remote_engine *remote = start_remote(cli, ttl);
     if (!remote)
         return GGFS_EXIT_REFUSED;
     char why[2048];
     // An author (hf://ORG), a repo (hf://ORG/REPO[/DIR]) or a bucket
     // (s3://BUCKET[/PREFIX]): a root state the store frees, read now so
     // that a refusal is one line and exit 1.
-    const bool author = ggfs_hf_is_author(cli->source), bucket = ggfs_s3_is_collection(cli->source);
     const ggfs_cat_kind kind = bucket ? GGFS_CAT_S3 : author ? GGFS_CAT_HF_AUTHOR : GGFS_CAT_HF_REPO;
     void *root = bucket   ? (void *)ggfs_s3_bucket_open(remote, cli->source, why, sizeof why)
                  : author ? (void *)ggfs_hf_author_open(remote, cli->source, why, sizeof why)
@@ -350,10 +356,6 @@ static int serve_collection(ggfs_cli *cli, struct fuse_args *args)
         ggfs_remote_engine_stop(remote);
         return GGFS_EXIT_REFUSED;
     }
-    const unsigned ttl = cli->listing_ttl_s != GGFS_CLI_UNSET ? cli->listing_ttl_s
-                         : bucket                           ? GGFS_DEFAULT_BUCKET_TTL_S
-                         : author                           ? GGFS_DEFAULT_AUTHOR_TTL_S
-                                                            : GGFS_DEFAULT_LISTING_TTL_S;
     int err;
     ggfs_catalog *catalog = ggfs_catalog_open_store(kind, root, remote, cli->max_open, ttl, &err);
     if (!catalog) {
@@ -432,7 +434,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     int status = GGFS_EXIT_REFUSED;
     ggfs_remote_engine *remote = NULL;
     const bool ollama = ggfs_ollama_is_name(cli->source);
-    if ((ggfs_source_is_remote(cli->source) || ollama) && !(remote = start_remote(cli)))
+    if ((ggfs_source_is_remote(cli->source) || ollama) && !(remote = start_remote(cli, 0)))
         return status;
     ggfs_model_error err;
     ggfs_ollama_layers *layers = NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "source/block_files.h"
+#include "util/clock.h"
 #include "util/dlist.h"
 #include "util/fnv.h"
 
@@ -16,6 +17,7 @@
 typedef struct file {
     ggfs_url_record r;     // what the last open learnt
     uint64_t key;          // its blocks' key in the cache
+    int64_t checked_ns;    // when the server last named r's validators
     struct file *hash_next;
     ggfs_dlink order;      // on the list, the least recently opened first
 } file;
@@ -116,7 +118,9 @@ uint64_t ggfs_block_files_key(ggfs_block_files *t, const ggfs_url_record *r)
     pthread_mutex_lock(&t->lock);
     file **slot = slot_of(t, r->url);
     file *f = *slot;
+    const int64_t now = ggfs_now_ns();
     if (f && same_file(&f->r, r)) {
+        f->checked_ns = now;
         ggfs_dlist_remove(&f->order);
         ggfs_dlist_push_back(&t->order, &f->order);
         const uint64_t key = f->key;
@@ -134,6 +138,7 @@ uint64_t ggfs_block_files_key(ggfs_block_files *t, const ggfs_url_record *r)
     f = calloc(1, sizeof *f);
     if (f && copy_record(&f->r, r)) {
         key = f->key = ggfs_block_cache_source_id(t->cache);
+        f->checked_ns = now;
         slot = slot_of(t, r->url); // the chain may have changed above
         f->hash_next = *slot;
         *slot = f;
@@ -146,13 +151,16 @@ uint64_t ggfs_block_files_key(ggfs_block_files *t, const ggfs_url_record *r)
     return key;
 }
 
-bool ggfs_block_files_find(ggfs_block_files *t, const char *url, ggfs_url_record *out, uint64_t *key)
+bool ggfs_block_files_find(ggfs_block_files *t, const char *url, ggfs_url_record *out, uint64_t *key,
+                           int64_t *checked_ns)
 {
     pthread_mutex_lock(&t->lock);
     const file *f = *slot_of(t, url);
     const bool found = f && copy_record(out, &f->r);
-    if (found)
+    if (found) {
         *key = f->key;
+        *checked_ns = f->checked_ns;
+    }
     pthread_mutex_unlock(&t->lock);
     return found;
 }

@@ -27,7 +27,8 @@ typedef struct ggfs_block_files ggfs_block_files;
 ggfs_block_files *ggfs_block_files_new(ggfs_block_cache *cache, size_t max);
 void ggfs_block_files_free(ggfs_block_files *files);
 
-/* The key of r->url's blocks at r's validators and size: the key an earlier
+/* The key of r->url's blocks at r's validators and size, which the server
+ * has just named (the time is kept for ggfs_block_files_find): the key an earlier
  * open of the URL at the same ones got, else a fresh key, which becomes
  * the URL's (the blocks of the key it had are dropped). 0 when out of
  * memory (a fresh key then, remembered nowhere: the caller gets one from
@@ -35,8 +36,10 @@ void ggfs_block_files_free(ggfs_block_files *files);
 uint64_t ggfs_block_files_key(ggfs_block_files *files, const ggfs_url_record *r);
 
 /* What the last open of url learnt, copied into *out (its strings
- * malloc'ed: free with ggfs_url_record_destroy), and its key. False when
- * the URL is not known (or out of memory). */
-bool ggfs_block_files_find(ggfs_block_files *files, const char *url, ggfs_url_record *out, uint64_t *key);
+ * malloc'ed: free with ggfs_url_record_destroy), its key, and when the
+ * server last named them (ggfs_now_ns: the last ggfs_block_files_key of
+ * the URL). False when the URL is not known (or out of memory). */
+bool ggfs_block_files_find(ggfs_block_files *files, const char *url, ggfs_url_record *out, uint64_t *key,
+                           int64_t *checked_ns);
 
 #endif

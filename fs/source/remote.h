@@ -37,6 +37,8 @@ typedef struct ggfs_remote_options {
     const char *s3_endpoint; // s3:// names: -o endpoint=URL, or NULL (s3_url.h)
     bool s3_path_style;     // s3:// names: -o path_style
     bool s3_no_sign;        // s3:// names: -o no_sign_request (public buckets)
+    unsigned reopen_trust_s; // a collection's listing_ttl_s: a file the server named
+                            // this recently reopens as it was, with no request
 } ggfs_remote_options;
 
 typedef struct ggfs_remote {

@@ -1149,11 +1149,16 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
         return open_offline(s, name, err);
 
     // Opened before in this mount: a commit's file is as it was then, and
-    // its blocks still in memory are read with no request.
+    // so is a collection's file the server named within the time its
+    // listing is trusted (reopen_trust_s); its blocks still in memory are
+    // read with no request.
     ggfs_url_record known = {0};
     uint64_t known_key = 0;
-    const bool was_open = ggfs_block_files_find(remote->files, s->url, &known, &known_key);
-    if (was_open && ggfs_hf_names_commit(name))
+    int64_t checked_ns = 0;
+    const bool was_open = ggfs_block_files_find(remote->files, s->url, &known, &known_key, &checked_ns);
+    const bool trusted = remote->opts.reopen_trust_s &&
+                         ggfs_now_ns() - checked_ns < (int64_t)remote->opts.reopen_trust_s * 1000000000;
+    if (was_open && (ggfs_hf_names_commit(name) || trusted))
         return open_known(s, name, &known, known_key);
     // One range request learns the size and validators. With a disk cache,
     // or the first block in memory from an earlier open, it asks for one

@@ -110,6 +110,52 @@ listings() {
     all_signed
 }
 
+# gets KEY: how many GETs of the object KEY the proxy was asked for.
+gets() {
+    grep -c "^proxy: GET /models/$1 " "$S3_PROXY_LOG" || true
+}
+
+# settled MNT: once the listing's read-ahead is over (no request in flight).
+settled() {
+    local i
+    for i in $(seq 100); do
+        grep -qx 'in_flight: 0' "$1/remote" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+@test "a model closed to make room and looked into again within listing_ttl_s asks the server nothing; past it, once" {
+    mount_model s3://models/tree "$MNT" -o max_open=1
+    settled "$MNT"
+    local a b i
+    a=$(cat "$MNT/type-q4_K.gguf/metadata/general.architecture")
+    b=$(cat "$MNT/type-q8_0.gguf/metadata/general.architecture")
+    local q4 q8
+    q4=$(gets tree/type-q4_K.gguf) q8=$(gets tree/type-q8_0.gguf)
+    [ "$q4" -ge 1 ] && [ "$q8" -ge 1 ]
+    # Four more opens of each (max_open=1: each closes the other).
+    for i in 1 2 3 4; do
+        [ "$(cat "$MNT/type-q4_K.gguf/metadata/general.architecture")" = "$a" ]
+        [ "$(cat "$MNT/type-q8_0.gguf/metadata/general.architecture")" = "$b" ]
+    done
+    run grep -x 'models_opened: [0-9]*' "$MNT/remote"
+    [ "${output#models_opened: }" -ge 10 ]
+    [ "$(gets tree/type-q4_K.gguf)" -eq "$q4" ]
+    [ "$(gets tree/type-q8_0.gguf)" -eq "$q8" ]
+    # Trusted for no time: each reopen asks the object's validators again.
+    mount_model s3://models/tree "$BATS_TEST_TMPDIR/fresh" -o max_open=1,listing_ttl_s=0
+    settled "$BATS_TEST_TMPDIR/fresh"
+    q4=$(gets tree/type-q4_K.gguf)
+    for i in 1 2 3; do
+        cat "$BATS_TEST_TMPDIR/fresh/type-q4_K.gguf/metadata/general.architecture" \
+            "$BATS_TEST_TMPDIR/fresh/type-q8_0.gguf/metadata/general.architecture" >/dev/null
+    done
+    # (the first of the three may find it still open from the read-ahead)
+    [ "$(gets tree/type-q4_K.gguf)" -ge $((q4 + 2)) ]
+    all_signed
+}
+
 @test "the bucket's top: other files left out, a key and a prefix of the same name show the directory, a bad model its error" {
     mount_model s3://models "$MNT"
     run ls "$MNT"

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "source/block_cache.h"
 #include "source/block_files.h"
+#include "util/clock.h"
 
 #define BLOCK 4096
 
@@ -56,7 +57,12 @@ static int test_same_etag_shares_blocks(ggfs_block_cache *c, ggfs_block_files *t
     // What the open learnt is there for a later open to take.
     ggfs_url_record got;
     uint64_t key = 0;
-    EXPECT(ggfs_block_files_find(t, "http://h/m.gguf", &got, &key));
+    int64_t checked = 0;
+    const int64_t before = ggfs_now_ns();
+    EXPECT_EQ(ggfs_block_files_key(t, &a), k1);
+    EXPECT(ggfs_block_files_find(t, "http://h/m.gguf", &got, &key, &checked));
+    // when the server last named them: the key just asked
+    EXPECT(checked >= before && checked <= ggfs_now_ns());
     EXPECT_EQ(key, k1);
     EXPECT_STR(got.etag, "\"a\"");
     EXPECT(got.last_modified == NULL);
@@ -84,7 +90,8 @@ static int test_changed_file_gets_new_key(ggfs_block_cache *c, ggfs_block_files 
     EXPECT(!has_block(c, k1, 0x11));
     ggfs_url_record got;
     uint64_t key = 0;
-    EXPECT(ggfs_block_files_find(t, "http://h/m.gguf", &got, &key));
+    int64_t checked = 0;
+    EXPECT(ggfs_block_files_find(t, "http://h/m.gguf", &got, &key, &checked));
     EXPECT_EQ(key, k2);
     EXPECT_STR(got.etag, "\"b\"");
     ggfs_url_record_destroy(&got);
@@ -116,13 +123,14 @@ static int test_bounded(ggfs_block_cache *c, ggfs_block_files *t)
     ggfs_block_files_key(t, &d);
     ggfs_url_record got;
     uint64_t key;
-    EXPECT(!ggfs_block_files_find(t, "http://h/b", &got, &key));
+    int64_t checked;
+    EXPECT(!ggfs_block_files_find(t, "http://h/b", &got, &key, &checked));
     // Forgotten, not changed: its blocks go only as the cache's bound says.
     EXPECT(has_block(c, kb, 0x22));
-    EXPECT(ggfs_block_files_find(t, "http://h/a", &got, &key));
+    EXPECT(ggfs_block_files_find(t, "http://h/a", &got, &key, &checked));
     EXPECT_EQ(key, ka);
     ggfs_url_record_destroy(&got);
-    EXPECT(ggfs_block_files_find(t, "http://h/d", &got, &key));
+    EXPECT(ggfs_block_files_find(t, "http://h/d", &got, &key, &checked));
     ggfs_url_record_destroy(&got);
     // Opened again, b is a file the table does not know: a fresh key.
     EXPECT(ggfs_block_files_key(t, &b) != kb);
