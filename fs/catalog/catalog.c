@@ -355,6 +355,7 @@ static ggfs_catalog *set_up(ggfs_catalog *cat, ggfs_cat_kind root, const struct 
         pthread_cond_destroy(&cat->work);
         pthread_mutex_destroy(&cat->lock);
     } else {
+        ggfs_open_texts_init(&cat->open_texts);
         cat->models = ggfs_lru_new(max_open, &ggfs_cat_model_ops, cat);
         cat->trim = ggfs_trim_new(TRIM_AFTER_NS);
         cat->env.folder = &cat->folder;
@@ -368,6 +369,7 @@ static ggfs_catalog *set_up(ggfs_catalog *cat, ggfs_cat_kind root, const struct 
         ggfs_lru_free(cat->models);
         ggfs_trim_free(cat->trim);
         ggfs_hf_index_free(cat->env.hf_index);
+        ggfs_open_texts_drain(&cat->open_texts);
         pthread_key_delete(cat->scratch);
         pthread_cond_destroy(&cat->work);
         pthread_mutex_destroy(&cat->lock);
@@ -453,8 +455,14 @@ void ggfs_catalog_close(ggfs_catalog *cat)
         ggfs_scratch_destroy(own);
     pthread_key_delete(cat->scratch);
     free_slots(cat);
+    ggfs_open_texts_drain(&cat->open_texts);
     pthread_cond_destroy(&cat->work);
     pthread_mutex_destroy(&cat->lock);
     ggfs_folder_close(&cat->folder);
     free(cat);
+}
+
+struct ggfs_open_texts *ggfs_catalog_open_texts(ggfs_catalog *cat)
+{
+    return &cat->open_texts;
 }

@@ -190,4 +190,8 @@ void ggfs_catalog_stop_forgetting(ggfs_catalog *cat);
  * again (up to about 43 minutes). */
 bool ggfs_catalog_still_held(ggfs_catalog *cat, const ggfs_cat_forget *f, char *path, size_t cap);
 
+/* The files open in the catalog's mount (tree/open_text.h): what an
+ * unmount leaves of them is freed with the catalog. */
+struct ggfs_open_texts *ggfs_catalog_open_texts(ggfs_catalog *cat);
+
 #endif

@@ -32,6 +32,7 @@
 #include "catalog/catalog.h"
 #include "catalog/listing.h"
 #include "catalog/store.h"
+#include "tree/open_text.h"
 #include "util/dlist.h"
 #include "util/lru.h"
 #include "util/trim.h"
@@ -86,6 +87,7 @@ static inline slot *slot_of_link(ggfs_dlink *link)
 struct ggfs_catalog {
     ggfs_folder folder;     // a folder mount's (the stores reach it through env)
     ggfs_store_env env;     // what the stores use
+    ggfs_open_texts open_texts; // the files open (tree/open_text.h): freed at close
     pthread_mutex_t lock;
     pthread_cond_t work;    // for the forgetting thread: an entry to forget,
                             // a listing to drop later, or stopping

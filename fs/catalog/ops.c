@@ -284,7 +284,7 @@ static void cat_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         }
         // An open text as a model's files have: its reads and release are
         // theirs (tree/ops.h).
-        ggfs_open_text *o = ggfs_open_text_new(false);
+        ggfs_open_text *o = ggfs_open_text_new(ggfs_catalog_open_texts(cat), false);
         size_t len;
         char *text = o ? ggfs_catalog_status(cat, &len) : NULL;
         if (text)

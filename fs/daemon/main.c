@@ -44,6 +44,7 @@
 #include "tree/affinity.h"
 #include "tree/invalidate.h"
 #include "tree/layer_trees.h"
+#include "tree/open_text.h"
 #include "tree/ops.h"
 #include "tree/remote_files.h"
 #include "tree/session_end.h"
@@ -485,6 +486,9 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     const serve_hooks hooks = {.session = &mount.session, .stop = stop_model_work, .loop_ended = end_model_reads};
     const serve_hooks plain = {.session = &mount.session};
     tree.cancel = ggfs_session_end(&mount.session);
+    ggfs_open_texts open_texts;
+    ggfs_open_texts_init(&open_texts);
+    tree.open_texts = &open_texts;
     for (int k = 0; k < GGFS_OLLAMA_TREES; k++) {
         if (layer_models[k] && !ggfs_tree_add_layer_tree(&tree, k, layer_models[k]))
             fprintf(stderr, "gguf-fs: %s: out of memory: layers/ shows no %s\n", cli->source,
@@ -498,6 +502,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     ggfs_tree_prefetch_stop(&tree);
     // Normally gone with the loop (end_model_reads).
     ggfs_workers_free(tree.remote_reads);
+    ggfs_open_texts_drain(&open_texts);
     ggfs_tree_destroy(&tree);
     ggfs_edits_close(edits);
     pthread_mutex_destroy(&mount.invalidator_lock);

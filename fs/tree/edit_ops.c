@@ -148,7 +148,7 @@ void ggfs_edit_open(ggfs_tree *tree, fuse_req_t req, ggfs_node node, struct fuse
         fuse_reply_err(req, EPERM);
         return;
     }
-    ggfs_open_text *o = ggfs_open_text_new(true);
+    ggfs_open_text *o = ggfs_open_text_new(tree->open_texts, true);
     if (!o) {
         fuse_reply_err(req, ENOMEM);
         return;
@@ -329,7 +329,7 @@ void ggfs_edit_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int
         if (is_protected(tree, node.index)) {
             err = EPERM;
         } else {
-            ggfs_open_text *t = ggfs_open_text_new(true);
+            ggfs_open_text *t = ggfs_open_text_new(tree->open_texts, true);
             if (!t) {
                 err = ENOMEM;
             } else {
@@ -386,7 +386,7 @@ void ggfs_edit_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mo
         fuse_reply_err(req, bad);
         return;
     }
-    ggfs_open_text *o = fi ? ggfs_open_text_new(true) : NULL;
+    ggfs_open_text *o = fi ? ggfs_open_text_new(tree->open_texts, true) : NULL;
     if (fi && !o) {
         fuse_reply_err(req, ENOMEM);
         return;

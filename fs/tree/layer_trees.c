@@ -29,6 +29,7 @@ bool ggfs_tree_add_layer_tree(ggfs_tree *tree, int k, ggfs_model *model)
     sub->remote = tree->remote;
     sub->remote_reads = tree->remote_reads;
     sub->cancel = tree->cancel;
+    sub->open_texts = tree->open_texts;
     tree->layer_trees[k] = sub;
     return true;
 }

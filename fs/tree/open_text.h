@@ -17,9 +17,21 @@
 
 #include "tree/mount.h"
 #include "tree/text.h"
+#include "util/dlist.h"
+
+/* The open texts of a mount that are not freed yet. An unmount drops the
+ * RELEASEs the kernel had queued and not yet sent (close returns before
+ * its RELEASE is served), so a mount frees what is left of them when its
+ * loop has ended (ggfs_open_texts_drain). */
+typedef struct ggfs_open_texts {
+    pthread_mutex_t lock;
+    ggfs_dlink all;
+} ggfs_open_texts;
 
 typedef struct ggfs_open_text {
     atomic_int refs;
+    ggfs_open_texts *set;           // where it is listed, or NULL
+    ggfs_dlink link;
     ggfs_buffer text;
     // Files open for writing only:
     bool writable;
@@ -38,9 +50,14 @@ typedef struct ggfs_open_text {
     uint64_t reserved;              // bytes reserved with ggfs_edits_reserve
 } ggfs_open_text;
 
-/* A new open text with one reference (for the open file); NULL when out
- * of memory. Writable ones hold a lock. */
-ggfs_open_text *ggfs_open_text_new(bool writable);
+void ggfs_open_texts_init(ggfs_open_texts *set);
+/* Frees every open text still listed in set, once no request can use
+ * them (the session's loop has ended), and set itself. */
+void ggfs_open_texts_drain(ggfs_open_texts *set);
+
+/* A new open text with one reference (for the open file), listed in set
+ * (NULL: none); NULL when out of memory. Writable ones hold a lock. */
+ggfs_open_text *ggfs_open_text_new(ggfs_open_texts *set, bool writable);
 
 void ggfs_open_text_ref(ggfs_open_text *o);
 /* Drops a reference; the last frees the text (and gives back what a

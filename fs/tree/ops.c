@@ -317,7 +317,7 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
 /* Opens a text file: renders it and keeps the text with the open file. */
 static void open_text_file(ggfs_tree *tree, fuse_req_t req, ggfs_node node, struct fuse_file_info *fi)
 {
-    ggfs_open_text *o = ggfs_open_text_new(false);
+    ggfs_open_text *o = ggfs_open_text_new(tree->open_texts, false);
     if (!o) {
         fuse_reply_err(req, ENOMEM);
         return;

@@ -79,6 +79,7 @@ typedef struct ggfs_tree {
     ggfs_hash_cache hashes;    // hashes and tensors/NAME/{xxh64,sha1,sha256}, the same
     ggfs_cancel cancel;        // asked by stats' and hashes' computations; never
                                // unless set (tree/session_end.h)
+    struct ggfs_open_texts *open_texts; // the mount's open texts (open_text.h), or NULL
     uint64_t *long_kvs;        // keys whose file names were cut
     uint64_t n_long_kvs;
     uint64_t *long_tensors;    // tensors whose file names were cut
