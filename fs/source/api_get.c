@@ -11,62 +11,18 @@
 
 #include "source/api_get.h"
 #include "source/http.h"
+#include "source/response_headers.h"
 #include "util/clock.h"
-
-/* The value of header `name` in the line, or NULL. */
-static const char *header_value(const char *line, size_t len, const char *name, size_t *vlen)
-{
-    const size_t n = strlen(name);
-    if (len <= n || strncasecmp(line, name, n) != 0 || line[n] != ':')
-        return NULL;
-    const char *v = line + n + 1, *end = line + len;
-    while (v < end && (*v == ' ' || *v == '\t'))
-        v++;
-    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
-        end--;
-    *vlen = (size_t)(end - v);
-    return v;
-}
-
-/* `Link: <a>; rel="x", <b>; rel="next"`: the URL of rel="next". */
-static void take_next(const char *v, size_t len, char *next, size_t cap)
-{
-    const char *end = v + len;
-    while (v < end) {
-        const char *lt = memchr(v, '<', (size_t)(end - v));
-        if (!lt)
-            return;
-        const char *gt = memchr(lt, '>', (size_t)(end - lt));
-        if (!gt)
-            return;
-        const char *comma = memchr(gt, ',', (size_t)(end - gt));
-        const char *stop = comma ? comma : end;
-        const size_t plen = (size_t)(stop - gt);
-        bool is_next = false;
-        for (const char *p = gt; p + 10 <= stop && !is_next; p++)
-            is_next = strncmp(p, "rel=\"next\"", 10) == 0 || strncmp(p, "rel=next", 8) == 0;
-        (void)plen;
-        if (is_next) {
-            const size_t ulen = (size_t)(gt - lt - 1);
-            if (ulen < cap) {
-                memcpy(next, lt + 1, ulen);
-                next[ulen] = '\0';
-            }
-            return;
-        }
-        v = stop + 1;
-    }
-}
 
 static void on_header(void *ctx, const char *line, size_t len)
 {
     ggfs_api_reply *out = ctx;
     if (len >= 5 && strncmp(line, "HTTP/", 5) == 0)
         out->next[0] = '\0'; // a redirect's headers are not the answer's
+    const char *v;
     size_t vlen;
-    const char *v = header_value(line, len, "Link", &vlen);
-    if (v)
-        take_next(v, vlen, out->next, sizeof out->next);
+    if (ggfs_header_match(line, len, "link", &v, &vlen) && !ggfs_link_next(v, vlen, out->next, sizeof out->next))
+        out->next[0] = '\0';
 }
 
 bool ggfs_api_get(ggfs_remote *remote, const char *url, const char *bearer, size_t max, ggfs_api_reply *out)

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "source/http.h"
+#include "source/response_headers.h"
 #include "util/clock.h"
 
 #define POOL_MAX 32
@@ -133,7 +134,8 @@ typedef struct transfer {
     bool keeping;          // the body goes to r->body (an error's, or the
                            // whole document)
     uint64_t expect;       // body bytes the response announces
-    bool have_range;       // a Content-Range came with the response
+    bool have_range;       // a valid Content-Range came with the response
+    ggfs_content_range_verdict range_verdict; // the last Content-Range's
     uint64_t range_first, range_last;
     ggfs_http_outcome verdict; // why the body was refused
 } transfer;
@@ -148,78 +150,13 @@ static void set_why(ggfs_http_range *r, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Copies a header's value without surrounding blanks, at most cap - 1 bytes. */
-static void header_value(const char *p, size_t n, char *out, size_t cap)
-{
-    while (n > 0 && (*p == ' ' || *p == '\t'))
-        p++, n--;
-    while (n > 0 && (p[n - 1] == '\r' || p[n - 1] == '\n' || p[n - 1] == ' ' || p[n - 1] == '\t'))
-        n--;
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(out, p, n);
-    out[n] = '\0';
-}
-
-static bool header_is(const char *line, size_t n, const char *name, size_t *value_at)
-{
-    const size_t len = strlen(name);
-    if (n <= len || strncasecmp(line, name, len) != 0 || line[len] != ':')
-        return false;
-    *value_at = len + 1;
-    return true;
-}
-
-/* Parses "bytes FIRST-LAST/TOTAL". */
-static bool parse_content_range(const char *v, uint64_t *first, uint64_t *last, uint64_t *total)
-{
-    if (strncasecmp(v, "bytes ", 6) != 0)
-        return false;
-    char *end;
-    const char *p = v + 6;
-    if (*p < '0' || *p > '9')
-        return false;
-    *first = strtoull(p, &end, 10);
-    if (*end != '-' || end[1] < '0' || end[1] > '9')
-        return false;
-    *last = strtoull(end + 1, &end, 10);
-    if (*end != '/' || end[1] < '0' || end[1] > '9')
-        return false;
-    *total = strtoull(end + 1, &end, 10);
-    return *end == '\0' && *first <= *last && *last < *total;
-}
-
-/* RateLimit's `t=` (IETF draft, the Hub's `"api";r=0;t=55`), or else
- * Retry-After in seconds, into *wait_s: true when the line is either. */
-static bool take_wait(const char *line, size_t len, long *wait_s)
-{
-    size_t at;
-    char v[64];
-    if (header_is(line, len, "ratelimit", &at)) {
-        header_value(line + at, len - at, v, sizeof v);
-        for (size_t i = 0; v[i] && v[i + 1]; i++)
-            if ((i == 0 || v[i - 1] == ';' || v[i - 1] == ' ' || v[i - 1] == ',') && v[i] == 't' && v[i + 1] == '=') {
-                *wait_s = strtol(v + i + 2, NULL, 10);
-                break;
-            }
-        return true;
-    }
-    if (header_is(line, len, "retry-after", &at)) {
-        header_value(line + at, len - at, v, sizeof v);
-        if (*wait_s < 0 && v[0] >= '0' && v[0] <= '9' && strlen(v) < 12)
-            *wait_s = strtol(v, NULL, 10);
-        return true;
-    }
-    return false;
-}
-
 static size_t on_header(char *line, size_t size, size_t n, void *user)
 {
     transfer *t = user;
     ggfs_http_range *r = t->r;
     const size_t len = size * n;
-    size_t at;
-    char value[GGFS_HTTP_VALIDATOR_MAX];
+    const char *v;
+    size_t vlen;
     if (r->header_seen)
         r->header_seen(r->header_ctx, line, len);
     if (len >= 5 && strncmp(line, "HTTP/", 5) == 0) {
@@ -227,18 +164,19 @@ static size_t on_header(char *line, size_t size, size_t n, void *user)
         r->etag_got[0] = r->last_modified_got[0] = r->header_got[0] = '\0';
         r->wait_s = -1;
         t->have_range = false;
-    } else if (take_wait(line, len, &r->wait_s)) {
+        t->range_verdict = GGFS_CONTENT_RANGE_BAD;
+    } else if (ggfs_wait_header_parse(line, len, &r->wait_s)) {
         // RateLimit or Retry-After: kept in wait_s
-    } else if (r->keep_header && header_is(line, len, r->keep_header, &at)) {
-        header_value(line + at, len - at, r->header_got, sizeof r->header_got);
-    } else if (header_is(line, len, "etag", &at)) {
-        header_value(line + at, len - at, r->etag_got, sizeof r->etag_got);
-    } else if (header_is(line, len, "last-modified", &at)) {
-        header_value(line + at, len - at, r->last_modified_got, sizeof r->last_modified_got);
-    } else if (header_is(line, len, "content-range", &at)) {
-        header_value(line + at, len - at, value, sizeof value);
+    } else if (r->keep_header && ggfs_header_match(line, len, r->keep_header, &v, &vlen)) {
+        ggfs_header_copy(v, vlen, r->header_got, sizeof r->header_got);
+    } else if (ggfs_header_match(line, len, "etag", &v, &vlen)) {
+        ggfs_header_copy(v, vlen, r->etag_got, sizeof r->etag_got);
+    } else if (ggfs_header_match(line, len, "last-modified", &v, &vlen)) {
+        ggfs_header_copy(v, vlen, r->last_modified_got, sizeof r->last_modified_got);
+    } else if (ggfs_header_match(line, len, "content-range", &v, &vlen)) {
         uint64_t total = 0;
-        t->have_range = parse_content_range(value, &t->range_first, &t->range_last, &total);
+        t->range_verdict = ggfs_content_range_parse(v, vlen, &t->range_first, &t->range_last, &total);
+        t->have_range = t->range_verdict == GGFS_CONTENT_RANGE_OK;
         if (t->have_range)
             r->total = total;
     }
@@ -253,6 +191,11 @@ static bool check_response(transfer *t)
     curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &r->status);
     if (r->status != 206)
         return false; // judged by the status once the transfer ends
+    if (t->range_verdict == GGFS_CONTENT_RANGE_TOO_BIG) {
+        set_why(r, "the server announces a file over 2^62 bytes (Content-Range)");
+        t->verdict = GGFS_HTTP_REFUSED;
+        return false;
+    }
     if (!t->have_range) {
         set_why(r, "206 without a valid Content-Range");
         t->verdict = GGFS_HTTP_RETRY;
@@ -525,7 +468,7 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
         set_why(r, "cannot start a transfer (out of memory)");
         return GGFS_HTTP_RETRY;
     }
-    transfer t = {.r = r, .curl = c, .verdict = GGFS_HTTP_RETRY};
+    transfer t = {.r = r, .curl = c, .verdict = GGFS_HTTP_RETRY, .range_verdict = GGFS_CONTENT_RANGE_BAD};
     char range[48];
     snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, r->off, r->off + r->len - 1);
     char errbuf[CURL_ERROR_SIZE] = "";

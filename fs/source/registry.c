@@ -2,7 +2,6 @@
  * Small registry documents, with the OCI distribution token flow
  * (registry.h), over the engine's bounded whole-document GET (http.h).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
@@ -14,6 +13,7 @@
 
 #include "source/cache_records.h"
 #include "source/registry.h"
+#include "source/response_headers.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -32,20 +32,10 @@ typedef struct response {
 static void on_header(void *arg, const char *data, size_t len)
 {
     response *r = arg;
-    static const char name[] = "www-authenticate:";
     if (len >= 5 && strncmp(data, "HTTP/", 5) == 0)
         r->challenge[0] = '\0';
-    else if (len > sizeof name - 1 && strncasecmp(data, name, sizeof name - 1) == 0) {
-        size_t i = sizeof name - 1, end = len;
-        while (i < end && (data[i] == ' ' || data[i] == '\t'))
-            i++;
-        while (end > i && isspace((unsigned char)data[end - 1]))
-            end--;
-        if (end - i > 7 && strncasecmp(data + i, "Bearer ", 7) == 0 && end - i < sizeof r->challenge) {
-            memcpy(r->challenge, data + i, end - i);
-            r->challenge[end - i] = '\0';
-        }
-    }
+    else
+        ggfs_bearer_challenge(data, len, r->challenge, sizeof r->challenge);
 }
 
 /* GETs url whole (the engine's bounded GET, http.h: what may pass if asked
@@ -74,43 +64,6 @@ static long get_retrying(ggfs_remote *remote, int64_t deadline, const char *url,
 
 /* ==== The token flow ==== */
 
-/* The value of auth-param `key` in a challenge `Bearer k="v",k=v,...`
- * (RFC 7235), unquoted into out; false when it is not there or too long. */
-static bool challenge_param(const char *challenge, const char *key, char *out, size_t cap)
-{
-    const char *p = challenge + strlen("Bearer ");
-    const size_t klen = strlen(key);
-    while (*p) {
-        while (*p == ' ' || *p == ',')
-            p++;
-        const char *k = p;
-        while (*p && *p != '=' && *p != ',')
-            p++;
-        if (*p != '=')
-            continue;
-        const bool match = (size_t)(p - k) == klen && strncasecmp(k, key, klen) == 0;
-        p++;
-        size_t o = 0;
-        const bool quoted = *p == '"';
-        p += quoted;
-        while (*p && (quoted ? *p != '"' : *p != ',')) {
-            if (quoted && *p == '\\' && p[1])
-                p++;
-            if (match && o + 1 < cap)
-                out[o++] = *p;
-            else if (match)
-                return false;
-            p++;
-        }
-        p += quoted && *p == '"';
-        if (match) {
-            out[o] = '\0';
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Appends "&key=escaped value" (the first one with ?) to url. */
 static bool add_query(CURL *c, char *url, size_t cap, const char *key, const char *value)
 {
@@ -129,7 +82,7 @@ static char *fetch_token(ggfs_remote *remote, int64_t deadline, const char *url,
                          size_t why_size)
 {
     char realm[PARAM_MAX], value[PARAM_MAX], token_url[3 * PARAM_MAX + 64];
-    if (!challenge_param(challenge, "realm", realm, sizeof realm) ||
+    if (!ggfs_challenge_param(challenge, "realm", realm, sizeof realm) ||
         (strncmp(realm, "https://", 8) != 0 && strncmp(realm, "http://", 7) != 0)) {
         snprintf(why, why_size, "%s: HTTP 401, and its Bearer challenge names no http(s) realm", url);
         return NULL;
@@ -137,9 +90,9 @@ static char *fetch_token(ggfs_remote *remote, int64_t deadline, const char *url,
     CURL *c = curl_easy_init();
     bool ok = c != NULL;
     snprintf(token_url, sizeof token_url, "%s", realm);
-    if (ok && challenge_param(challenge, "service", value, sizeof value))
+    if (ok && ggfs_challenge_param(challenge, "service", value, sizeof value))
         ok = add_query(c, token_url, sizeof token_url, "service", value);
-    if (ok && challenge_param(challenge, "scope", value, sizeof value))
+    if (ok && ggfs_challenge_param(challenge, "scope", value, sizeof value))
         ok = add_query(c, token_url, sizeof token_url, "scope", value);
     curl_easy_cleanup(c);
     if (!ok) {
