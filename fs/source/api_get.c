@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "source/api_get.h"
+#include "source/hf_name.h"
 #include "source/http.h"
 #include "source/response_headers.h"
 #include "util/clock.h"
@@ -30,8 +31,16 @@ bool ggfs_api_get(ggfs_remote *remote, const char *url, const char *bearer, size
     memset(out, 0, sizeof *out);
     const unsigned timeout_s = remote && remote->opts.timeout_s ? remote->opts.timeout_s : 30;
     _Atomic uint64_t bytes = 0;
+    // The token is the Hub's: it belongs to HF_ENDPOINT's origin, and a
+    // page or redirect elsewhere goes without it.
+    ggfs_secret secret;
+    bool has_secret = false;
+    char *endpoint = bearer ? ggfs_hf_endpoint() : NULL;
+    if (endpoint)
+        has_secret = ggfs_secret_bind(&secret, GGFS_SECRET_HUB_TOKEN, endpoint, bearer, NULL);
+    free(endpoint);
     ggfs_http_range r = {
-        .url = url, .bearer = bearer, .whole = true, .body_max = max, .compressed = true,
+        .url = url, .secret = has_secret ? &secret : NULL, .whole = true, .body_max = max, .compressed = true,
         .waits_rate_limit = true, .header_seen = on_header, .header_ctx = out,
         .deadline_ns = ggfs_now_ns() + (int64_t)timeout_s * 1000000000, .received = &bytes,
     };

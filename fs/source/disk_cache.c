@@ -97,6 +97,11 @@ static void scan_present(ggfs_disk_cache *c)
 ggfs_disk_cache *ggfs_disk_cache_open(const char *root, const char *url, const char *validator,
                                       uint64_t size, size_t block_size, char *why, size_t why_size)
 {
+    if (block_size == 0 || size / block_size >= GGFS_DISK_CACHE_BLOCKS_MAX) {
+        snprintf(why, why_size, "a file of %" PRIu64 " bytes is over the %" PRIu64 " blocks it keeps", size,
+                 (uint64_t)GGFS_DISK_CACHE_BLOCKS_MAX);
+        return NULL;
+    }
     char identity[4096 + 512];
     const int id_len = snprintf(identity, sizeof identity, "%s\n%s\n%" PRIu64 "\n", url, validator, size);
     if (id_len < 0 || (size_t)id_len >= sizeof identity) {

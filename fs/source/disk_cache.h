@@ -15,6 +15,11 @@
 #ifndef GGFS_SOURCE_DISK_CACHE_H
 #define GGFS_SOURCE_DISK_CACHE_H
 
+// The most blocks of one file the cache keeps track of: its bitmap of
+// present blocks is at most 2 MiB. A larger file (16 TiB in 1 MiB blocks)
+// is read without the disk cache.
+#define GGFS_DISK_CACHE_BLOCKS_MAX (UINT64_C(1) << 24)
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

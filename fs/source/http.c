@@ -29,6 +29,11 @@
 // buffer would be fresh pages, faulted in again for every transfer.
 #define RECEIVE_BUFFER (120 * 1024)
 #define CONNECT_TIMEOUT_MS 10000
+// A redirect's body is read (and dropped) up to this, so that its
+// connection stays open for the next hop; past it the hop ends there.
+#define REDIRECT_BODY_MAX (64 * 1024)
+// Hosts whose 429 or 503 named a wait, remembered at once.
+#define HOLDS_MAX 64
 #define FIRST_BACKOFF_NS INT64_C(100000000)
 #define MAX_BACKOFF_NS INT64_C(2000000000)
 
@@ -41,6 +46,11 @@ struct ggfs_http {
     atomic_bool aborting;           // the mount is stopping (ggfs_http_abort)
     _Atomic uint64_t received;      // body bytes of every request, since the start
     atomic_uint in_flight;          // requests under way
+    pthread_mutex_t holds_lock;     // guards holds
+    struct {
+        char origin[GGFS_ORIGIN_MAX]; // "" when unused
+        int64_t until_ns;           // CLOCK_MONOTONIC: no request before
+    } holds[HOLDS_MAX];             // hosts that asked to be left alone
 };
 
 /* ==== The engine ==== */
@@ -71,6 +81,7 @@ ggfs_http *ggfs_http_new(void)
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_init(&h->share_locks[i], NULL);
     pthread_mutex_init(&h->pool_lock, NULL);
+    pthread_mutex_init(&h->holds_lock, NULL);
     // Connections are not shared between handles: libcurl does not support
     // sharing them between concurrent threads. Each pooled handle keeps its
     // own instead.
@@ -101,6 +112,7 @@ void ggfs_http_free(ggfs_http *h)
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_destroy(&h->share_locks[i]);
     pthread_mutex_destroy(&h->pool_lock);
+    pthread_mutex_destroy(&h->holds_lock);
     free(h);
     curl_global_cleanup();
 }
@@ -125,6 +137,59 @@ static void give_back(ggfs_http *h, CURL *c)
         curl_easy_cleanup(c);
 }
 
+/* ==== Hosts that asked for a pause ==== */
+
+/* Until when requests to origin are held: 0 when they are not. */
+static int64_t held_until(ggfs_http *h, const char *origin)
+{
+    int64_t until = 0;
+    pthread_mutex_lock(&h->holds_lock);
+    for (int i = 0; i < HOLDS_MAX; i++)
+        if (strcmp(h->holds[i].origin, origin) == 0) {
+            until = h->holds[i].until_ns;
+            break;
+        }
+    pthread_mutex_unlock(&h->holds_lock);
+    return until;
+}
+
+/* Holds every request to origin until until_ns (a later hold wins). The
+ * slot of the hold that ends first is taken when all are in use. */
+static void hold(ggfs_http *h, const char *origin, int64_t until_ns)
+{
+    pthread_mutex_lock(&h->holds_lock);
+    int slot = 0;
+    for (int i = 0; i < HOLDS_MAX; i++) {
+        if (strcmp(h->holds[i].origin, origin) == 0) {
+            slot = i;
+            break;
+        }
+        if (h->holds[i].until_ns < h->holds[slot].until_ns)
+            slot = i;
+    }
+    if (strcmp(h->holds[slot].origin, origin) != 0 || h->holds[slot].until_ns < until_ns) {
+        snprintf(h->holds[slot].origin, sizeof h->holds[slot].origin, "%s", origin);
+        h->holds[slot].until_ns = until_ns;
+    }
+    pthread_mutex_unlock(&h->holds_lock);
+}
+
+/* Sleeps until until_ns, in slices, so that a stopping mount is not kept
+ * waiting: false when the mount stopped meanwhile. */
+static bool sleep_until(ggfs_http *h, int64_t until_ns)
+{
+    for (int64_t now = ggfs_now_ns(); now < until_ns; now = ggfs_now_ns()) {
+        if (atomic_load(&h->aborting))
+            return false;
+        int64_t step = until_ns - now;
+        if (step > 100000000)
+            step = 100000000;
+        const struct timespec pause = {0, (long)step};
+        nanosleep(&pause, NULL);
+    }
+    return !atomic_load(&h->aborting);
+}
+
 /* ==== One request ==== */
 
 typedef struct transfer {
@@ -133,6 +198,8 @@ typedef struct transfer {
     bool checked;          // the response was found right, body accepted
     bool keeping;          // the body goes to r->body (an error's, or the
                            // whole document)
+    bool redirecting;      // a redirect's body: dropped
+    size_t dropped;        // bytes of it
     uint64_t expect;       // body bytes the response announces
     bool have_range;       // a valid Content-Range came with the response
     ggfs_content_range_verdict range_verdict; // the last Content-Range's
@@ -207,13 +274,24 @@ static bool check_response(transfer *t)
             t->verdict = GGFS_HTTP_CHANGED;
             return false;
         }
-        if (r->etag && r->etag_got[0] && strcmp(r->etag, r->etag_got) != 0) {
+        // A validator, once seen, is required: an answer without it may
+        // be of any file.
+        if (r->etag && !r->etag_got[0]) {
+            set_why(r, "the answer has no ETag, the file's was %s", r->etag);
+            t->verdict = GGFS_HTTP_CHANGED;
+            return false;
+        }
+        if (!r->etag && r->last_modified && !r->last_modified_got[0]) {
+            set_why(r, "the answer has no Last-Modified, the file's was %s", r->last_modified);
+            t->verdict = GGFS_HTTP_CHANGED;
+            return false;
+        }
+        if (r->etag && strcmp(r->etag, r->etag_got) != 0) {
             set_why(r, "ETag changed from %s to %s", r->etag, r->etag_got);
             t->verdict = GGFS_HTTP_CHANGED;
             return false;
         }
-        if (!r->etag && r->last_modified && r->last_modified_got[0] &&
-            strcmp(r->last_modified, r->last_modified_got) != 0) {
+        if (!r->etag && r->last_modified && strcmp(r->last_modified, r->last_modified_got) != 0) {
             set_why(r, "Last-Modified changed from %s to %s", r->last_modified,
                     r->last_modified_got);
             t->verdict = GGFS_HTTP_CHANGED;
@@ -271,6 +349,14 @@ static size_t on_body(char *bytes, size_t size, size_t n, void *user)
     transfer *t = user;
     ggfs_http_range *r = t->r;
     const size_t len = size * n;
+    if (!t->checked && !t->keeping && !t->redirecting) {
+        curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &r->status);
+        t->redirecting = r->status >= 300 && r->status < 400;
+    }
+    if (t->redirecting) {
+        t->dropped += len;
+        return t->dropped <= REDIRECT_BODY_MAX ? len : 0;
+    }
     if (!t->checked && !t->keeping) {
         if (keeps_body(t))
             t->keeping = true;
@@ -364,22 +450,28 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
     return atomic_load_explicit(&h->aborting, memory_order_relaxed) ? 1 : 0;
 }
 
-void ggfs_http_common_options(void *handle, const char *url, const char *bearer, char *errbuf)
-{
-    CURL *c = handle;
-    ggfs_http_set_policy(c, bearer);
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-}
-
-static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, char *range,
+/* Sets every option of one hop to url on c, afresh. */
+static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, const char *url, char *range,
                         char *errbuf)
 {
     int64_t left_ms = (r->deadline_ns - ggfs_now_ns()) / 1000000;
     if (left_ms < 1)
         left_ms = 1;
-    ggfs_http_common_options(c, r->url, r->bearer, errbuf);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    // Redirects are the engine's (attempt below): each hop asks where the
+    // request's secret may go.
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "gguf-fs/0.1.0");
+    // A test's or a user's own certificate authority, as the curl tool reads it.
+    const char *ca = getenv("CURL_CA_BUNDLE");
+    if (ca && *ca)
+        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
     curl_easy_setopt(c, CURLOPT_RANGE, range);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)left_ms);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
@@ -402,27 +494,20 @@ static void set_options(CURL *c, ggfs_http *h, ggfs_http_range *r, transfer *t, 
         curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 }
 
-void ggfs_http_set_policy(void *curl, const char *bearer)
+/* Puts the request's credential on the hop to url, when it may go there
+ * (secret_origin.h): a bearer token, or a signer's options and headers.
+ * False, with why filled, when the signer cannot (out of memory). */
+static bool add_secret(const ggfs_http_range *r, CURL *c, const char *url, struct curl_slist **headers, char *why,
+                       size_t why_size)
 {
-    CURL *c = curl;
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)GGFS_HTTP_MAX_REDIRECTS);
-    curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-#endif
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "gguf-fs/0.1.0");
-    // A test's or a user's own certificate authority, as the curl tool reads it.
-    const char *ca = getenv("CURL_CA_BUNDLE");
-    if (ca && *ca)
-        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
-    if (bearer) {
-        // Bound to the request's host: libcurl sends it to no other after
-        // a redirect.
+    const ggfs_secret *s = r->secret;
+    if (!s || !ggfs_secret_may_go(s, url))
+        return true;
+    if (s->bearer) {
         curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, bearer);
+        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, s->bearer);
     }
+    return !s->auth || s->auth->apply(s->auth, c, headers, why, why_size);
 }
 
 /* What a whole document's transfer came to. */
@@ -444,7 +529,8 @@ static ggfs_http_outcome document_outcome(ggfs_http_range *r, CURLcode code, con
     return by_curl_code(r, code, errbuf);
 }
 
-static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
+/* Forgets the answer of an earlier hop or attempt. */
+static void clear_answer(ggfs_http_range *r)
 {
     r->status = 0;
     r->got = 0;
@@ -455,71 +541,23 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
     r->body = NULL;
     r->body_len = 0;
     r->body_cut = false;
-    if (r->whole && r->body_max == 0) {
-        set_why(r, "a whole document needs body_max");
-        return GGFS_HTTP_REFUSED;
-    }
-    if (r->len == 0 && !r->whole) {
-        set_why(r, "empty range");
-        return GGFS_HTTP_REFUSED;
-    }
-    CURL *c = take_handle(h);
-    if (!c) {
-        set_why(r, "cannot start a transfer (out of memory)");
-        return GGFS_HTTP_RETRY;
-    }
-    transfer t = {.r = r, .curl = c, .verdict = GGFS_HTTP_RETRY, .range_verdict = GGFS_CONTENT_RANGE_BAD};
-    char range[48];
-    snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, r->off, r->off + r->len - 1);
-    char errbuf[CURL_ERROR_SIZE] = "";
-    curl_easy_reset(c);
-    set_options(c, h, r, &t, r->whole ? NULL : range, errbuf);
-    struct curl_slist *headers = NULL;
-    char accept[256];
-    if (r->accept && (size_t)snprintf(accept, sizeof accept, "Accept: %s", r->accept) < sizeof accept &&
-        !(headers = curl_slist_append(NULL, accept))) {
-        set_why(r, "cannot start a transfer (out of memory)");
-        curl_easy_reset(c);
-        give_back(h, c);
-        return GGFS_HTTP_RETRY;
-    }
-    if (r->auth && !r->auth->apply(r->auth, c, &headers, r->why, sizeof r->why)) {
-        curl_slist_free_all(headers);
-        curl_easy_reset(c);
-        give_back(h, c);
-        return GGFS_HTTP_RETRY;
-    }
-    if (headers)
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    atomic_fetch_add(&h->in_flight, 1);
-    const CURLcode code = curl_easy_perform(c);
-    atomic_fetch_sub(&h->in_flight, 1);
-    atomic_fetch_add(&h->received, r->got);
-    if (!t.checked)
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-    const char *eff = NULL;
-    if (curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK && eff &&
-        strlen(eff) < sizeof r->effective_url)
-        strcpy(r->effective_url, eff);
-    // An idle handle keeps no credentials, nor a pointer to freed headers.
-    if (r->auth || headers)
-        curl_easy_reset(c);
-    give_back(h, c);
-    curl_slist_free_all(headers);
+}
 
+/* What one hop's transfer came to. */
+static ggfs_http_outcome hop_outcome(ggfs_http_range *r, const transfer *t, CURLcode code, const char *errbuf)
+{
     if (r->whole)
         return document_outcome(r, code, errbuf);
-
-    if (code == CURLE_OK && t.checked) {
-        if (r->got == t.expect)
+    if (code == CURLE_OK && t->checked) {
+        if (r->got == t->expect)
             return GGFS_HTTP_OK;
-        set_why(r, "body cut short: %" PRIu64 " of %" PRIu64 " bytes", r->got, t.expect);
+        set_why(r, "body cut short: %" PRIu64 " of %" PRIu64 " bytes", r->got, t->expect);
         return GGFS_HTTP_RETRY;
     }
-    if (t.checked || code == CURLE_WRITE_ERROR) {
+    if (t->checked || code == CURLE_WRITE_ERROR) {
         // The body was refused by check_response, or cut by on_body.
         if (r->why[0])
-            return t.verdict;
+            return t->verdict;
         if (r->status != 206 && r->status != 0)
             return by_status(r);
     }
@@ -532,6 +570,119 @@ static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
         return by_status(r);
     }
     return by_curl_code(r, code, errbuf);
+}
+
+/* One request to url on c. *next is set (malloc'ed) to where a redirect
+ * points, or NULL. */
+static ggfs_http_outcome hop(ggfs_http *h, CURL *c, ggfs_http_range *r, const char *url, char **next)
+{
+    *next = NULL;
+    char origin[GGFS_ORIGIN_MAX];
+    if (!ggfs_origin_of(url, origin, sizeof origin)) {
+        set_why(r, "not an http(s) URL with a host: %.120s", url);
+        return GGFS_HTTP_REFUSED;
+    }
+    const int64_t until = held_until(h, origin);
+    if (until > ggfs_now_ns()) {
+        // The host asked for a pause (a 429 or 503 with a wait): no
+        // request of the mount goes there before it ends.
+        const int64_t now = ggfs_now_ns();
+        if (until >= r->deadline_ns) {
+            set_why(r, "%.120s asked for a pause of %.1f s more (HTTP 429/503), past the deadline (%.1f s left)",
+                    origin, (double)(until - now) / 1e9, (double)(r->deadline_ns - now) / 1e9);
+            return GGFS_HTTP_REFUSED;
+        }
+        if (!sleep_until(h, until)) {
+            set_why(r, "the mount is stopping");
+            return GGFS_HTTP_REFUSED;
+        }
+    }
+    transfer t = {.r = r, .curl = c, .verdict = GGFS_HTTP_RETRY, .range_verdict = GGFS_CONTENT_RANGE_BAD};
+    char range[48];
+    snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, r->off, r->off + r->len - 1);
+    char errbuf[CURL_ERROR_SIZE] = "";
+    curl_easy_reset(c);
+    set_options(c, h, r, &t, url, r->whole ? NULL : range, errbuf);
+    struct curl_slist *headers = NULL;
+    char accept[256];
+    if (r->accept && (size_t)snprintf(accept, sizeof accept, "Accept: %s", r->accept) < sizeof accept &&
+        !(headers = curl_slist_append(NULL, accept))) {
+        set_why(r, "cannot start a transfer (out of memory)");
+        curl_easy_reset(c);
+        return GGFS_HTTP_RETRY;
+    }
+    if (!add_secret(r, c, url, &headers, r->why, sizeof r->why)) {
+        curl_slist_free_all(headers);
+        curl_easy_reset(c);
+        return GGFS_HTTP_RETRY;
+    }
+    if (headers)
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    atomic_fetch_add(&h->in_flight, 1);
+    const CURLcode code = curl_easy_perform(c);
+    atomic_fetch_sub(&h->in_flight, 1);
+    atomic_fetch_add(&h->received, r->got);
+    if (!t.checked)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    if (r->status >= 300 && r->status < 400) {
+        char *location = NULL;
+        if (curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location && location[0] &&
+            !(*next = strdup(location))) {
+            set_why(r, "out of memory");
+            curl_easy_reset(c);
+            curl_slist_free_all(headers);
+            return GGFS_HTTP_RETRY;
+        }
+    }
+    // An idle handle keeps no credentials, nor a pointer to freed headers.
+    curl_easy_reset(c);
+    curl_slist_free_all(headers);
+    if (r->status == 429 || (r->status == 503 && r->wait_s >= 0)) {
+        // A 429 that names no wait still asks for one: a second.
+        const long wait_s = r->wait_s > 0 ? r->wait_s : 1;
+        hold(h, origin, ggfs_now_ns() + (int64_t)wait_s * 1000000000);
+    }
+    return *next ? GGFS_HTTP_OK : hop_outcome(r, &t, code, errbuf);
+}
+
+static ggfs_http_outcome attempt(ggfs_http *h, ggfs_http_range *r)
+{
+    clear_answer(r);
+    if (r->whole && r->body_max == 0) {
+        set_why(r, "a whole document needs body_max");
+        return GGFS_HTTP_REFUSED;
+    }
+    if (r->len == 0 && !r->whole) {
+        set_why(r, "empty range");
+        return GGFS_HTTP_REFUSED;
+    }
+    char *url = strdup(r->url);
+    CURL *c = url ? take_handle(h) : NULL;
+    if (!c) {
+        free(url);
+        set_why(r, "cannot start a transfer (out of memory)");
+        return GGFS_HTTP_RETRY;
+    }
+    ggfs_http_outcome o;
+    for (int hops = 0;; hops++) {
+        char *next;
+        o = hop(h, c, r, url, &next);
+        if (!next)
+            break;
+        free(url);
+        url = next;
+        clear_answer(r);
+        if (hops == GGFS_HTTP_MAX_REDIRECTS) {
+            set_why(r, "redirect loop (more than %d redirects)", GGFS_HTTP_MAX_REDIRECTS);
+            o = GGFS_HTTP_REFUSED;
+            break;
+        }
+    }
+    if (strlen(url) < sizeof r->effective_url)
+        strcpy(r->effective_url, url);
+    free(url);
+    give_back(h, c);
+    return o;
 }
 
 void ggfs_http_totals(ggfs_http *h, uint64_t *received, unsigned *in_flight)
@@ -584,17 +735,15 @@ ggfs_http_outcome ggfs_http_fetch(ggfs_http *h, ggfs_http_range *r)
         }
         const int64_t now = ggfs_now_ns();
         if (r->waits_rate_limit && r->status == 429) {
-            // The server said how long: asking sooner only earns another 429.
+            // The server said how long: the host is held that long (hop),
+            // and asking sooner only earns another 429.
             const long wait_s = r->wait_s > 0 ? r->wait_s : 1;
-            const int64_t wait = (int64_t)wait_s * 1000000000;
-            if (now + wait >= r->deadline_ns) {
+            if (now + (int64_t)wait_s * 1000000000 >= r->deadline_ns) {
                 set_why(r, "429 Too Many Requests: asked to wait %lds, past the deadline (%.1f s left)", wait_s,
                         (double)(r->deadline_ns - now) / 1e9);
                 break;
             }
             r->rate_limit_waits++;
-            const struct timespec pause = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
-            nanosleep(&pause, NULL);
             continue;
         }
         if (now + backoff >= r->deadline_ns) {
@@ -616,27 +765,4 @@ ggfs_http_outcome ggfs_http_fetch(ggfs_http *h, ggfs_http_range *r)
     r->parts = parts;
     r->parts_before = 0;
     return o;
-}
-
-/* ==== URLs ==== */
-
-static bool origin_of(const char *url, char **scheme, char **host, char **port)
-{
-    CURLU *u = curl_url();
-    bool ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-              curl_url_get(u, CURLUPART_SCHEME, scheme, 0) == CURLUE_OK &&
-              curl_url_get(u, CURLUPART_HOST, host, 0) == CURLUE_OK &&
-              curl_url_get(u, CURLUPART_PORT, port, CURLU_DEFAULT_PORT) == CURLUE_OK;
-    curl_url_cleanup(u);
-    return ok;
-}
-
-bool ggfs_http_same_origin(const char *a, const char *b)
-{
-    char *sa = NULL, *ha = NULL, *pa = NULL, *sb = NULL, *hb = NULL, *pb = NULL;
-    const bool same = origin_of(a, &sa, &ha, &pa) && origin_of(b, &sb, &hb, &pb) &&
-                      strcasecmp(sa, sb) == 0 && strcasecmp(ha, hb) == 0 && strcmp(pa, pb) == 0;
-    curl_free(sa), curl_free(ha), curl_free(pa);
-    curl_free(sb), curl_free(hb), curl_free(pb);
-    return same;
 }

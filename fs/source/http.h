@@ -7,6 +7,11 @@
  * answer, a registry's manifest, an S3 listing), bounded, with the same
  * retries, deadline, signing and abort: the one bounded GET of the engine.
  *
+ * Redirects are followed by the engine itself, one hop at a time, each
+ * hop asking secret_origin.h whether the request's credential may go
+ * there; a 429 or 503 that names a wait holds every request to its host
+ * until then.
+ *
  * Connections are reused through a pool of curl easy handles (one per
  * request in flight, each keeping its own connections alive); DNS answers
  * and TLS sessions are shared between them. libcurl brings TLS, redirects,
@@ -19,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "source/secret_origin.h"
 
 #define GGFS_HTTP_MAX_REDIRECTS 10
 // A response that brings no byte for this long is given up and made again:
@@ -64,10 +71,9 @@ typedef enum ggfs_http_outcome {
 typedef struct ggfs_http_range {
     /* The request. */
     const char *url;
-    const char *bearer;      // a token for `Authorization: Bearer`, or NULL;
-                             // libcurl never sends it to another host after
-                             // a redirect
-    const ggfs_http_auth *auth; // signs the request, or NULL
+    const ggfs_secret *secret; // a credential (a bearer token, or a signer),
+                             // or NULL: each hop carries it only where
+                             // ggfs_secret_may_go allows (secret_origin.h)
     bool whole;              // no range: the whole document, into body (a
                              // 200 is the answer; off, len and parts unused)
     size_t body_max;         // > 0: the body of an answer that is not the
@@ -143,23 +149,8 @@ ggfs_http_outcome ggfs_http_get(ggfs_http *http, ggfs_http_range *r);
  * attempts were made. */
 ggfs_http_outcome ggfs_http_fetch(ggfs_http *http, ggfs_http_range *r);
 
-/* Sets what every request of the engine shares on a curl easy handle
- * (CURL *): redirects followed (at most GGFS_HTTP_MAX_REDIRECTS, http and
- * https only), the user agent, CURL_CA_BUNDLE's authorities, and the
- * token for `Authorization: Bearer` (or NULL), which libcurl sends to the
- * URL's own host alone. */
-void ggfs_http_set_policy(void *curl, const char *bearer);
-
-/* The options every request of the mount sets on its easy handle c (a
- * CURL *): its URL, no signals, where errors are written, and the policy
- * above (ggfs_http_set_policy). */
-void ggfs_http_common_options(void *c, const char *url, const char *bearer, char *errbuf);
-
 /* The body bytes every range request of h received so far, and the
  * requests under way now. */
 void ggfs_http_totals(ggfs_http *h, uint64_t *received, unsigned *in_flight);
-
-/* Whether two URLs name the same scheme, host and port. */
-bool ggfs_http_same_origin(const char *a, const char *b);
 
 #endif

@@ -43,10 +43,10 @@ static void on_header(void *arg, const char *data, size_t len)
  * deadline), with the token when there is one. Returns the last status,
  * 0 when none came or the body was over cap (why filled). */
 static long get_retrying(ggfs_remote *remote, int64_t deadline, const char *url, const char *accept,
-                         const char *token, response *r, char *why, size_t why_size)
+                         const ggfs_secret *token, response *r, char *why, size_t why_size)
 {
     ggfs_http_range q = {
-        .url = url, .bearer = token, .accept = accept, .whole = true, .body_max = r->cap,
+        .url = url, .secret = token, .accept = accept, .whole = true, .body_max = r->cap,
         .header_seen = on_header, .header_ctx = r, .deadline_ns = deadline,
     };
     const ggfs_http_outcome o = ggfs_http_fetch(remote->http, &q);
@@ -176,11 +176,14 @@ int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, 
         return kept_get(remote, url, cap, body, len, why, why_size);
     const int64_t deadline = ggfs_now_ns() + (int64_t)(remote->opts.timeout_s ? remote->opts.timeout_s : 1) * 1000000000;
     for (int attempt = 0; attempt < 2; attempt++) {
-        const char *token = remote->registry_token && ggfs_http_same_origin(url, remote->registry_origin)
-                                ? remote->registry_token
-                                : NULL;
+        // The token goes with requests to the registry that issued it
+        // alone: the engine asks secret_origin.h at every hop.
+        ggfs_secret secret;
+        const bool token = remote->registry_token &&
+                           ggfs_secret_bind(&secret, GGFS_SECRET_REGISTRY_TOKEN, remote->registry_origin,
+                                            remote->registry_token, NULL);
         response r = {.cap = cap};
-        const long status = get_retrying(remote, deadline, url, accept, token, &r, why, why_size);
+        const long status = get_retrying(remote, deadline, url, accept, token ? &secret : NULL, &r, why, why_size);
         if (status / 100 == 2) {
             if (!r.body && !(r.body = calloc(1, 1))) {
                 snprintf(why, why_size, "%s: out of memory", url);

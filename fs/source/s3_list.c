@@ -362,7 +362,7 @@ bool ggfs_s3_list(ggfs_remote *remote, const ggfs_s3_target *t, size_t cap, unsi
             break;
         }
         ggfs_http_range r = {
-            .url = url, .auth = ggfs_s3_signer_auth(t->signer), .whole = true,
+            .url = url, .secret = &t->secret, .whole = true,
             .body_max = GGFS_S3_LIST_BODY_MAX, .keep_header = "x-amz-bucket-region",
             .deadline_ns = ggfs_now_ns() + (int64_t)remote->opts.timeout_s * 1000000000,
         };

@@ -24,10 +24,16 @@ bool ggfs_s3_target_open(const char *name, const ggfs_remote_options *opts, ggfs
     }
     t->key = strdup(key);
     t->signer = t->key ? ggfs_s3_signer_new(&cred) : NULL;
-    if (!t->signer) {
+    // The signature and the session token are the bucket's endpoint's:
+    // a redirect elsewhere, or a target learned from one, gets neither.
+    char *bucket_url = t->signer ? ggfs_s3_url(&t->endpoint, t->bucket, "", NULL, 0, 4096) : NULL;
+    const bool bound = bucket_url && ggfs_secret_bind(&t->secret, GGFS_SECRET_AWS_SIGNATURE, bucket_url, NULL,
+                                                      ggfs_s3_signer_auth(t->signer));
+    free(bucket_url);
+    if (!bound) {
         ggfs_s3_credentials_clear(&cred);
         ggfs_s3_target_close(t);
-        snprintf(why, why_size, "out of memory");
+        snprintf(why, why_size, t->signer ? "the endpoint names no http(s) origin" : "out of memory");
         return false;
     }
     return true;

@@ -12,12 +12,15 @@
 #include "source/remote.h"
 #include "source/s3_sign.h"
 #include "source/s3_url.h"
+#include "source/secret_origin.h"
 
 typedef struct ggfs_s3_target {
     char bucket[GGFS_S3_BUCKET_MAX];
     char *key;                 // malloc'ed; "" for the whole bucket
     ggfs_s3_endpoint endpoint;
     ggfs_s3_signer *signer;
+    ggfs_secret secret;        // the signer, bound to the bucket's origin:
+                               // what every request of the bucket carries
 } ggfs_s3_target;
 
 /* Fills t for name with the mount's options. False, with why filled in

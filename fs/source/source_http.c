@@ -89,7 +89,9 @@ typedef struct http_source {
     ggfs_source base;
     ggfs_remote *remote;
     char *url;             // where requests start (an hf:// name resolved)
-    char *bearer;          // the Hub token for hf:// names, or NULL
+    char *bearer;          // the Hub's or a registry's token, or NULL
+    ggfs_secret secret;    // what requests carry, bound to its origin
+    bool has_secret;
     ggfs_s3_target *s3;    // for s3:// names: bucket and signer; else NULL
     char *etag;            // pinned at open, or NULL
     char *last_modified;   // pinned at open (used without an ETag), or NULL
@@ -169,14 +171,15 @@ static void http_close(ggfs_source *src)
 
 /* ==== Fetching ==== */
 
-/* The URL to send requests to and whether the token goes with it: the
- * token only ever goes to the origin it is for. */
-static void target(http_source *s, char *url, const char **bearer)
+/* The URL to send requests to, and the credential they carry where it
+ * may go (the engine asks secret_origin.h at every hop). */
+static void target(http_source *s, char *url, ggfs_http_range *r)
 {
     pthread_mutex_lock(&s->lock);
     memcpy(url, s->data_url, URL_MAX);
     pthread_mutex_unlock(&s->lock);
-    *bearer = s->bearer && ggfs_http_same_origin(url, s->url) ? s->bearer : NULL;
+    r->url = url;
+    r->secret = s->has_secret ? &s->secret : NULL;
 }
 
 /* Remembers where a request to the start URL was redirected, so that later
@@ -220,12 +223,11 @@ static void relay_part(void *ctx, size_t i)
     rl->to.done(rl->to.ctx, rl->before + i);
 }
 
-/* An s3:// name's requests are signed, and keep S3's error body. */
+/* An s3:// name's requests keep S3's error body. */
 static void sign(const http_source *s, ggfs_http_range *r)
 {
     if (!s->s3)
         return;
-    r->auth = ggfs_s3_signer_auth(s->s3->signer);
     r->body_max = ERROR_BODY_MAX;
     r->keep_header = "x-amz-bucket-region";
 }
@@ -259,8 +261,7 @@ static int fetch(http_source *s, uint64_t off, uint64_t len, uint8_t *const *par
             .etag = s->etag, .last_modified = s->last_modified, .size = s->base.size,
             .deadline_ns = deadline, .received = &s->stats.received,
         };
-        target(s, url, &r.bearer);
-        r.url = url;
+        target(s, url, &r);
         sign(s, &r);
         ggfs_transfer_begin(&s->stats);
         const ggfs_http_outcome o = retry ? ggfs_http_fetch(s->remote->http, &r)
@@ -1119,7 +1120,8 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     s->base.name = strdup(name);
     if (!s->base.name)
         return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
-    if (strncmp(name, GGFS_HF_SCHEME, strlen(GGFS_HF_SCHEME)) == 0) {
+    const bool is_hf = strncmp(name, GGFS_HF_SCHEME, strlen(GGFS_HF_SCHEME)) == 0;
+    if (is_hf) {
         char why[160];
         if (!ggfs_hf_resolve(name, &s->url, &s->bearer, why, sizeof why))
             return refuse(s, err, GGP_ERR_IO, "cannot open: %s", why);
@@ -1137,13 +1139,22 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
         s->url = ggfs_s3_url(&s->s3->endpoint, s->s3->bucket, s->s3->key, NULL, 0, URL_MAX);
     } else {
         s->url = strdup(name);
-        // A registry's blob: the token it gave at mount, for its origin alone.
-        if (s->url && remote->registry_token && ggfs_http_same_origin(name, remote->registry_origin) &&
-            !(s->bearer = strdup(remote->registry_token)))
+        // A registry's blob: the token it gave at mount, for its origin.
+        if (s->url && remote->registry_token && !(s->bearer = strdup(remote->registry_token)))
             return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
     }
     if (!s->url || strlen(s->url) >= URL_MAX)
         return refuse(s, err, GGP_ERR_IO, "cannot open: URL missing or longer than %d bytes", URL_MAX - 1);
+    // The credential is bound to its origin once, here: the Hub token to
+    // the endpoint its name resolved at, a registry's token to that
+    // registry, S3's signature to the bucket's endpoint.
+    if (s->s3)
+        s->secret = s->s3->secret, s->has_secret = true;
+    else if (s->bearer && is_hf)
+        s->has_secret = ggfs_secret_bind(&s->secret, GGFS_SECRET_HUB_TOKEN, s->url, s->bearer, NULL);
+    else if (s->bearer)
+        s->has_secret = ggfs_secret_bind(&s->secret, GGFS_SECRET_REGISTRY_TOKEN, remote->registry_origin,
+                                         s->bearer, NULL);
     strcpy(s->data_url, s->url);
     if (remote->opts.offline)
         return open_offline(s, name, err);
@@ -1171,7 +1182,7 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     if (!first)
         return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
     ggfs_http_range r = {
-        .url = s->url, .bearer = s->bearer, .off = 0, .len = want, .parts = &first,
+        .url = s->url, .secret = s->has_secret ? &s->secret : NULL, .off = 0, .len = want, .parts = &first,
         .part_size = want, .open = true,
         .deadline_ns = ggfs_now_ns() + (int64_t)remote->opts.timeout_s * 1000000000,
         .received = &s->stats.received,

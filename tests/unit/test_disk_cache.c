@@ -188,6 +188,27 @@ static int test_directory_of_another_file_is_refused(void)
     return 1;
 }
 
+/* A file too large to track is refused whole (the mount reads it without
+ * the disk cache), never a bitmap that wraps or a calloc of terabytes. */
+static int test_a_file_past_the_block_bound_is_not_kept(void)
+{
+    char *root = tmptree_new();
+    EXPECT(root);
+    char why[256] = "";
+    const uint64_t sizes[] = {UINT64_C(1) << 62, UINT64_MAX, (uint64_t)BLOCK * GGFS_DISK_CACHE_BLOCKS_MAX};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        why[0] = '\0';
+        EXPECT(!ggfs_disk_cache_open(root, URL, "v1", sizes[i], BLOCK, why, sizeof why));
+        EXPECT(strstr(why, "blocks it keeps"));
+    }
+    ggfs_disk_cache *c = ggfs_disk_cache_open(root, URL, "v1", (uint64_t)BLOCK * (GGFS_DISK_CACHE_BLOCKS_MAX - 1),
+                                              BLOCK, why, sizeof why);
+    EXPECT(c);
+    ggfs_disk_cache_close(c);
+    tmptree_free(root);
+    return 1;
+}
+
 int main(void)
 {
     for (size_t i = 0; i < SIZE; i++)
@@ -195,6 +216,7 @@ int main(void)
     int ok = test_blocks_are_written_whole_and_read_back();
     ok &= test_next_open_finds_the_blocks_of_the_same_file_only();
     ok &= test_directory_of_another_file_is_refused();
+    ok &= test_a_file_past_the_block_bound_is_not_kept();
     printf("disk cache: %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }

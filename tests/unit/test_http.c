@@ -32,12 +32,18 @@ static uint8_t g_file[SIZE];
 
 /* ==== The server ==== */
 
-typedef enum reply_kind { R_GOOD, R_STATUS, R_OTHER_ETAG, R_CUT, R_WHOLE_200, R_WRONG_RANGE } reply_kind;
+typedef enum reply_kind {
+    R_GOOD, R_STATUS, R_OTHER_ETAG, R_CUT, R_WHOLE_200, R_WRONG_RANGE,
+    R_NO_ETAG,     // a good 206 with no validator at all
+    R_HUGE_TOTAL,  // a 206 of a file of 2^64 - 1 bytes
+    R_REDIRECT,    // a 302 to g_srv.location
+    R_WAIT,        // a 429 whose Retry-After is `cut` seconds
+} reply_kind;
 
 typedef struct reply {
     reply_kind kind;
     int status;            // R_STATUS
-    uint64_t cut;          // R_CUT: body bytes sent before the connection closes
+    uint64_t cut;          // R_CUT: body bytes sent before the connection closes; R_WAIT: seconds
 } reply;
 
 #define MAX_REQUESTS 64
@@ -51,7 +57,9 @@ static struct server {
     int n_script, next;    // answers past the script are R_GOOD
     uint64_t first[MAX_REQUESTS], last[MAX_REQUESTS];
     bool bearer[MAX_REQUESTS]; // the request had "Authorization: Bearer tok"
+    int64_t at_ns[MAX_REQUESTS]; // when it came
     int n_requests;
+    char location[128];    // where R_REDIRECT points
 } g_srv;
 
 static void send_all(int fd, const void *p, size_t n)
@@ -89,11 +97,24 @@ static void serve(int fd)
         g_srv.first[g_srv.n_requests] = first;
         g_srv.last[g_srv.n_requests] = last;
         g_srv.bearer[g_srv.n_requests] = strcasestr(req, "\r\nAuthorization: Bearer tok\r\n") != NULL;
+        g_srv.at_ns[g_srv.n_requests] = ggfs_now_ns();
         g_srv.n_requests++;
     }
+    char location[sizeof g_srv.location];
+    memcpy(location, g_srv.location, sizeof location);
     pthread_mutex_unlock(&g_srv.lock);
 
     char head[512];
+    if (r.kind == R_REDIRECT || r.kind == R_WAIT) {
+        if (r.kind == R_REDIRECT)
+            snprintf(head, sizeof head, "HTTP/1.1 302 Found\r\nLocation: %s\r\nContent-Length: 0\r\n\r\n", location);
+        else
+            snprintf(head, sizeof head,
+                     "HTTP/1.1 429 Too Many Requests\r\nRetry-After: %" PRIu64 "\r\nContent-Length: 0\r\n\r\n",
+                     r.cut);
+        send_all(fd, head, strlen(head));
+        return;
+    }
     if (r.kind == R_STATUS) {
         snprintf(head, sizeof head, "HTTP/1.1 %d Nope\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", r.status);
         send_all(fd, head, strlen(head));
@@ -111,8 +132,9 @@ static void serve(int fd)
     const uint64_t len = last - said_first + 1;
     snprintf(head, sizeof head,
              "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes %" PRIu64 "-%" PRIu64
-             "/%d\r\nContent-Length: %" PRIu64 "\r\nETag: %s\r\nConnection: close\r\n\r\n",
-             said_first, last, SIZE, len, r.kind == R_OTHER_ETAG ? "\"e2\"" : "\"e1\"");
+             "/%s\r\nContent-Length: %" PRIu64 "\r\n%s%s%s\r\nConnection: close\r\n\r\n",
+             said_first, last, r.kind == R_HUGE_TOTAL ? "18446744073709551615" : "20000", len,
+             r.kind == R_NO_ETAG ? "X-No" : "ETag", ": ", r.kind == R_OTHER_ETAG ? "\"e2\"" : "\"e1\"");
     send_all(fd, head, strlen(head));
     send_all(fd, g_file + said_first, r.kind == R_CUT ? r.cut : len);
 }
@@ -220,7 +242,9 @@ static int test_good_range_lands_part_by_part(void)
 {
     script(0, NULL);
     ggfs_http_range r = range_of(100, 5000, PATIENT_MS);
-    r.bearer = "tok";
+    ggfs_secret tok;
+    EXPECT(ggfs_secret_bind(&tok, GGFS_SECRET_HUB_TOKEN, g_url, "tok", NULL));
+    r.secret = &tok;
     _Atomic uint64_t received = 0;
     r.received = &received;
     EXPECT_EQ(ggfs_http_get(g_http, &r), GGFS_HTTP_OK);
@@ -255,11 +279,18 @@ static int test_changed_file_is_told(void)
     r.size = SIZE + 1;
     EXPECT_EQ(ggfs_http_get(g_http, &r), GGFS_HTTP_CHANGED);
     EXPECT(strstr(r.why, "size changed from 20001 to 20000 bytes"));
-    // With no ETag pinned, Last-Modified is not sent here: nothing to compare.
+    // A validator once seen is required: an answer without the one the
+    // open had is of another file, or of none known.
     r = range_of(0, 100, PATIENT_MS);
     r.etag = NULL;
     r.last_modified = "yesterday";
-    EXPECT_EQ(ggfs_http_get(g_http, &r), GGFS_HTTP_OK);
+    EXPECT_EQ(ggfs_http_get(g_http, &r), GGFS_HTTP_CHANGED);
+    EXPECT_STR(r.why, "the answer has no Last-Modified, the file's was yesterday");
+    script(1, (reply[]){{R_NO_ETAG, 0, 0}});
+    r = range_of(0, 100, PATIENT_MS);
+    EXPECT_EQ(ggfs_http_get(g_http, &r), GGFS_HTTP_CHANGED);
+    EXPECT_STR(r.why, "the answer has no ETag, the file's was \"e1\"");
+    EXPECT_EQ(r.got, 0);
     return 1;
 }
 
@@ -370,14 +401,112 @@ static int test_open_takes_a_range_past_the_end(void)
     return 1;
 }
 
-static int test_same_origin(void)
+static int test_secret_goes_to_its_origin_alone(void)
 {
-    EXPECT(ggfs_http_same_origin("http://a.org/x", "http://A.org:80/y?z"));
-    EXPECT(ggfs_http_same_origin("https://a.org/x", "https://a.org:443/"));
-    EXPECT(!ggfs_http_same_origin("http://a.org/x", "https://a.org/x"));
-    EXPECT(!ggfs_http_same_origin("http://a.org/x", "http://b.org/x"));
-    EXPECT(!ggfs_http_same_origin("http://a.org:8080/x", "http://a.org/x"));
-    EXPECT(!ggfs_http_same_origin("not a url", "not a url"));
+    for (int k = 0; k < GGFS_SECRET_KIND_COUNT; k++) {
+        EXPECT(ggfs_secret_rules[k].name && ggfs_secret_rules[k].carried_in && ggfs_secret_rules[k].belongs_to);
+        ggfs_secret s;
+        EXPECT(ggfs_secret_bind(&s, (ggfs_secret_kind)k, "https://hub.example/api/x", "tok", NULL));
+        EXPECT_STR(s.origin, "https://hub.example:443");
+        EXPECT(ggfs_secret_may_go(&s, "https://hub.example/api/y?z"));
+        EXPECT(ggfs_secret_may_go(&s, "https://HUB.example:443/"));
+        EXPECT(!ggfs_secret_may_go(&s, "http://hub.example/api/x"));      // never to plain http
+        EXPECT(!ggfs_secret_may_go(&s, "https://hub.example:8443/api/x")); // another port
+        EXPECT(!ggfs_secret_may_go(&s, "https://cdn.example/api/x"));     // another host
+        EXPECT(!ggfs_secret_may_go(&s, "https://hub.example.evil/x"));
+        EXPECT(!ggfs_secret_may_go(&s, "https://hub.example@evil.example/x"));
+        EXPECT(!ggfs_secret_may_go(&s, "file:///etc/passwd"));
+        EXPECT(!ggfs_secret_may_go(&s, "not a url"));
+    }
+    ggfs_secret none;
+    EXPECT(!ggfs_secret_bind(&none, GGFS_SECRET_HUB_TOKEN, "ftp://hub.example/", "tok", NULL));
+    EXPECT(!none.bearer && !ggfs_secret_may_go(&none, "ftp://hub.example/"));
+
+    // Through the engine: a redirect to another origin (localhost is not
+    // 127.0.0.1) is followed without the token; one to the same origin
+    // keeps it.
+    ggfs_secret tok;
+    EXPECT(ggfs_secret_bind(&tok, GGFS_SECRET_HUB_TOKEN, g_url, "tok", NULL));
+    for (int other = 0; other < 2; other++) {
+        pthread_mutex_lock(&g_srv.lock);
+        snprintf(g_srv.location, sizeof g_srv.location, "http://%s:%d/cdn/m.gguf", other ? "localhost" : "127.0.0.1",
+                 g_srv.port);
+        pthread_mutex_unlock(&g_srv.lock);
+        script(1, (reply[]){{R_REDIRECT, 0, 0}});
+        ggfs_http_range r = range_of(0, 100, PATIENT_MS);
+        r.secret = &tok;
+        EXPECT_EQ(ggfs_http_get(g_http, &r), GGFS_HTTP_OK);
+        EXPECT_EQ(requests(), 2);
+        EXPECT(g_srv.bearer[0]);
+        EXPECT(g_srv.bearer[1] == !other);
+        EXPECT_STR(r.effective_url, g_srv.location);
+        EXPECT(memcmp(g_land.bytes, g_file, 100) == 0);
+    }
+    // A redirect to a scheme other than http(s) is refused.
+    pthread_mutex_lock(&g_srv.lock);
+    snprintf(g_srv.location, sizeof g_srv.location, "file:///etc/passwd");
+    pthread_mutex_unlock(&g_srv.lock);
+    script(1, (reply[]){{R_REDIRECT, 0, 0}});
+    ggfs_http_range r = range_of(0, 100, PATIENT_MS);
+    EXPECT_EQ(ggfs_http_get(g_http, &r), GGFS_HTTP_REFUSED);
+    EXPECT(strstr(r.why, "not an http(s) URL"));
+    // A redirect loop ends.
+    pthread_mutex_lock(&g_srv.lock);
+    snprintf(g_srv.location, sizeof g_srv.location, "%s", g_url);
+    pthread_mutex_unlock(&g_srv.lock);
+    reply loop[16];
+    for (int i = 0; i < 16; i++)
+        loop[i] = (reply){R_REDIRECT, 0, 0};
+    script(16, loop);
+    r = range_of(0, 100, PATIENT_MS);
+    EXPECT_EQ(ggfs_http_get(g_http, &r), GGFS_HTTP_REFUSED);
+    EXPECT(strstr(r.why, "redirect loop"));
+    EXPECT_EQ(requests(), GGFS_HTTP_MAX_REDIRECTS + 1);
+    return 1;
+}
+
+static int test_a_total_over_2_62_is_refused(void)
+{
+    script(1, (reply[]){{R_HUGE_TOTAL, 0, 0}});
+    ggfs_http_range r = range_of(0, 100, PATIENT_MS);
+    r.open = true;
+    r.etag = NULL;
+    EXPECT_EQ(ggfs_http_fetch(g_http, &r), GGFS_HTTP_REFUSED);
+    EXPECT(strstr(r.why, "over 2^62 bytes"));
+    EXPECT_EQ(requests(), 1);
+    return 1;
+}
+
+/* A 429 holds every request to its host for the wait it names, and a
+ * wait past the deadline fails at once: on an engine of its own, so that
+ * its day-long hold stays there. */
+static int test_a_429_holds_the_host(void)
+{
+    ggfs_http *http = ggfs_http_new();
+    EXPECT(http);
+    script(1, (reply[]){{R_WAIT, 0, 1}});
+    ggfs_http_range r = range_of(0, 100, PATIENT_MS);
+    EXPECT_EQ(ggfs_http_get(http, &r), GGFS_HTTP_RETRY);
+    EXPECT_EQ(r.wait_s, 1);
+    r = range_of(0, 100, PATIENT_MS);
+    EXPECT_EQ(ggfs_http_get(http, &r), GGFS_HTTP_OK);
+    EXPECT_EQ(requests(), 2);
+    EXPECT(g_srv.at_ns[1] - g_srv.at_ns[0] >= INT64_C(900000000));
+    // Retry-After: 9999999999 reads as a day, and fails a fetch at once.
+    script(1, (reply[]){{R_WAIT, 0, UINT64_C(9999999999)}});
+    r = range_of(0, 100, 3000);
+    r.waits_rate_limit = true;
+    const int64_t start = ggfs_now_ns();
+    EXPECT(ggfs_http_fetch(http, &r) != GGFS_HTTP_OK);
+    EXPECT(ggfs_now_ns() - start < INT64_C(2000000000));
+    EXPECT_EQ(r.wait_s, 86400);
+    EXPECT(strstr(r.why, "past the deadline"));
+    // The host stays held: no request goes out.
+    r = range_of(0, 100, 3000);
+    EXPECT(ggfs_http_fetch(http, &r) != GGFS_HTTP_OK);
+    EXPECT(strstr(r.why, "asked for a pause"));
+    EXPECT_EQ(requests(), 1);
+    ggfs_http_free(http);
     return 1;
 }
 
@@ -400,7 +529,9 @@ int main(void)
     ok &= test_fetch_asks_again_for_the_missing_parts_only();
     ok &= test_fetch_gives_up_at_the_deadline();
     ok &= test_open_takes_a_range_past_the_end();
-    ok &= test_same_origin();
+    ok &= test_secret_goes_to_its_origin_alone();
+    ok &= test_a_total_over_2_62_is_refused();
+    ok &= test_a_429_holds_the_host();
     server_stop();
     ggfs_http_free(g_http);
     printf("http: %s\n", ok ? "ok" : "FAILED");
