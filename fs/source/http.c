@@ -198,6 +198,7 @@ typedef struct transfer {
     bool checked;          // the response was found right, body accepted
     bool keeping;          // the body goes to r->body (an error's, or the
                            // whole document)
+    bool has_location;     // the response names a Location
     bool redirecting;      // a redirect's body: dropped
     size_t dropped;        // bytes of it
     uint64_t expect;       // body bytes the response announces
@@ -231,7 +232,10 @@ static size_t on_header(char *line, size_t size, size_t n, void *user)
         r->etag_got[0] = r->last_modified_got[0] = r->header_got[0] = '\0';
         r->wait_s = -1;
         t->have_range = false;
+        t->has_location = false;
         t->range_verdict = GGFS_CONTENT_RANGE_BAD;
+    } else if (ggfs_header_match(line, len, "location", &v, &vlen)) {
+        t->has_location = vlen > 0;
     } else if (ggfs_wait_header_parse(line, len, &r->wait_s)) {
         // RateLimit or Retry-After: kept in wait_s
     } else if (r->keep_header && ggfs_header_match(line, len, r->keep_header, &v, &vlen)) {
@@ -351,7 +355,9 @@ static size_t on_body(char *bytes, size_t size, size_t n, void *user)
     const size_t len = size * n;
     if (!t->checked && !t->keeping && !t->redirecting) {
         curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &r->status);
-        t->redirecting = r->status >= 300 && r->status < 400;
+        // A 3xx without a Location is an answer (S3's 301 names the
+        // bucket's region in its body), not a hop.
+        t->redirecting = r->status >= 300 && r->status < 400 && t->has_location;
     }
     if (t->redirecting) {
         t->dropped += len;
