@@ -58,7 +58,9 @@ setup() {
     "$PYTHON" "$READERS" name-writer "$MNT" 4 >"$BATS_TEST_TMPDIR/writer.out" &
     local writer=$! reads=0
     local names="$BATS_TEST_TMPDIR/names"
-    while kill -0 "$writer" 2>/dev/null; do
+    # At least 20 reads, however slow the machine: reads once the writer
+    # ended check the last versions as well.
+    while kill -0 "$writer" 2>/dev/null || [ "$reads" -lt 20 ]; do
         jq -e -r '."general.name" | .[-6:]' "$MNT/metadata.json" >>"$names" ||
             { echo "read $reads of metadata.json is no JSON"; kill "$writer"; return 1; }
         reads=$((reads + 1))
