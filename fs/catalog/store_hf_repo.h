@@ -24,12 +24,6 @@ bool ggfs_hf_is_collection(const char *name);
  * listing refused. The catalog frees it (ggfs_store_hf_repo.root_free). */
 ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap);
 
-/* A listed path as the mount shows it: each component at most 255 bytes
- * (a longer one keeps its start, then '~' and 8 hex digits of a hash of
- * it whole). Malloc'ed; NULL when a component is empty, "." or "..", or
- * out of memory. The S3 store names its entries so too. */
-char *ggfs_hf_shown_path(const char *p, size_t len);
-
 /* ==== For the author store (store_hf_author.c) ==== */
 
 /* An empty repo ORG/REPO (org_repo), named source in messages, its
