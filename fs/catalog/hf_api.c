@@ -163,6 +163,12 @@ int ggfs_hf_pages_from(ggfs_hf_get *get, void *get_ctx, const char *first, const
     int err = 0;
     bool full = false;
     while (!err && !full && url[0]) {
+        if (ggfs_page_guard_count(&guard) >= GGFS_PAGE_ENTRIES_MAX) {
+            // A next page past the cap: the listing is longer, and cut here.
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: over %u entries: the rest is left out\n", what,
+                     GGFS_PAGE_ENTRIES_MAX);
+            break;
+        }
         if (!ggfs_page_guard_page(&guard, url, strlen(url), what, why, cap)) {
             err = -1;
             break;
@@ -215,21 +221,15 @@ int ggfs_hf_pages_from(ggfs_hf_get *get, void *get_ctx, const char *first, const
     return err;
 }
 
-typedef struct engine_get {
-    ggfs_remote_engine *remote;
-    ggfs_hf_stats *stats;
-    const char *token;
-} engine_get;
-
-static int get_from_engine(void *ctx, const char *url, ggfs_api_reply *reply, const char *what, char *why, size_t cap)
+int ggfs_hf_engine_get(void *ctx, const char *url, ggfs_api_reply *reply, const char *what, char *why, size_t cap)
 {
-    const engine_get *g = ctx;
+    const ggfs_hf_getter *g = ctx;
     return ggfs_hf_api_get(g->remote, g->stats, url, g->token, reply, what, why, cap);
 }
 
 int ggfs_hf_pages(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *first, const char *token, const char *what,
                   const char *key_field, bool (*each)(void *ctx, json_object *entry), void *ctx, char *why, size_t cap)
 {
-    engine_get g = {remote, stats, token};
-    return ggfs_hf_pages_from(get_from_engine, &g, first, what, key_field, each, ctx, why, cap);
+    ggfs_hf_getter g = {remote, stats, token};
+    return ggfs_hf_pages_from(ggfs_hf_engine_get, &g, first, what, key_field, each, ctx, why, cap);
 }

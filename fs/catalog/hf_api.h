@@ -85,6 +85,16 @@ int ggfs_hf_pages(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *
  * with why (ggfs_hf_api_get's contract). */
 typedef int ggfs_hf_get(void *ctx, const char *url, ggfs_api_reply *reply, const char *what, char *why, size_t cap);
 
+/* What ggfs_hf_engine_get asks through: ggfs_hf_api_get's arguments. */
+typedef struct ggfs_hf_getter {
+    ggfs_remote_engine *remote;
+    ggfs_hf_stats *stats;
+    const char *token;
+} ggfs_hf_getter;
+
+/* A ggfs_hf_get over ggfs_hf_api_get (ctx: a ggfs_hf_getter). */
+int ggfs_hf_engine_get(void *ctx, const char *url, ggfs_api_reply *reply, const char *what, char *why, size_t cap);
+
 /* ggfs_hf_pages with pages from get (the unit tests script a server). */
 int ggfs_hf_pages_from(ggfs_hf_get *get, void *get_ctx, const char *first, const char *what, const char *key_field,
                        bool (*each)(void *ctx, json_object *entry), void *ctx, char *why, size_t cap);

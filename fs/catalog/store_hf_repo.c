@@ -207,8 +207,8 @@ static bool api_repo_url(const char *endpoint, const char *org_repo, char *url, 
 }
 
 /* Resolves rev to its commit into r->commit. */
-static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
-                            const char *rev, char *why, size_t cap)
+static int resolve_revision(ggfs_hf_repo *r, ggfs_hf_get *get, void *get_ctx, const char *endpoint, const char *rev,
+                            char *why, size_t cap)
 {
     char url[URL_CAP], what[URL_CAP];
     snprintf(what, sizeof what, "hf://%s@%s", r->org_repo, rev);
@@ -218,7 +218,7 @@ static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const c
         return -1;
     }
     ggfs_api_reply reply;
-    int err = ggfs_hf_api_get(remote, r->stats, url, token, &reply, what, why, cap);
+    int err = get(get_ctx, url, &reply, what, why, cap);
     json_object *o = err ? NULL : ggfs_hf_parse(&reply, what, why, cap), *sha;
     free(reply.body);
     if (!o)
@@ -239,8 +239,8 @@ static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const c
 }
 
 /* Reads the tree at the commit, page after page, into r->files. */
-static int read_tree(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
-                     const char *dir, char *why, size_t cap)
+static int read_tree(ggfs_hf_repo *r, ggfs_hf_get *get, void *get_ctx, const char *endpoint, const char *dir,
+                     char *why, size_t cap)
 {
     char url[URL_CAP], what[URL_CAP];
     snprintf(what, sizeof what, "hf://%s%s%s@%s: listing", r->org_repo, dir[0] ? "/" : "", dir, r->commit);
@@ -257,7 +257,7 @@ static int read_tree(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *en
     }
     strcat(url, "?recursive=true");
     tree_ctx c = {.r = r, .dir = dir};
-    if (ggfs_hf_pages(remote, r->stats, url, token, what, "path", add_entry, &c, why, cap) != 0)
+    if (ggfs_hf_pages_from(get, get_ctx, url, what, "path", add_entry, &c, why, cap) != 0)
         return -1;
     if (r->n > 1)
         qsort(r->files, r->n, sizeof *r->files, by_shown);
@@ -352,9 +352,16 @@ ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, ggfs_hf
 int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
                       const char *rev, const char *dir, char *why, size_t cap)
 {
+    ggfs_hf_getter g = {remote, r->stats, token};
+    return ggfs_hf_repo_read_from(r, ggfs_hf_engine_get, &g, endpoint, rev, dir, why, cap);
+}
+
+int ggfs_hf_repo_read_from(ggfs_hf_repo *r, ggfs_hf_get *get, void *get_ctx, const char *endpoint, const char *rev,
+                           const char *dir, char *why, size_t cap)
+{
     r->mounted = (int64_t)time(NULL);
-    return resolve_revision(r, remote, endpoint, token, rev, why, cap) != 0 ||
-                   read_tree(r, remote, endpoint, token, dir, why, cap) != 0
+    return resolve_revision(r, get, get_ctx, endpoint, rev, why, cap) != 0 ||
+                   read_tree(r, get, get_ctx, endpoint, dir, why, cap) != 0
                ? -1
                : 0;
 }

@@ -10,7 +10,7 @@
 
 #include "source/remote_engine.h"
 
-struct ggfs_hf_stats; // hf_api.h
+#include "catalog/hf_api.h"
 
 typedef struct ggfs_hf_repo ggfs_hf_repo;
 
@@ -28,11 +28,15 @@ ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, ch
 
 /* An empty repo ORG/REPO (org_repo), named source in messages, its
  * requests counted in stats; NULL when out of memory. */
-ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, struct ggfs_hf_stats *stats);
+ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, ggfs_hf_stats *stats);
 /* Resolves rev and reads the repo's listing (under dir: "" for all) into
  * r. Returns 0, or -1 with why. */
 int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
                       const char *rev, const char *dir, char *why, size_t cap);
+/* ggfs_hf_repo_read with answers from get (hf_api.h: the unit tests
+ * script a Hub). */
+int ggfs_hf_repo_read_from(ggfs_hf_repo *r, ggfs_hf_get *get, void *get_ctx, const char *endpoint, const char *rev,
+                           const char *dir, char *why, size_t cap);
 void ggfs_hf_repo_free(ggfs_hf_repo *r);
 
 /* ==== hf://ORG (store_hf_author.c) ==== */

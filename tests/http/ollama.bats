@@ -116,7 +116,7 @@ teardown() {
     grep -q "^url: http://$REGISTRY/v2/library/tiny/blobs/sha256:" "$MNT/remote"
 }
 
-@test "Modelfile is the model as ollama show --modelfile writes it" {
+@test "Modelfile is the model as ollama show --modelfile writes it, its adapter and projector by their blob URLs" {
     mount_model "ollama+http://$REGISTRY/library/tiny:latest" "$MNT"
     local expected="$BATS_TEST_TMPDIR/Modelfile"
     cat >"$expected" <<END
@@ -125,6 +125,8 @@ teardown() {
 # FROM $REGISTRY/library/tiny:latest
 
 FROM $REGISTRY/library/tiny:latest
+ADAPTER http://$REGISTRY/v2/library/tiny/blobs/sha256:$(sha256sum "$FILES/adapter.gguf" | cut -d' ' -f1)
+FROM http://$REGISTRY/v2/library/tiny/blobs/sha256:$(sha256sum "$FILES/projector.gguf" | cut -d' ' -f1)
 TEMPLATE """$TEMPLATE_TEXT"""
 SYSTEM $SYSTEM_TEXT
 PARAMETER stop <|end|>
