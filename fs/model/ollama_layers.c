@@ -451,10 +451,12 @@ ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const 
     // store's connections, each batch asked for at most what is left of
     // the total when it starts (so a batch holds at most its share more),
     // kept in the manifest's order.
-    for (size_t i = 0; i < m->n;) {
+    // The first batch is one layer: a registry's token, asked for at its
+    // first 401, is then had before the others go at once.
+    for (size_t i = 0, most = 1; i < m->n; most = GGFS_OLLAMA_READ_THREADS) {
         size_t n = 0;
         const size_t left = GGFS_OLLAMA_SMALL_TOTAL - used;
-        for (; i < m->n && n < GGFS_OLLAMA_READ_THREADS; i++)
+        for (; i < m->n && n < most; i++)
             if (is_small(m->layers[i].kind))
                 batch[n++] = (layer_read){.store = store, .layer = &m->layers[i],
                                           .cap = left < GGFS_OLLAMA_SMALL_MAX ? left : GGFS_OLLAMA_SMALL_MAX};
