@@ -135,7 +135,7 @@ static int read_repos(ggfs_hf_author *a, ggfs_remote_engine *remote, ggfs_scan *
     return 0;
 }
 
-ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap)
+ggfs_hf_author *ggfs_hf_author_new(const char *name, char *why, size_t cap)
 {
     ggfs_hf_author *a = calloc(1, sizeof *a);
     if (!a || pthread_mutex_init(&a->lock, NULL) != 0) {
@@ -156,6 +156,14 @@ ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name
         ggfs_hf_say(why, cap, "%s: not an hf://ORG name (a dot segment)", name);
         return NULL;
     }
+    return a;
+}
+
+ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap)
+{
+    ggfs_hf_author *a = ggfs_hf_author_new(name, why, cap);
+    if (!a)
+        return NULL;
     // The mount is refused now when the author's listing is.
     ggfs_scan first;
     if (read_repos(a, remote, &first, why, cap) != 0) {
@@ -178,6 +186,13 @@ static ggfs_hf_repo *kept_repo(const ggfs_hf_author *a, const char *key)
 const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *remote, const char *key, char *why,
                                         size_t cap)
 {
+    ggfs_hf_getter g = {remote, &a->root.stats, a->token};
+    return ggfs_hf_author_repo_from(a, ggfs_hf_engine_get, &g, key, why, cap);
+}
+
+const ggfs_hf_repo *ggfs_hf_author_repo_from(ggfs_hf_author *a, ggfs_hf_get *get, void *get_ctx, const char *key,
+                                             char *why, size_t cap)
+{
     errno = 0;
     // The lock guards the list of repos read, never a request: a repo is
     // read with it released, so a lookup of another repo (or of one read
@@ -198,7 +213,7 @@ const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *r
     }
     // Not kept when it fails (the catalog keeps the error entry it lists
     // as long as any listing of the repo's directory).
-    if (ggfs_hf_repo_read(r, remote, a->endpoint, a->token, "main", "", why, cap) != 0) {
+    if (ggfs_hf_repo_read_from(r, get, get_ctx, a->endpoint, "main", "", why, cap) != 0) {
         ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s\n", why);
         ggfs_hf_repo_free(r);
         return NULL;

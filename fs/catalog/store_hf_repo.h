@@ -49,10 +49,17 @@ bool ggfs_hf_is_author(const char *name);
  * with why (one line) when refused. */
 ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap);
 void ggfs_hf_author_free(ggfs_hf_author *a);
+/* An author with no repo read yet, its listing not asked for (the unit
+ * tests'); NULL with why when name is no author or out of memory. */
+ggfs_hf_author *ggfs_hf_author_new(const char *name, char *why, size_t cap);
 /* The author's repo ORG/REPO (key), read (at main) the first time it is
  * asked for and kept for the mount's life. NULL with why when it cannot
  * be read (errno ENOMEM when out of memory). */
 const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *remote, const char *key, char *why,
                                         size_t cap);
+/* ggfs_hf_author_repo with answers from get (hf_api.h). No lock another
+ * lookup needs is held while get runs. */
+const ggfs_hf_repo *ggfs_hf_author_repo_from(ggfs_hf_author *a, ggfs_hf_get *get, void *get_ctx, const char *key,
+                                             char *why, size_t cap);
 
 #endif

@@ -7,9 +7,11 @@
  */
 #define _DEFAULT_SOURCE // setenv
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "catalog/hf_api.h"
 #include "catalog/store.h"
@@ -298,6 +300,99 @@ static int test_hub_path_holding_at_opens_its_file(void)
     return 1;
 }
 
+/* ==== An author's repos ==== */
+
+/* A Hub whose answers wait until released: a lookup stuck on it. */
+typedef struct gate {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool open, entered;
+    hub h;
+} gate;
+
+static int gated_get(void *ctx, const char *url, ggfs_api_reply *reply, const char *what, char *why, size_t cap)
+{
+    gate *g = ctx;
+    pthread_mutex_lock(&g->lock);
+    g->entered = true;
+    pthread_cond_broadcast(&g->cond);
+    while (!g->open)
+        pthread_cond_wait(&g->cond, &g->lock);
+    pthread_mutex_unlock(&g->lock);
+    return hub_get(&g->h, url, reply, what, why, cap);
+}
+
+typedef struct lookup {
+    ggfs_hf_author *a;
+    ggfs_hf_get *get;
+    void *ctx;
+    const char *key;
+    const ggfs_hf_repo *r;
+    bool done;
+    pthread_mutex_t *lock;
+    pthread_cond_t *cond;
+} lookup;
+
+static void *run_lookup(void *arg)
+{
+    lookup *l = arg;
+    char why[300];
+    const ggfs_hf_repo *r = ggfs_hf_author_repo_from(l->a, l->get, l->ctx, l->key, why, sizeof why);
+    pthread_mutex_lock(l->lock);
+    l->r = r;
+    l->done = true;
+    pthread_cond_broadcast(l->cond);
+    pthread_mutex_unlock(l->lock);
+    return NULL;
+}
+
+/* While one repo of an author is being read from a Hub that does not
+ * answer, another repo is read and a repo read before is found. */
+static int test_an_authors_lookup_waits_for_no_other_repos_listing(void)
+{
+    static const char *const pages[] = {"[{\"type\": \"file\", \"path\": \"m.gguf\", \"size\": 1}]", NULL};
+    char why[300];
+    ggfs_hf_author *a = ggfs_hf_author_new("hf://org", why, sizeof why);
+    EXPECT(a != NULL);
+    gate g = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+              .h = {.revision = sha_ok, .pages = pages}};
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+    lookup slow = {.a = a, .get = gated_get, .ctx = &g, .key = "org/slow", .lock = &lock, .cond = &cond};
+    pthread_t t_slow, t_fast;
+    EXPECT(pthread_create(&t_slow, NULL, run_lookup, &slow) == 0);
+    pthread_mutex_lock(&g.lock);
+    while (!g.entered)
+        pthread_cond_wait(&g.cond, &g.lock);
+    pthread_mutex_unlock(&g.lock);
+    hub fast_hub = {.revision = sha_ok, .pages = pages};
+    lookup fast = {.a = a, .get = hub_get, .ctx = &fast_hub, .key = "org/fast", .lock = &lock, .cond = &cond};
+    EXPECT(pthread_create(&t_fast, NULL, run_lookup, &fast) == 0);
+    // The other repo is read within 5 s while the first waits on the Hub.
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 5;
+    pthread_mutex_lock(&lock);
+    while (!fast.done && pthread_cond_timedwait(&cond, &lock, &until) == 0)
+        ;
+    const bool fast_done = fast.done;
+    pthread_mutex_unlock(&lock);
+    pthread_mutex_lock(&g.lock);
+    g.open = true;
+    pthread_cond_broadcast(&g.cond);
+    pthread_mutex_unlock(&g.lock);
+    pthread_join(t_slow, NULL);
+    pthread_join(t_fast, NULL);
+    EXPECT(fast_done);
+    EXPECT(fast.r != NULL && slow.r != NULL && fast.r != slow.r);
+    // Read once: found again with no request.
+    const unsigned calls = fast_hub.calls;
+    EXPECT(ggfs_hf_author_repo_from(a, hub_get, &fast_hub, "org/fast", why, sizeof why) == fast.r);
+    EXPECT_EQ(fast_hub.calls, calls);
+    ggfs_hf_author_free(a);
+    return 1;
+}
+
 int main(void)
 {
     int ok = 1;
@@ -310,5 +405,6 @@ int main(void)
     ok &= test_hub_pages_that_loop_refuse_the_listing();
     ok &= test_hub_path_listed_twice_is_kept_once();
     ok &= test_hub_path_holding_at_opens_its_file();
+    ok &= test_an_authors_lookup_waits_for_no_other_repos_listing();
     return ok ? 0 : 1;
 }
