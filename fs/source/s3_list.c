@@ -156,8 +156,11 @@ static void take(page *p, char *s, bool is_prefix)
     switch (ggfs_page_guard_entry(&p->guard, tagged, len + 1)) {
     case GGFS_PAGE_SEEN:
         return;
-    case GGFS_PAGE_FULL:
-        (void)room(p);
+    case GGFS_PAGE_FULL: // the guard's cap, whatever the caller's
+        if (!p->out->capped)
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: s3://%s/%s: more than %u entries: listing the first %u only\n",
+                     p->t->bucket, p->prefix, GGFS_PAGE_ENTRIES_MAX, GGFS_PAGE_ENTRIES_MAX);
+        p->out->capped = true;
         return;
     case GGFS_PAGE_NOMEM:
         p->failed = "out of memory";
