@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "catalog/beneath.h"
+#include "util/store_name.h"
 #include "util/pread_full.h"
 
 bool ggfs_path_within(const char *inner, const char *outer)
@@ -266,7 +267,9 @@ int ggfs_folder_each(const ggfs_folder *f, const char *real_dir, unsigned flags,
             break;
         }
         const char *name = de->d_name;
-        const bool dots = name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]));
+        // The stores' one check (util/store_name.h): for a directory's
+        // entries it leaves out "." and "..".
+        const bool dots = ggfs_store_path_unfit(name, strlen(name)) != NULL;
         if (dots || (name[0] == '.' && (flags & GGFS_EACH_SKIP_HIDDEN)))
             continue;
         if (!fn(ctx, name, de->d_type)) {

@@ -9,8 +9,8 @@
 
 #include "catalog/hf_api.h"
 #include "catalog/hf_kept.h"
-#include "util/fnv.h"
 #include "util/log.h"
+#include "util/page_guard.h"
 
 void ggfs_hf_say(char *why, size_t cap, const char *fmt, ...)
 {
@@ -141,40 +141,42 @@ json_object *ggfs_hf_parse(const ggfs_api_reply *reply, const char *what, char *
 }
 
 
-int ggfs_hf_pages(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *first, const char *token, const char *what,
-                  bool (*each)(void *ctx, json_object *entry), void *ctx, char *why, size_t cap)
+/* The key an entry is known by in its listing: the string field key_field,
+ * or NULL when it has none (such an entry adds nothing). */
+static const char *entry_key(json_object *e, const char *key_field, size_t *len)
+{
+    json_object *k;
+    if (!json_object_is_type(e, json_type_object) || !json_object_object_get_ex(e, key_field, &k) ||
+        !json_object_is_type(k, json_type_string))
+        return NULL;
+    *len = (size_t)json_object_get_string_len(k);
+    return json_object_get_string(k);
+}
+
+int ggfs_hf_pages_from(ggfs_hf_get *get, void *get_ctx, const char *first, const char *what, const char *key_field,
+                       bool (*each)(void *ctx, json_object *entry), void *ctx, char *why, size_t cap)
 {
     char url[GGFS_API_URL_MAX];
     snprintf(url, sizeof url, "%s", first);
-    // The pages seen, by a hash of their URL: one seen again is a loop.
-    uint64_t *seen = NULL;
-    size_t n_seen = 0, entries = 0;
+    ggfs_page_guard guard;
+    ggfs_page_guard_init(&guard, "Link");
     int err = 0;
-    while (!err && url[0]) {
-        if (entries == GGFS_HF_MAX_ENTRIES) {
+    bool full = false;
+    while (!err && !full && url[0]) {
+        if (ggfs_page_guard_count(&guard) >= GGFS_PAGE_ENTRIES_MAX) {
             // A next page past the cap: the listing is longer, and cut here.
-            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: over %u entries: the rest is left out\n", what, GGFS_HF_MAX_ENTRIES);
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: over %u entries: the rest is left out\n", what,
+                     GGFS_PAGE_ENTRIES_MAX);
             break;
         }
-        const uint64_t h = ggfs_fnv64(GGFS_FNV64_OFFSET, url, strlen(url));
-        for (size_t i = 0; i < n_seen && !err; i++)
-            if (seen[i] == h) {
-                ggfs_hf_say(why, cap, "%s: page %zu links back to page %zu (a Link loop)", what, n_seen + 1, i + 1);
-                err = -1;
-            }
-        uint64_t *grown = err ? NULL : realloc(seen, (n_seen + 1) * sizeof *seen);
-        if (!err && !grown) {
-            ggfs_hf_say(why, cap, "%s: out of memory", what);
+        if (!ggfs_page_guard_page(&guard, url, strlen(url), what, why, cap)) {
             err = -1;
-        }
-        if (err)
             break;
-        seen = grown;
-        seen[n_seen++] = h;
+        }
         ggfs_api_reply reply;
         char page_what[GGFS_API_URL_MAX + 32];
-        snprintf(page_what, sizeof page_what, "%s page %zu", what, n_seen);
-        err = ggfs_hf_api_get(remote, stats, url, token, &reply, page_what, why, cap);
+        snprintf(page_what, sizeof page_what, "%s page %zu", what, guard.n_pages);
+        err = get(get_ctx, url, &reply, page_what, why, cap);
         json_object *o = err ? NULL : ggfs_hf_parse(&reply, page_what, why, cap);
         if (!err && !o)
             err = -1;
@@ -183,24 +185,51 @@ int ggfs_hf_pages(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *
             err = -1;
         }
         const size_t count = err ? 0 : json_object_array_length(o);
-        for (size_t i = 0; i < count && !err; i++) {
-            if (entries == GGFS_HF_MAX_ENTRIES) {
-                ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: over %u entries: the rest is left out\n", what, GGFS_HF_MAX_ENTRIES);
-                reply.next[0] = '\0';
+        for (size_t i = 0; i < count && !err && !full; i++) {
+            json_object *e = json_object_array_get_idx(o, i);
+            size_t len = 0;
+            const char *key = entry_key(e, key_field, &len);
+            if (!key)
+                continue;
+            switch (ggfs_page_guard_entry(&guard, key, len)) {
+            case GGFS_PAGE_NEW:
+                if (!each(ctx, e)) {
+                    ggfs_hf_say(why, cap, "%s: out of memory", what);
+                    err = -1;
+                }
                 break;
-            }
-            entries++;
-            if (!each(ctx, json_object_array_get_idx(o, i))) {
+            case GGFS_PAGE_SEEN: // listed twice (a page repeated): kept once
+                break;
+            case GGFS_PAGE_FULL:
+                ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: over %u entries: the rest is left out\n", what,
+                         GGFS_PAGE_ENTRIES_MAX);
+                full = true;
+                break;
+            case GGFS_PAGE_NOMEM:
                 ggfs_hf_say(why, cap, "%s: out of memory", what);
                 err = -1;
+                break;
             }
         }
         json_object_put(o);
+        if (!err && !full && !ggfs_page_guard_page_done(&guard, what, why, cap))
+            err = -1;
         snprintf(url, sizeof url, "%s", err ? "" : reply.next);
         free(reply.body);
     }
-    free(seen);
-    if (err)
-        return err;
+    ggfs_page_guard_destroy(&guard);
     return err;
+}
+
+int ggfs_hf_engine_get(void *ctx, const char *url, ggfs_api_reply *reply, const char *what, char *why, size_t cap)
+{
+    const ggfs_hf_getter *g = ctx;
+    return ggfs_hf_api_get(g->remote, g->stats, url, g->token, reply, what, why, cap);
+}
+
+int ggfs_hf_pages(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *first, const char *token, const char *what,
+                  const char *key_field, bool (*each)(void *ctx, json_object *entry), void *ctx, char *why, size_t cap)
+{
+    ggfs_hf_getter g = {remote, stats, token};
+    return ggfs_hf_pages_from(ggfs_hf_engine_get, &g, first, what, key_field, each, ctx, why, cap);
 }

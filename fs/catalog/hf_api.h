@@ -15,11 +15,12 @@
 #include <stddef.h>
 
 #include "source/remote_engine.h"
+#include "util/page_guard.h"
 
 #define GGFS_HF_PAGE_MAX (16u << 20) // bytes of one answer, at most
 // Entries of a listing read at most (SPEC: at least 100,000): a longer
-// listing is cut there, with a log line.
-#define GGFS_HF_MAX_ENTRIES 100000u
+// listing is cut there, with a log line (util/page_guard.h).
+#define GGFS_HF_MAX_ENTRIES GGFS_PAGE_ENTRIES_MAX
 
 typedef enum ggfs_hf_root_type {
     GGFS_HF_ROOT_REPO,   // a ggfs_hf_repo: hf://ORG/REPO[/DIR]
@@ -69,11 +70,33 @@ json_object *ggfs_hf_parse(const ggfs_api_reply *reply, const char *what, char *
 
 /* Reads a paged listing from the URL first, page after page by `Link:
  * <URL>; rel="next"`, each page a JSON array whose entries go to each
- * (false: out of memory). At most GGFS_HF_MAX_ENTRIES entries: past them
- * the listing is cut, with a log line. Returns 0, or -1 with why naming
- * what and the page: an answer refused or not JSON, not an array, or a
- * Link back to a page already read (a loop). */
+ * (false: out of memory), each once: an entry is known by its string field
+ * key_field ("path", "id"); one without it is left out, one whose key was
+ * listed before is dropped. The bounds are page_guard.h's: at most
+ * GGFS_PAGE_ENTRIES_MAX entries (past them the listing is cut, with a log
+ * line) and GGFS_PAGE_MAX pages. Returns 0, or -1 with why naming what and
+ * the page: an answer refused or not JSON, not an array, a Link back to a
+ * page already read, or GGFS_PAGE_STALL_MAX pages in a row adding no new
+ * entry (both loops). */
 int ggfs_hf_pages(ggfs_remote_engine *remote, ggfs_hf_stats *stats, const char *first, const char *token, const char *what,
-                  bool (*each)(void *ctx, json_object *entry), void *ctx, char *why, size_t cap);
+                  const char *key_field, bool (*each)(void *ctx, json_object *entry), void *ctx, char *why, size_t cap);
+
+/* Gets one page: 0 and the reply (its body the caller's to free), or -1
+ * with why (ggfs_hf_api_get's contract). */
+typedef int ggfs_hf_get(void *ctx, const char *url, ggfs_api_reply *reply, const char *what, char *why, size_t cap);
+
+/* What ggfs_hf_engine_get asks through: ggfs_hf_api_get's arguments. */
+typedef struct ggfs_hf_getter {
+    ggfs_remote_engine *remote;
+    ggfs_hf_stats *stats;
+    const char *token;
+} ggfs_hf_getter;
+
+/* A ggfs_hf_get over ggfs_hf_api_get (ctx: a ggfs_hf_getter). */
+int ggfs_hf_engine_get(void *ctx, const char *url, ggfs_api_reply *reply, const char *what, char *why, size_t cap);
+
+/* ggfs_hf_pages with pages from get (the unit tests script a server). */
+int ggfs_hf_pages_from(ggfs_hf_get *get, void *get_ctx, const char *first, const char *what, const char *key_field,
+                       bool (*each)(void *ctx, json_object *entry), void *ctx, char *why, size_t cap);
 
 #endif

@@ -21,6 +21,7 @@
 #include "catalog/store_hf_repo.h"
 #include "source/hf_name.h"
 #include "util/log.h"
+#include "util/store_name.h"
 #include "util/text.h"
 #include "util/url_text.h"
 
@@ -32,7 +33,7 @@ typedef struct author_repo {
 struct ggfs_hf_author {
     ggfs_hf_root root;  // GGFS_HF_ROOT_AUTHOR, and the counts of every repo's requests
     char *org, *source, *endpoint, *token;
-    pthread_mutex_t lock; // the repos read so far
+    pthread_mutex_t lock; // the repos read so far (never held across a request)
     author_repo *repos;
     size_t n, cap;
 };
@@ -83,13 +84,18 @@ static bool add_repo(void *ctx, json_object *e)
 {
     repos_ctx *c = ctx;
     json_object *id;
-    if (!json_object_object_get_ex(e, "id", &id) || !json_object_is_type(id, json_type_string))
+    if (!json_object_is_type(e, json_type_object) || !json_object_object_get_ex(e, "id", &id) ||
+        !json_object_is_type(id, json_type_string))
         return true;
     const char *s = json_object_get_string(id);
     const size_t len = (size_t)json_object_get_string_len(id), olen = strlen(c->a->org);
-    const char *name = s + olen + 1;
-    if (strlen(s) != len || len <= olen + 1 || strncmp(s, c->a->org, olen) != 0 || s[olen] != '/' ||
-        strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strlen(name) > 255) {
+    // ORG/NAME, NAME one component by the stores' one check, at most 255
+    // bytes (the Hub allows 96: a longer one is no repo of its).
+    const bool of_org = len > olen + 1 && strncmp(s, c->a->org, olen) == 0 && s[olen] == '/';
+    const char *name = of_org ? s + olen + 1 : s;
+    const size_t name_len = of_org ? len - olen - 1 : len;
+    if (!of_org || ggfs_store_path_unfit(name, name_len) || memchr(name, '/', name_len) ||
+        name_len > GGFS_STORE_NAME_MAX) {
         char quoted[301]; // one line: a hostile id makes no log line of its own
         snprintf(quoted, sizeof quoted, "%s", s);
         ggfs_one_line(quoted);
@@ -121,7 +127,7 @@ static int read_repos(ggfs_hf_author *a, ggfs_remote_engine *remote, ggfs_scan *
         return -1;
     }
     repos_ctx c = {.a = a, .out = out};
-    if (ggfs_hf_pages(remote, &a->root.stats, url, a->token, what, add_repo, &c, why, cap) != 0) {
+    if (ggfs_hf_pages(remote, &a->root.stats, url, a->token, what, "id", add_repo, &c, why, cap) != 0) {
         ggfs_scan_free(out);
         return -1;
     }
@@ -129,7 +135,7 @@ static int read_repos(ggfs_hf_author *a, ggfs_remote_engine *remote, ggfs_scan *
     return 0;
 }
 
-ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap)
+ggfs_hf_author *ggfs_hf_author_new(const char *name, char *why, size_t cap)
 {
     ggfs_hf_author *a = calloc(1, sizeof *a);
     if (!a || pthread_mutex_init(&a->lock, NULL) != 0) {
@@ -150,6 +156,14 @@ ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name
         ggfs_hf_say(why, cap, "%s: not an hf://ORG name (a dot segment)", name);
         return NULL;
     }
+    return a;
+}
+
+ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap)
+{
+    ggfs_hf_author *a = ggfs_hf_author_new(name, why, cap);
+    if (!a)
+        return NULL;
     // The mount is refused now when the author's listing is.
     ggfs_scan first;
     if (read_repos(a, remote, &first, why, cap) != 0) {
@@ -160,23 +174,57 @@ ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name
     return a;
 }
 
+/* The repo of key read so far, or NULL (a->lock held). */
+static ggfs_hf_repo *kept_repo(const ggfs_hf_author *a, const char *key)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->repos[i].key, key) == 0)
+            return a->repos[i].repo;
+    return NULL;
+}
+
 const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *remote, const char *key, char *why,
                                         size_t cap)
 {
+    ggfs_hf_getter g = {remote, &a->root.stats, a->token};
+    return ggfs_hf_author_repo_from(a, ggfs_hf_engine_get, &g, key, why, cap);
+}
+
+const ggfs_hf_repo *ggfs_hf_author_repo_from(ggfs_hf_author *a, ggfs_hf_get *get, void *get_ctx, const char *key,
+                                             char *why, size_t cap)
+{
     errno = 0;
-    // One reader at a time: a repo is read once, and the first lister of
-    // a repo waits for it (the others do not ask the Hub again).
+    // The lock guards the list of repos read, never a request: a repo is
+    // read with it released, so a lookup of another repo (or of one read
+    // already) never waits on the Hub. Two lookups of the same repo not
+    // yet read both read it (it is rare: the kernel looks a directory up
+    // once), and the first to finish is kept; the other's is dropped.
     pthread_mutex_lock(&a->lock);
-    for (size_t i = 0; i < a->n; i++) {
-        if (strcmp(a->repos[i].key, key) == 0) {
-            const ggfs_hf_repo *r = a->repos[i].repo;
-            pthread_mutex_unlock(&a->lock);
-            return r;
-        }
-    }
+    ggfs_hf_repo *r = kept_repo(a, key);
+    pthread_mutex_unlock(&a->lock);
+    if (r)
+        return r;
     char source[GGFS_API_URL_MAX];
     snprintf(source, sizeof source, "%s%s", GGFS_HF_SCHEME, key);
-    ggfs_hf_repo *r = NULL;
+    if (!(r = ggfs_hf_repo_new(key, source, &a->root.stats))) {
+        ggfs_hf_say(why, cap, "%s: out of memory", source);
+        errno = ENOMEM;
+        return NULL;
+    }
+    // Not kept when it fails (the catalog keeps the error entry it lists
+    // as long as any listing of the repo's directory).
+    if (ggfs_hf_repo_read_from(r, get, get_ctx, a->endpoint, "main", "", why, cap) != 0) {
+        ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s\n", why);
+        ggfs_hf_repo_free(r);
+        return NULL;
+    }
+    pthread_mutex_lock(&a->lock);
+    ggfs_hf_repo *first = kept_repo(a, key);
+    if (first) { // another lookup read it meanwhile: theirs stands
+        pthread_mutex_unlock(&a->lock);
+        ggfs_hf_repo_free(r);
+        return first;
+    }
     if (a->n == a->cap) {
         const size_t grown_cap = a->cap ? a->cap * 2 : 16;
         author_repo *grown = realloc(a->repos, grown_cap * sizeof *grown);
@@ -186,20 +234,11 @@ const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *r
         }
     }
     char *key_copy = a->n < a->cap ? strdup(key) : NULL;
-    if (!key_copy || !(r = ggfs_hf_repo_new(key, source, &a->root.stats))) {
-        free(key_copy);
+    if (!key_copy) {
         pthread_mutex_unlock(&a->lock);
+        ggfs_hf_repo_free(r);
         ggfs_hf_say(why, cap, "%s: out of memory", source);
         errno = ENOMEM;
-        return NULL;
-    }
-    // Not kept when it fails (the catalog keeps the error entry it lists
-    // as long as any listing of the repo's directory).
-    if (ggfs_hf_repo_read(r, remote, a->endpoint, a->token, "main", "", why, cap) != 0) {
-        ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s\n", why);
-        ggfs_hf_repo_free(r);
-        free(key_copy);
-        pthread_mutex_unlock(&a->lock);
         return NULL;
     }
     a->repos[a->n++] = (author_repo){key_copy, r};

@@ -11,10 +11,13 @@
  *
  * A hostile listing never escapes the mount nor takes the daemon down:
  * paths with empty, `.` or `..` components or NUL are left out with a
- * log line, components over 255 bytes cut as file names are, at most
+ * log line (util/store_name.h, every store's one check), components over
+ * 255 bytes cut as file names are, a path listed twice kept once, at most
  * GGFS_HF_MAX_ENTRIES entries read (a longer listing is cut, with a log
- * line), and JSON that does not parse or is cut short, a Link loop, or a
- * path listed twice (the listing changed between pages) refuse the mount.
+ * line), and JSON that does not parse or is cut short, or a loop (a Link
+ * back, pages adding nothing: util/page_guard.h) refuse the mount. Every
+ * field is read by its type: one missing, null or of another type counts
+ * as absent.
  */
 #include <errno.h>
 #include <json.h>
@@ -30,8 +33,8 @@
 #include "catalog/store_hf_repo.h"
 #include "model/split_name.h"
 #include "source/hf_name.h"
-#include "util/fnv.h"
 #include "util/log.h"
+#include "util/store_name.h"
 #include "util/text.h"
 #include "util/url_text.h"
 
@@ -74,45 +77,6 @@ void ggfs_hf_repo_free(ggfs_hf_repo *r)
     free(r);
 }
 
-/* The path of the mount for repo path p, under dir (prefix bytes, with
- * its '/'), each component at most NAME_CUT bytes (a longer one keeps
- * its start, then '~' and 8 hex digits of a hash of it whole). NULL when
- * a component is empty, "." or "..", or out of memory. */
-static char *shown_path(const char *p, size_t len)
-{
-    char *out = malloc(len + 1);
-    if (!out)
-        return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i <= len;) {
-        const char *slash = memchr(p + i, '/', len - i);
-        const size_t end = slash ? (size_t)(slash - p) : len, n = end - i;
-        if (n == 0 || (n == 1 && p[i] == '.') || (n == 2 && p[i] == '.' && p[i + 1] == '.')) {
-            free(out);
-            return NULL;
-        }
-        if (o)
-            out[o++] = '/';
-        if (n <= NAME_CUT) {
-            memcpy(out + o, p + i, n);
-            o += n;
-        } else {
-            const uint64_t h = ggfs_fnv64(GGFS_FNV64_OFFSET, p + i, n);
-            memcpy(out + o, p + i, NAME_CUT - 9);
-            o += NAME_CUT - 9;
-            o += (size_t)snprintf(out + o, 10, "~%08x", (unsigned)(h ^ (h >> 32)));
-        }
-        i = end + 1;
-    }
-    out[o] = '\0';
-    return out;
-}
-
-char *ggfs_hf_shown_path(const char *p, size_t len)
-{
-    return shown_path(p, len);
-}
-
 /* The first 16 bytes of a hex oid (git's sha1, LFS's sha256); zeros for
  * what is not hex. */
 static void ident_of_oid(const char *oid, ggfs_cat_ident *id)
@@ -138,47 +102,71 @@ typedef struct tree_ctx {
     const char *dir;
 } tree_ctx;
 
+/* The string field key of o, or NULL when o is no object or the field is
+ * missing, null or of another type. */
+static const char *string_field(json_object *o, const char *key, size_t *len)
+{
+    json_object *v;
+    if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
+        !json_object_is_type(v, json_type_string))
+        return NULL;
+    if (len)
+        *len = (size_t)json_object_get_string_len(v);
+    return json_object_get_string(v);
+}
+
+/* The byte count field key of o: an integer, 0 to 2^62 (SPEC: no number
+ * over 2^62 is believed); false when missing, of another type or out of
+ * that range. */
+static bool size_field(json_object *o, const char *key, uint64_t *out)
+{
+    json_object *v;
+    if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
+        !json_object_is_type(v, json_type_int))
+        return false;
+    const int64_t n = json_object_get_int64(v);
+    if (n < 0 || (uint64_t)n > (UINT64_C(1) << 62))
+        return false;
+    *out = (uint64_t)n;
+    return true;
+}
+
 static bool add_entry(void *ctx, json_object *e)
 {
     ggfs_hf_repo *r = ((tree_ctx *)ctx)->r;
     const char *dir = ((tree_ctx *)ctx)->dir;
-    json_object *type, *path, *size, *oid, *lfs;
-    if (!json_object_object_get_ex(e, "type", &type) || strcmp(json_object_get_string(type), "file") != 0 ||
-        !json_object_object_get_ex(e, "path", &path) || !json_object_is_type(path, json_type_string))
+    size_t len = 0;
+    const char *type = string_field(e, "type", NULL), *p = string_field(e, "path", &len);
+    if (!type || strcmp(type, "file") != 0 || !p)
         return true;
-    const char *p = json_object_get_string(path);
-    const size_t len = (size_t)json_object_get_string_len(path);
-    if (strlen(p) != len) {
-        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: a listed path holds a NUL byte: left out\n", r->source);
-        return true;
-    }
     const size_t dlen = strlen(dir);
-    if (!ends_gguf(p, len) || (dlen && (strncmp(p, dir, dlen) != 0 || p[dlen] != '/')))
+    if (!ends_gguf(p, len) || (dlen && (len <= dlen || strncmp(p, dir, dlen) != 0 || p[dlen] != '/')))
         return true;
     const char *rel = dlen ? p + dlen + 1 : p;
-    char *shown = shown_path(rel, strlen(rel));
+    const size_t rel_len = len - (size_t)(rel - p);
+    const char *unfit = ggfs_store_path_unfit(p, len);
+    char *shown = unfit ? NULL : ggfs_store_path_shown(rel, rel_len);
     if (!shown) {
+        if (!unfit)
+            return false;
         // Quoted as one line of at most 300 bytes: a hostile name
         // cannot make log lines of its own.
         char quoted[301];
         snprintf(quoted, sizeof quoted, "%s", p);
         ggfs_one_line(quoted);
-        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: listed path '%s' has an empty, '.' or '..' component: left out\n",
-                 r->source, quoted);
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: listed path '%s' left out: %s\n", r->source, quoted, unfit);
         return true;
     }
+    // lfs.size when there is an lfs object, else size; a size that is no
+    // count leaves 0 (the model's own header says its size at open).
     uint64_t bytes = 0;
-    const char *oid_hex = NULL;
-    if (json_object_object_get_ex(e, "lfs", &lfs) && json_object_is_type(lfs, json_type_object)) {
-        if (json_object_object_get_ex(lfs, "size", &size))
-            bytes = (uint64_t)json_object_get_int64(size);
-        if (json_object_object_get_ex(lfs, "oid", &oid))
-            oid_hex = json_object_get_string(oid);
-    } else if (json_object_object_get_ex(e, "size", &size)) {
-        bytes = (uint64_t)json_object_get_int64(size);
-    }
-    if (!oid_hex && json_object_object_get_ex(e, "oid", &oid))
-        oid_hex = json_object_get_string(oid);
+    json_object *lfs;
+    const bool has_lfs = json_object_object_get_ex(e, "lfs", &lfs) && json_object_is_type(lfs, json_type_object);
+    if (!(has_lfs && size_field(lfs, "size", &bytes)))
+        size_field(e, "size", &bytes);
+    const char *oid_hex = has_lfs ? string_field(lfs, "oid", NULL) : NULL;
+    if (!oid_hex)
+        oid_hex = string_field(e, "oid", NULL);
     if (r->n == r->cap) {
         const size_t cap = r->cap ? r->cap * 2 : 64;
         hf_file *grown = realloc(r->files, cap * sizeof *grown);
@@ -219,8 +207,8 @@ static bool api_repo_url(const char *endpoint, const char *org_repo, char *url, 
 }
 
 /* Resolves rev to its commit into r->commit. */
-static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
-                            const char *rev, char *why, size_t cap)
+static int resolve_revision(ggfs_hf_repo *r, ggfs_hf_get *get, void *get_ctx, const char *endpoint, const char *rev,
+                            char *why, size_t cap)
 {
     char url[URL_CAP], what[URL_CAP];
     snprintf(what, sizeof what, "hf://%s@%s", r->org_repo, rev);
@@ -230,12 +218,15 @@ static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const c
         return -1;
     }
     ggfs_api_reply reply;
-    int err = ggfs_hf_api_get(remote, r->stats, url, token, &reply, what, why, cap);
+    int err = get(get_ctx, url, &reply, what, why, cap);
     json_object *o = err ? NULL : ggfs_hf_parse(&reply, what, why, cap), *sha;
     free(reply.body);
     if (!o)
         return -1;
-    const char *s = json_object_object_get_ex(o, "sha", &sha) ? json_object_get_string(sha) : NULL;
+    const char *s = json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, "sha", &sha) &&
+                            json_object_is_type(sha, json_type_string)
+                        ? json_object_get_string(sha)
+                        : NULL;
     if (!s || strlen(s) < 7 || strlen(s) > 64 || strspn(s, "0123456789abcdef") != strlen(s)) {
         ggfs_hf_say(why, cap, "%s: the answer names no commit (field sha)", what);
         err = -1;
@@ -248,8 +239,8 @@ static int resolve_revision(ggfs_hf_repo *r, ggfs_remote_engine *remote, const c
 }
 
 /* Reads the tree at the commit, page after page, into r->files. */
-static int read_tree(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
-                     const char *dir, char *why, size_t cap)
+static int read_tree(ggfs_hf_repo *r, ggfs_hf_get *get, void *get_ctx, const char *endpoint, const char *dir,
+                     char *why, size_t cap)
 {
     char url[URL_CAP], what[URL_CAP];
     snprintf(what, sizeof what, "hf://%s%s%s@%s: listing", r->org_repo, dir[0] ? "/" : "", dir, r->commit);
@@ -266,15 +257,24 @@ static int read_tree(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *en
     }
     strcat(url, "?recursive=true");
     tree_ctx c = {.r = r, .dir = dir};
-    if (ggfs_hf_pages(remote, r->stats, url, token, what, add_entry, &c, why, cap) != 0)
+    if (ggfs_hf_pages_from(get, get_ctx, url, what, "path", add_entry, &c, why, cap) != 0)
         return -1;
     if (r->n > 1)
         qsort(r->files, r->n, sizeof *r->files, by_shown);
-    for (size_t i = 1; i < r->n; i++)
-        if (strcmp(r->files[i - 1].shown, r->files[i].shown) == 0) {
-            ggfs_hf_say(why, cap, "%s: '%s' is listed twice (the listing changed between pages)", what, r->files[i].path);
-            return -1;
+    // Paths are listed once (ggfs_hf_pages drops a path seen before); two
+    // paths shown alike (a cut name's hash) keep the first.
+    size_t kept = r->n ? 1 : 0;
+    for (size_t i = 1; i < r->n; i++) {
+        if (strcmp(r->files[kept - 1].shown, r->files[i].shown) == 0) {
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: '%s' is shown as another path is: left out\n", what,
+                     r->files[i].shown);
+            free(r->files[i].shown);
+            free(r->files[i].path);
+        } else {
+            r->files[kept++] = r->files[i];
         }
+    }
+    r->n = kept;
     return 0;
 }
 
@@ -311,8 +311,8 @@ ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, ch
     }
     while (dir[0] && dir[strlen(dir) - 1] == '/')
         dir[strlen(dir) - 1] = '\0';
-    char *check = dir[0] ? shown_path(dir, strlen(dir)) : strdup("");
-    char *repo_check = shown_path(r->org_repo, strlen(r->org_repo));
+    char *check = dir[0] ? ggfs_store_path_shown(dir, strlen(dir)) : strdup("");
+    char *repo_check = ggfs_store_path_shown(r->org_repo, strlen(r->org_repo));
     const bool plain = repo_check && strcmp(repo_check, r->org_repo) == 0;
     free(repo_check);
     if (!check || strcmp(check, dir) != 0 || strchr(r->org_repo + (slash - p) + 1, '/') || !plain) {
@@ -352,9 +352,16 @@ ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, ggfs_hf
 int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
                       const char *rev, const char *dir, char *why, size_t cap)
 {
+    ggfs_hf_getter g = {remote, r->stats, token};
+    return ggfs_hf_repo_read_from(r, ggfs_hf_engine_get, &g, endpoint, rev, dir, why, cap);
+}
+
+int ggfs_hf_repo_read_from(ggfs_hf_repo *r, ggfs_hf_get *get, void *get_ctx, const char *endpoint, const char *rev,
+                           const char *dir, char *why, size_t cap)
+{
     r->mounted = (int64_t)time(NULL);
-    return resolve_revision(r, remote, endpoint, token, rev, why, cap) != 0 ||
-                   read_tree(r, remote, endpoint, token, dir, why, cap) != 0
+    return resolve_revision(r, get, get_ctx, endpoint, rev, why, cap) != 0 ||
+                   read_tree(r, get, get_ctx, endpoint, dir, why, cap) != 0
                ? -1
                : 0;
 }
@@ -417,7 +424,6 @@ static int list_repo(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_
             return errno == ENOMEM ? ENOMEM : list_error(why, out);
     }
     const size_t plen = strlen(dir->real);
-    bool any = plen == 0;
     char sub[4096];
     // The files are sorted by path: a folder's files, and a split set's
     // shards, come one after another, so each is added once, at its first.
@@ -426,7 +432,6 @@ static int list_repo(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_
         const hf_file *f = &r->files[i];
         if (plen && (strncmp(f->shown, dir->real, plen) != 0 || f->shown[plen] != '/'))
             continue;
-        any = true;
         const char *rest = f->shown + (plen ? plen + 1 : 0);
         const char *slash = strchr(rest, '/');
         ggfs_cat_attrs a;
@@ -470,10 +475,8 @@ static int list_repo(const ggfs_store_env *env, const ggfs_store_dir *dir, ggfs_
         }
     }
     ggfs_scan_finish(out);
-    if (!any) {
-        ggfs_scan_free(out);
-        return ENOENT;
-    }
+    // A directory the listing showed has files under it; one that has
+    // none (nothing the mount shows) is listed empty, never ENOENT.
     return 0;
 }
 

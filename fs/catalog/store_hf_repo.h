@@ -10,7 +10,7 @@
 
 #include "source/remote_engine.h"
 
-struct ggfs_hf_stats; // hf_api.h
+#include "catalog/hf_api.h"
 
 typedef struct ggfs_hf_repo ggfs_hf_repo;
 
@@ -24,21 +24,19 @@ bool ggfs_hf_is_collection(const char *name);
  * listing refused. The catalog frees it (ggfs_store_hf_repo.root_free). */
 ggfs_hf_repo *ggfs_hf_repo_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap);
 
-/* A listed path as the mount shows it: each component at most 255 bytes
- * (a longer one keeps its start, then '~' and 8 hex digits of a hash of
- * it whole). Malloc'ed; NULL when a component is empty, "." or "..", or
- * out of memory. The S3 store names its entries so too. */
-char *ggfs_hf_shown_path(const char *p, size_t len);
-
 /* ==== For the author store (store_hf_author.c) ==== */
 
 /* An empty repo ORG/REPO (org_repo), named source in messages, its
  * requests counted in stats; NULL when out of memory. */
-ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, struct ggfs_hf_stats *stats);
+ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, ggfs_hf_stats *stats);
 /* Resolves rev and reads the repo's listing (under dir: "" for all) into
  * r. Returns 0, or -1 with why. */
 int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
                       const char *rev, const char *dir, char *why, size_t cap);
+/* ggfs_hf_repo_read with answers from get (hf_api.h: the unit tests
+ * script a Hub). */
+int ggfs_hf_repo_read_from(ggfs_hf_repo *r, ggfs_hf_get *get, void *get_ctx, const char *endpoint, const char *rev,
+                           const char *dir, char *why, size_t cap);
 void ggfs_hf_repo_free(ggfs_hf_repo *r);
 
 /* ==== hf://ORG (store_hf_author.c) ==== */
@@ -51,10 +49,17 @@ bool ggfs_hf_is_author(const char *name);
  * with why (one line) when refused. */
 ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap);
 void ggfs_hf_author_free(ggfs_hf_author *a);
+/* An author with no repo read yet, its listing not asked for (the unit
+ * tests'); NULL with why when name is no author or out of memory. */
+ggfs_hf_author *ggfs_hf_author_new(const char *name, char *why, size_t cap);
 /* The author's repo ORG/REPO (key), read (at main) the first time it is
  * asked for and kept for the mount's life. NULL with why when it cannot
  * be read (errno ENOMEM when out of memory). */
 const ggfs_hf_repo *ggfs_hf_author_repo(ggfs_hf_author *a, ggfs_remote_engine *remote, const char *key, char *why,
                                         size_t cap);
+/* ggfs_hf_author_repo with answers from get (hf_api.h). No lock another
+ * lookup needs is held while get runs. */
+const ggfs_hf_repo *ggfs_hf_author_repo_from(ggfs_hf_author *a, ggfs_hf_get *get, void *get_ctx, const char *key,
+                                             char *why, size_t cap);
 
 #endif

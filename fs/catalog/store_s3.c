@@ -29,6 +29,7 @@
 #include "source/s3_url.h"
 #include "util/fnv.h"
 #include "util/log.h"
+#include "util/store_name.h"
 #include "util/text.h"
 
 #define NAME_CUT 255 // bytes of a shown name, at most (as a Hub mount's)
@@ -159,7 +160,7 @@ static char *join(const char *rel, const char *name)
 
 static bool add_prefix(const ggfs_s3_bucket *b, const char *rel, const char *prefix, ggfs_scan *out)
 {
-    char *shown = ggfs_hf_shown_path(prefix, strlen(prefix));
+    char *shown = ggfs_store_path_shown(prefix, strlen(prefix));
     char *sub = join(rel, prefix);
     ggfs_cat_attrs a;
     attrs_of(b, true, 0, &a);
@@ -176,7 +177,7 @@ static bool add_object(const ggfs_s3_bucket *b, const char *rel, const ggfs_s3_o
     const size_t len = strlen(o->name);
     if (len <= 5 || strcmp(o->name + len - 5, ".gguf") != 0)
         return true;
-    char *shown = ggfs_hf_shown_path(o->name, len);
+    char *shown = ggfs_store_path_shown(o->name, len);
     if (!shown)
         return false;
     size_t prefix_len;
@@ -221,8 +222,10 @@ static int list_bucket(const ggfs_store_env *env, const ggfs_store_dir *dir, ggf
             return EIO;
         }
     }
-    // A prefix with nothing under it any more is no directory.
-    int err = dir->real[0] && l->n_objects == 0 && l->n_prefixes == 0 ? ENOENT : 0;
+    // A prefix with nothing under it any more is no directory; one whose
+    // every entry was left out (an empty folder marker dir/, a key a/./b)
+    // is listed empty, never ENOENT after its parent listed it.
+    int err = dir->real[0] && l->n_objects == 0 && l->n_prefixes == 0 && l->left_out == 0 ? ENOENT : 0;
     char last[NAME_CUT + 1] = "";
     for (size_t i = 0; !err && i < l->n_prefixes; i++)
         if (!add_prefix(b, dir->real, l->prefixes[i], out))

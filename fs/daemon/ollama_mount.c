@@ -31,6 +31,15 @@ static int read_blob(void *ctx, const ggfs_ollama_layer *layer, size_t cap, char
     return ggfs_remote_engine_registry_get(c->remote, url, NULL, cap, data, len, why, why_size);
 }
 
+/* Where a blob is, for the Modelfile's ADAPTER and a projector's FROM: the
+ * registry's URL of it (a local store gives its path; a registry model's
+ * blobs are nowhere else). */
+static bool blob_at(void *ctx, const char *hex, char *out, size_t cap)
+{
+    const registry_ctx *c = ctx;
+    return ggfs_ollama_blob_url(c->name, hex, out, cap);
+}
+
 /* As `ollama list` names it: NAME:TAG for the default registry's library,
  * else with what differs. */
 static void short_name(const ggfs_ollama_name *n, char *out, size_t cap)
@@ -104,7 +113,7 @@ ggfs_model *ggfs_ollama_mount_open(const char *name, ggfs_remote_engine *remote,
         goto out;
     short_name(&n, shown, sizeof shown);
     registry_ctx ctx = {&n, remote};
-    const ggfs_ollama_store store = {.read = read_blob, .ctx = &ctx};
+    const ggfs_ollama_store store = {.read = read_blob, .path = blob_at, .ctx = &ctx};
     if (!(*layers = ggfs_ollama_layers_new(&m, name, from, shown, &store, msg, sizeof msg))) {
         fprintf(stderr, "gguf-fs: %s\n", msg);
         goto fail;

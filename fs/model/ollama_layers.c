@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,15 +52,31 @@ static void shown(const char *d, size_t dlen, char *out, size_t cap)
     snprintf(out + o, cap - o, "%s", o + 8 >= cap ? "..." : "");
 }
 
+/* The kind of a layer by its mediaType; GGFS_OLLAMA_KIND_COUNT when it is
+ * not a known one (or no string). */
+static ggfs_ollama_kind layer_kind(json_object *layer)
+{
+    json_object *type;
+    if (!json_object_is_type(layer, json_type_object) || !json_object_object_get_ex(layer, "mediaType", &type) ||
+        !json_object_is_type(type, json_type_string))
+        return GGFS_OLLAMA_KIND_COUNT;
+    return kind_of(json_object_get_string(type));
+}
+
+static bool has_model(const ggfs_ollama_manifest *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->layers[i].kind == GGFS_OLLAMA_MODEL)
+            return true;
+    return false;
+}
+
 /* Takes layer i of the manifest when its media type is known: false with
  * msg filled when its digest is not sha256 and 64 lower-case hex digits. */
 static bool take_layer(json_object *layer, size_t i, ggfs_ollama_manifest *out, char *msg, size_t msgcap)
 {
-    json_object *type, *digest, *size;
-    if (!json_object_is_type(layer, json_type_object) || !json_object_object_get_ex(layer, "mediaType", &type) ||
-        !json_object_is_type(type, json_type_string))
-        return true;
-    const ggfs_ollama_kind kind = kind_of(json_object_get_string(type));
+    json_object *digest, *size;
+    const ggfs_ollama_kind kind = layer_kind(layer);
     if (kind == GGFS_OLLAMA_KIND_COUNT)
         return true;
     const char *d = "";
@@ -134,14 +151,27 @@ bool ggfs_ollama_manifest_parse(const char *json, size_t len, const char *where,
         goto out;
     }
     const size_t n = json_object_array_length(layers);
-    out->layers = calloc(n ? n : 1, sizeof *out->layers);
+    // At most the cap and a model layer are taken (below).
+    const size_t room = n < GGFS_OLLAMA_LAYERS_MAX + 1 ? n : GGFS_OLLAMA_LAYERS_MAX + 1;
+    out->layers = calloc(room ? room : 1, sizeof *out->layers);
     if (!out->layers) {
         snprintf(why, sizeof why, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < n; i++)
-        if (!take_layer(json_object_array_get_idx(layers, i), i, out, why, sizeof why))
+    size_t cut = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *layer = json_object_array_get_idx(layers, i);
+        // Past the cap only the first model layer is still taken: a manifest
+        // of thousands of layers is read as its first ones.
+        if (out->n >= GGFS_OLLAMA_LAYERS_MAX && (has_model(out) || layer_kind(layer) != GGFS_OLLAMA_MODEL)) {
+            cut += layer_kind(layer) != GGFS_OLLAMA_KIND_COUNT;
+            continue;
+        }
+        if (!take_layer(layer, i, out, why, sizeof why))
             goto out;
+    }
+    if (cut)
+        ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: over %u layers: %zu left out\n", where, GGFS_OLLAMA_LAYERS_MAX, cut);
     for (out->model = 0; out->model < out->n && out->layers[out->model].kind != GGFS_OLLAMA_MODEL; out->model++)
         ;
     if (out->model == out->n) {
@@ -283,10 +313,10 @@ static void put_blob_paths(ggfs_buffer *t, const ggfs_ollama_layers *l, const gg
 {
     static const char *const commands[GGFS_OLLAMA_TREES] = {"FROM", "ADAPTER"};
     static const int order[GGFS_OLLAMA_TREES] = {GGFS_OLLAMA_ADAPTER_TREE, GGFS_OLLAMA_PROJECTOR_TREE};
-    for (int i = 0; i < GGFS_OLLAMA_TREES && store->path; i++) {
+    for (int i = 0; i < GGFS_OLLAMA_TREES; i++) {
         const int k = order[i];
         char path[4096];
-        if (l->tree_hex[k][0] && store->path(store->ctx, l->tree_hex[k], path, sizeof path))
+        if (l->tree_hex[k][0] && store->path && store->path(store->ctx, l->tree_hex[k], path, sizeof path))
             command(t, commands[k], path, strlen(path));
     }
 }
@@ -324,15 +354,88 @@ static bool make_modelfile(ggfs_ollama_layers *l, const ggfs_ollama_kind *kinds,
     return true;
 }
 
+/* One small layer read by a thread of a batch. */
+typedef struct layer_read {
+    const ggfs_ollama_store *store;
+    const ggfs_ollama_layer *layer;
+    size_t cap;      // bytes it may hold
+    char *data;
+    size_t len;
+    int err;
+    char why[256];
+    pthread_t thread;
+    bool started;
+} layer_read;
+
+static void *read_one(void *arg)
+{
+    layer_read *r = arg;
+    r->why[0] = '\0';
+    r->err = r->cap ? r->store->read(r->store->ctx, r->layer, r->cap, &r->data, &r->len, r->why, sizeof r->why)
+                    : EFBIG; // once all is used, nothing more is asked for
+    return NULL;
+}
+
+/* Reads the batch's layers at once, a thread each (inline when no thread
+ * starts), and waits for them all. */
+static void read_batch(layer_read *batch, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        batch[i].started = pthread_create(&batch[i].thread, NULL, read_one, &batch[i]) == 0;
+    for (size_t i = 0; i < n; i++) {
+        if (batch[i].started)
+            pthread_join(batch[i].thread, NULL);
+        else
+            read_one(&batch[i]);
+    }
+}
+
+/* Keeps what batch entry r read as the next file of l, or leaves it out
+ * with a log line (over its cap, or past what is left of the total).
+ * False with msg filled when its read failed. */
+static bool keep_read(ggfs_ollama_layers *l, ggfs_ollama_kind *kinds, unsigned *seen, size_t *used, layer_read *r,
+                      const char *where, char *msg, size_t msgcap)
+{
+    const ggfs_ollama_layer *layer = r->layer;
+    const size_t left = GGFS_OLLAMA_SMALL_TOTAL - *used;
+    if (r->err == EFBIG || (!r->err && r->len > left)) {
+        if (r->err != EFBIG || r->cap < GGFS_OLLAMA_SMALL_MAX)
+            ggfs_log(GGFS_LOG_WARNING,
+                     "gguf-fs: %s: layers[%zu]: the %s layer does not fit in the %zu bytes left of 16 MiB for all text layers: left out\n",
+                     where, layer->index, file_names[layer->kind], left);
+        else
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: layers[%zu]: the %s layer is larger than %u bytes: left out\n",
+                     where, layer->index, file_names[layer->kind], GGFS_OLLAMA_SMALL_MAX);
+        free(r->data);
+        r->data = NULL;
+        return true;
+    }
+    if (r->err) {
+        snprintf(msg, msgcap, "%s: layers[%zu]: %s", where, layer->index, r->why);
+        return false;
+    }
+    *used += r->len;
+    ggfs_ollama_file *f = &l->files[l->n_files];
+    f->data = r->data;
+    f->len = r->len;
+    r->data = NULL;
+    // Later layers of a kind (licenses) are KIND.2, KIND.3, ...
+    const unsigned nth = ++seen[layer->kind];
+    snprintf(f->name, sizeof f->name, nth == 1 ? "%s" : "%s.%u", file_names[layer->kind], nth);
+    kinds[l->n_files++] = layer->kind;
+    return true;
+}
+
 ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const char *where, const char *from,
                                            const char *short_name, const ggfs_ollama_store *store, char *msg,
                                            size_t msgcap)
 {
     ggfs_ollama_layers *l = calloc(1, sizeof *l);
     ggfs_ollama_kind *kinds = calloc(m->n ? m->n : 1, sizeof *kinds);
+    layer_read *batch = calloc(GGFS_OLLAMA_READ_THREADS, sizeof *batch);
     if (l)
         l->files = calloc(m->n ? m->n : 1, sizeof *l->files);
-    if (!l || !kinds || !l->files)
+    if (!l || !kinds || !batch || !l->files)
         goto nomem;
     unsigned seen[GGFS_OLLAMA_KIND_COUNT] = {0};
     size_t used = 0; // bytes of the small layers kept so far
@@ -343,33 +446,28 @@ ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const 
                                                               : -1;
         if (tree >= 0 && !l->tree_hex[tree][0])
             memcpy(l->tree_hex[tree], layer->hex, sizeof l->tree_hex[tree]);
-        if (!is_small(layer->kind))
-            continue;
-        ggfs_ollama_file *f = &l->files[l->n_files];
-        char why[256] = "";
+    }
+    // The small layers, GGFS_OLLAMA_READ_THREADS at a time over the
+    // store's connections, each batch asked for at most what is left of
+    // the total when it starts (so a batch holds at most its share more),
+    // kept in the manifest's order.
+    // The first batch is one layer: a registry's token, asked for at its
+    // first 401, is then had before the others go at once.
+    for (size_t i = 0, most = 1; i < m->n; most = GGFS_OLLAMA_READ_THREADS) {
+        size_t n = 0;
         const size_t left = GGFS_OLLAMA_SMALL_TOTAL - used;
-        const size_t cap = left < GGFS_OLLAMA_SMALL_MAX ? left : GGFS_OLLAMA_SMALL_MAX;
-        // Once all is used, nothing more is asked for.
-        const int err = cap ? store->read(store->ctx, layer, cap, &f->data, &f->len, why, sizeof why) : EFBIG;
-        if (err == EFBIG) {
-            if (cap < GGFS_OLLAMA_SMALL_MAX)
-                ggfs_log(GGFS_LOG_WARNING,
-                         "gguf-fs: %s: layers[%zu]: the %s layer does not fit in the %zu bytes left of 16 MiB for all text layers: left out\n",
-                         where, layer->index, file_names[layer->kind], cap);
-            else
-                ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: layers[%zu]: the %s layer is larger than %u bytes: left out\n",
-                         where, layer->index, file_names[layer->kind], GGFS_OLLAMA_SMALL_MAX);
-            continue;
+        for (; i < m->n && n < most; i++)
+            if (is_small(m->layers[i].kind))
+                batch[n++] = (layer_read){.store = store, .layer = &m->layers[i],
+                                          .cap = left < GGFS_OLLAMA_SMALL_MAX ? left : GGFS_OLLAMA_SMALL_MAX};
+        read_batch(batch, n);
+        bool ok = true;
+        for (size_t k = 0; k < n; k++) {
+            ok = ok && keep_read(l, kinds, seen, &used, &batch[k], where, msg, msgcap);
+            free(batch[k].data); // what was not kept (after a failure)
         }
-        used += f->len;
-        if (err) {
-            snprintf(msg, msgcap, "%s: layers[%zu]: %s", where, layer->index, why);
+        if (!ok)
             goto fail;
-        }
-        // Later layers of a kind (licenses) are KIND.2, KIND.3, ...
-        const unsigned nth = ++seen[layer->kind];
-        snprintf(f->name, sizeof f->name, nth == 1 ? "%s" : "%s.%u", file_names[layer->kind], nth);
-        kinds[l->n_files++] = layer->kind;
     }
     if (!make_modelfile(l, kinds, where, from, short_name, store))
         goto nomem;
@@ -383,11 +481,13 @@ ggfs_ollama_layers *ggfs_ollama_layers_new(const ggfs_ollama_manifest *m, const 
     }
     l->n_files = kept;
     free(kinds);
+    free(batch);
     return l;
 nomem:
     snprintf(msg, msgcap, "%s: out of memory", where);
 fail:
     free(kinds);
+    free(batch);
     ggfs_ollama_layers_free(l);
     return NULL;
 }

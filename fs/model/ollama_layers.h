@@ -17,6 +17,12 @@
 #define GGFS_OLLAMA_SMALL_MAX (1u << 20)    // a text layer read whole, at most
 #define GGFS_OLLAMA_SMALL_TOTAL (16u << 20) // all of a model's text layers, at most
 #define GGFS_OLLAMA_HEX 64                  // a sha256 digest's hex digits
+// Layers of known media types taken from a manifest, at most (and its
+// first model layer): real ones have fewer than 10; the rest is left out
+// with a log line, so that no manifest makes a mount ask for thousands.
+#define GGFS_OLLAMA_LAYERS_MAX 64u
+// Small layers read at once (over the mount's connections, or the disk).
+#define GGFS_OLLAMA_READ_THREADS 8u
 
 typedef enum ggfs_ollama_kind {
     GGFS_OLLAMA_MODEL,     // the GGUF file
@@ -48,7 +54,10 @@ typedef struct ggfs_ollama_manifest {
 /* Parses the manifest in json (len bytes). On refusal returns false with
  * one line in msg naming `where`, the byte offset when there is one, and
  * the problem: not JSON, no layers array, no model layer, a digest that is
- * not sha256: and 64 lower-case hex digits. Free with _free. */
+ * not sha256: and 64 lower-case hex digits. Fields are read by type: one
+ * missing, null or of another type is absent. Past GGFS_OLLAMA_LAYERS_MAX
+ * layers (the model's aside) the rest is left out, with a log line. Free
+ * with _free. */
 bool ggfs_ollama_manifest_parse(const char *json, size_t len, const char *where, ggfs_ollama_manifest *out,
                                 char *msg, size_t msgcap);
 void ggfs_ollama_manifest_free(ggfs_ollama_manifest *m);
@@ -77,16 +86,19 @@ typedef struct ggfs_ollama_layers {
 typedef int ggfs_ollama_read(void *ctx, const ggfs_ollama_layer *layer, size_t cap, char **data, size_t *len,
                              char *why, size_t why_size);
 
-/* Where the layers' bytes come from: read reads a small layer whole;
- * path, when not NULL, writes where a blob is (a local store's path) for
- * the Modelfile's ADAPTER and a projector's FROM (none without it). */
+/* Where the layers' bytes come from: read reads a small layer whole (from
+ * several threads at once); path writes where a blob is (a local store's
+ * path, a registry's blob URL) for the Modelfile's ADAPTER and a
+ * projector's FROM, false when it has none. Every store gives both: one
+ * Modelfile writer for every store. */
 typedef struct ggfs_ollama_store {
     ggfs_ollama_read *read;
     bool (*path)(void *ctx, const char *hex, char *out, size_t cap);
     void *ctx;
 } ggfs_ollama_store;
 
-/* Reads the manifest's small layers (a layer over GGFS_OLLAMA_SMALL_MAX, or
+/* Reads the manifest's small layers, GGFS_OLLAMA_READ_THREADS at once (a
+ * layer over GGFS_OLLAMA_SMALL_MAX, or
  * past GGFS_OLLAMA_SMALL_TOTAL with those before it, is left out with a
  * log line: a manifest of thousands of layers takes no more memory than
  * that) and makes the Modelfile, whose FROM is `from`

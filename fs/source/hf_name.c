@@ -86,7 +86,9 @@ bool ggfs_hf_offline_asked(void)
 
 size_t ggfs_hf_name_end(const char *name)
 {
-    const char *at = strchr(name, '@');
+    // The last '@': a path may hold '@' (dir@x/m.gguf, a file the Hub
+    // lists), a revision (a branch, tag, refs/pr/N or commit) never does.
+    const char *at = strrchr(name, '@');
     return at ? (size_t)(at - name) : strlen(name);
 }
 

@@ -1,6 +1,6 @@
 /*
  * Hugging Face Hub names: hf://ORG/REPO/PATH[@REVISION] is the file PATH of
- * the model repository ORG/REPO at REVISION (a branch, tag or commit;
+ * the model repository ORG/REPO at REVISION (after the name's last '@') (a branch, tag or commit;
  * default main), served at $HF_ENDPOINT/ORG/REPO/resolve/REVISION/PATH
  * (HF_ENDPOINT defaults to https://huggingface.co). The token for the Hub
  * comes from HF_TOKEN, else $HF_HOME/token, else
@@ -27,8 +27,10 @@ char *ggfs_hf_endpoint(void);
  * malloc'ed; NULL when there is none. */
 char *ggfs_hf_token(void);
 
-/* Where the file path of an hf:// name ends: before "@REVISION", else at
- * its end. */
+/* Where the file path of an hf:// name ends: before its last '@' (a path
+ * may hold '@', a revision may not: hf://ORG/REPO/dir@x/m.gguf@main is
+ * dir@x/m.gguf at main), else at its end. A path holding '@' so needs its
+ * @REVISION written. */
 size_t ggfs_hf_name_end(const char *name);
 
 /* Whether the name's @REVISION is a commit (40 hex digits): the resolve

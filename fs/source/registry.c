@@ -116,20 +116,6 @@ static char *fetch_token(ggfs_remote *remote, int64_t deadline, const char *url,
     return token;
 }
 
-/* Keeps the token for url's origin, the mount's sources' and later
- * requests' (the first origin's only: a mount has one registry). */
-static void keep_token(ggfs_remote *remote, const char *url, char *token)
-{
-    if (remote->registry_token) {
-        free(token);
-        return;
-    }
-    remote->registry_origin = strdup(url);
-    remote->registry_token = remote->registry_origin ? token : NULL;
-    if (!remote->registry_origin)
-        free(token);
-}
-
 /* Offline: the document kept for url, read back without a request. */
 static int kept_get(ggfs_remote *remote, const char *url, size_t cap, char **body, size_t *len, char *why,
                     size_t why_size)
@@ -179,9 +165,7 @@ int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, 
         // The token goes with requests to the registry that issued it
         // alone: the engine asks secret_origin.h at every hop.
         ggfs_secret secret;
-        const bool token = remote->registry_token &&
-                           ggfs_secret_bind(&secret, GGFS_SECRET_REGISTRY_TOKEN, remote->registry_origin,
-                                            remote->registry_token, NULL);
+        const bool token = ggfs_remote_registry_secret(remote, &secret);
         response r = {.cap = cap};
         const long status = get_retrying(remote, deadline, url, accept, token ? &secret : NULL, &r, why, why_size);
         if (status / 100 == 2) {
@@ -202,7 +186,7 @@ int ggfs_registry_get(ggfs_remote *remote, const char *url, const char *accept, 
             char *fresh = fetch_token(remote, deadline, url, r.challenge, why, why_size);
             if (!fresh)
                 return EIO;
-            keep_token(remote, url, fresh);
+            ggfs_remote_keep_registry_token(remote, url, fresh);
             continue;
         }
         if (status)

@@ -18,6 +18,7 @@ ggfs_remote *ggfs_remote_new(const ggfs_remote_options *opts, char *why, size_t 
         return NULL;
     }
     r->opts = *opts;
+    pthread_mutex_init(&r->registry_lock, NULL);
     if (opts->offline) {
         // Every byte there is to read is on disk already: nothing to fetch.
         r->opts.prefetch = false;
@@ -27,12 +28,14 @@ ggfs_remote *ggfs_remote_new(const ggfs_remote_options *opts, char *why, size_t 
         // realpath needs the directory to exist: make it first.
         if (mkdir(opts->cache_dir, 0777) != 0 && errno != EEXIST) {
             snprintf(why, why_size, "cache_dir %s: %s", opts->cache_dir, strerror(errno));
+            pthread_mutex_destroy(&r->registry_lock);
             free(r);
             return NULL;
         }
         r->cache_dir = realpath(opts->cache_dir, NULL);
         if (!r->cache_dir) {
             snprintf(why, why_size, "cache_dir %s: %s", opts->cache_dir, strerror(errno));
+            pthread_mutex_destroy(&r->registry_lock);
             free(r);
             return NULL;
         }
@@ -64,7 +67,32 @@ void ggfs_remote_free(ggfs_remote *r)
     free(r->cache_dir);
     free(r->registry_token);
     free(r->registry_origin);
+    pthread_mutex_destroy(&r->registry_lock);
     free(r);
+}
+
+void ggfs_remote_keep_registry_token(ggfs_remote *remote, const char *url, char *token)
+{
+    char *origin = strdup(url);
+    pthread_mutex_lock(&remote->registry_lock);
+    if (!remote->registry_token && origin && token) {
+        remote->registry_origin = origin;
+        remote->registry_token = token;
+        origin = token = NULL;
+    }
+    pthread_mutex_unlock(&remote->registry_lock);
+    free(origin);
+    free(token);
+}
+
+bool ggfs_remote_registry_secret(ggfs_remote *remote, ggfs_secret *out)
+{
+    pthread_mutex_lock(&remote->registry_lock);
+    const bool has = remote->registry_token &&
+                     ggfs_secret_bind(out, GGFS_SECRET_REGISTRY_TOKEN, remote->registry_origin,
+                                      remote->registry_token, NULL);
+    pthread_mutex_unlock(&remote->registry_lock);
+    return has;
 }
 
 void ggfs_remote_abort(ggfs_remote *remote)

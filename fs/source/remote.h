@@ -8,6 +8,7 @@
 #ifndef GGFS_SOURCE_REMOTE_H
 #define GGFS_SOURCE_REMOTE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,12 +50,23 @@ typedef struct ggfs_remote {
     ggfs_block_files *files; // the cache's files by URL: a reopen finds its blocks
     ggfs_fetcher *fetcher;  // the connections: read-ahead, prefetch, readers
     atomic_bool prefetch_going; // a prefetch that keeps every byte is under way
+    pthread_mutex_t registry_lock; // guards the two below, set once (text
+                            // layers are read on several threads)
     char *registry_token;   // a token a registry gave at mount (registry.h), or NULL;
     char *registry_origin;  // a URL of the origin it is for: sent there alone
 } ggfs_remote;
 
 /* NULL, with why filled, when it cannot be set up. */
 ggfs_remote *ggfs_remote_new(const ggfs_remote_options *opts, char *why, size_t why_size);
+
+/* Keeps token (malloc'ed: taken) as the registry's of url's origin,
+ * unless the mount has one already (a mount has one registry): then it is
+ * freed. */
+void ggfs_remote_keep_registry_token(ggfs_remote *remote, const char *url, char *token);
+
+/* The registry's token bound to its origin (secret_origin.h), when the
+ * mount was given one: the token stays valid until ggfs_remote_free. */
+bool ggfs_remote_registry_secret(ggfs_remote *remote, ggfs_secret *out);
 
 /* After every source using it is closed. */
 void ggfs_remote_free(ggfs_remote *remote);

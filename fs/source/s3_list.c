@@ -12,6 +12,8 @@
 #include "source/s3_list.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/page_guard.h"
+#include "util/store_name.h"
 
 #define TEXT_MAX 4096      // a key is at most 1,024 bytes, 3,072 encoded
 #define TOKEN_MAX 2048
@@ -38,24 +40,34 @@ typedef struct page {
     bool truncated, url_encoded;
     char token[TOKEN_MAX];
     const char *failed;    // why the page cannot be read, or NULL
+    ggfs_page_guard guard; // the listing's pages and names (util/page_guard.h)
 } page;
 
-/* Decodes %XX in place; a NUL it makes is kept. Returns the length, or
+static int hex_value(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Decodes a value S3 sent with encoding-type=url in place, as S3 encodes
+ * it (and botocore decodes it, with unquote_plus): %XX is the byte XX, '+'
+ * a space (a plus is %2B). A NUL it makes is kept. Returns the length, or
  * SIZE_MAX for a bad escape. */
 static size_t url_decode(char *s)
 {
     size_t w = 0;
     for (size_t r = 0; s[r]; r++) {
+        if (s[r] == '+') {
+            s[w++] = ' ';
+            continue;
+        }
         if (s[r] != '%') {
             s[w++] = s[r];
             continue;
         }
-        char hex[3] = {s[r + 1], s[r + 1] ? s[r + 2] : '\0', '\0'};
-        char *end;
-        const unsigned long v = strtoul(hex, &end, 16);
-        if (!hex[0] || !hex[1] || *end)
+        const int hi = hex_value(s[r + 1]), lo = hi < 0 ? -1 : hex_value(s[r + 2]);
+        if (hi < 0 || lo < 0)
             return SIZE_MAX;
-        s[w++] = (char)v;
+        s[w++] = (char)(hi << 4 | lo);
         r += 2;
     }
     s[w] = '\0';
@@ -81,23 +93,14 @@ static void leave_out(page *p, const char *key, size_t n, const char *why)
 }
 
 /* Why a name (a key after the prefix, or a prefix's) cannot be one in the
- * tree, or NULL when it can. */
+ * tree, or NULL when it can: the stores' one check (util/store_name.h). */
 static const char *unfit(const char *name, size_t n, bool is_prefix)
 {
-    if (memchr(name, '\0', n))
-        return "it holds NUL";
-    if (!is_prefix && n > 0 && name[n - 1] == '/')
+    if (!is_prefix && n > 0 && name[n - 1] == '/' && !memchr(name, '\0', n))
         return "it ends in '/'";
     if (n == 0)
         return "its name is empty";
-    for (size_t at = 0; at <= n;) {
-        const char *slash = memchr(name + at, '/', n - at);
-        const size_t len = slash ? (size_t)(slash - (name + at)) : n - at;
-        if (len == 0 || (len == 1 && name[at] == '.') || (len == 2 && name[at] == '.' && name[at + 1] == '.'))
-            return "it has an empty, '.' or '..' component";
-        at += len + 1;
-    }
-    return NULL;
+    return ggfs_store_path_unfit(name, n);
 }
 
 static bool room(page *p)
@@ -129,6 +132,15 @@ static void take(page *p, char *s, bool is_prefix)
     if (is_prefix && len > 0 && name[len - 1] == '/')
         len--;
     const char *why = unfit(name, len, is_prefix);
+    const char *slash = why ? NULL : memchr(name, '/', len);
+    if (slash) {
+        // Past the prefix, S3 (asked with delimiter '/') lists no '/' but
+        // a prefix's last: a server that ignores the delimiter lists
+        // a/b.gguf as a key. The part up to the first '/' is the common
+        // prefix S3 would have listed, a directory (listed once).
+        len = (size_t)(slash - name);
+        is_prefix = true;
+    }
     if (why) {
         // The prefix's own marker ("dir/" under "dir/") is not news.
         if (!(len == 0 && !is_prefix))
@@ -136,6 +148,25 @@ static void take(page *p, char *s, bool is_prefix)
         else
             p->out->left_out++;
         return;
+    }
+    // Each name once: a page repeated, or a key listed twice, adds nothing.
+    char tagged[TEXT_MAX + 1];
+    tagged[0] = is_prefix ? 'p' : 'k';
+    memcpy(tagged + 1, name, len);
+    switch (ggfs_page_guard_entry(&p->guard, tagged, len + 1)) {
+    case GGFS_PAGE_SEEN:
+        return;
+    case GGFS_PAGE_FULL: // the guard's cap, whatever the caller's
+        if (!p->out->capped)
+            ggfs_log(GGFS_LOG_WARNING, "gguf-fs: s3://%s/%s: more than %u entries: listing the first %u only\n",
+                     p->t->bucket, p->prefix, GGFS_PAGE_ENTRIES_MAX, GGFS_PAGE_ENTRIES_MAX);
+        p->out->capped = true;
+        return;
+    case GGFS_PAGE_NOMEM:
+        p->failed = "out of memory";
+        return;
+    case GGFS_PAGE_NEW:
+        break;
     }
     if (!room(p))
         return;
@@ -336,8 +367,8 @@ static char *page_url(const ggfs_s3_target *t, const char *prefix, unsigned page
     return ggfs_s3_url(&t->endpoint, t->bucket, "", params, sizeof params / sizeof params[0], URL_MAX);
 }
 
-bool ggfs_s3_list(ggfs_remote *remote, const ggfs_s3_target *t, size_t cap, unsigned page_keys,
-                  ggfs_s3_listing *out, char *why, size_t why_size)
+bool ggfs_s3_list_from(ggfs_s3_page_get *get, void *get_ctx, const ggfs_s3_target *t, size_t cap,
+                       unsigned page_keys, ggfs_s3_listing *out, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
     char prefix[TEXT_MAX];
@@ -353,45 +384,83 @@ bool ggfs_s3_list(ggfs_remote *remote, const ggfs_s3_target *t, size_t cap, unsi
         return false;
     }
     *p = (page){.t = t, .prefix = prefix, .cap = cap, .out = out};
+    ggfs_page_guard_init(&p->guard, "continuation token");
+    char what[GGFS_S3_BUCKET_MAX + 16];
+    snprintf(what, sizeof what, "bucket '%s'", t->bucket);
     bool ok = true;
     do {
+        // The first page's cursor is "", each next one its token: a token
+        // seen again, or pages adding nothing, are a loop.
+        if (!ggfs_page_guard_page(&p->guard, p->token, strlen(p->token), what, why, why_size)) {
+            ok = false;
+            break;
+        }
         char *url = page_url(t, prefix, page_keys, p->token);
         if (!url) {
             snprintf(why, why_size, "bucket '%s': the listing's URL is longer than %d bytes", t->bucket, URL_MAX);
             ok = false;
             break;
         }
-        ggfs_http_range r = {
-            .url = url, .secret = &t->secret, .whole = true,
-            .body_max = GGFS_S3_LIST_BODY_MAX, .keep_header = "x-amz-bucket-region",
-            .deadline_ns = ggfs_now_ns() + (int64_t)remote->opts.timeout_s * 1000000000,
-        };
-        const ggfs_http_outcome o = ggfs_http_fetch(remote->http, &r);
+        char *body = NULL;
+        size_t len = 0;
+        ok = get(get_ctx, url, &body, &len, why, why_size);
         free(url);
-        if (o != GGFS_HTTP_OK) {
-            if (r.status >= 300)
-                ggfs_s3_error_explain(t->bucket, r.status, r.body, r.body_len, r.header_got, why, why_size);
-            else
-                snprintf(why, why_size, "bucket '%s': %s", t->bucket, r.why);
-            ok = false;
-        } else {
+        if (ok) {
             out->pages++;
-            ok = read_page(p, r.body, r.body_len, why, why_size);
+            ok = read_page(p, body, len, why, why_size);
         }
-        free(r.body);
+        free(body);
         if (ok && p->truncated && !p->token[0]) {
             snprintf(why, why_size, "bucket '%s': a truncated page without a continuation token", t->bucket);
             ok = false;
         }
+        if (ok && p->truncated && !out->capped && !ggfs_page_guard_page_done(&p->guard, what, why, why_size))
+            ok = false;
     } while (ok && p->truncated && !out->capped);
     if (ok && !directories_win(p)) {
         snprintf(why, why_size, "out of memory");
         ok = false;
     }
+    ggfs_page_guard_destroy(&p->guard);
     free(p);
     if (!ok)
         ggfs_s3_listing_free(out);
     return ok;
+}
+
+typedef struct http_get {
+    ggfs_remote *remote;
+    const ggfs_s3_target *t;
+} http_get;
+
+/* A page through the mount's HTTP engine, signed, retried until timeout_s. */
+static bool get_page(void *ctx, const char *url, char **body, size_t *len, char *why, size_t why_size)
+{
+    const http_get *g = ctx;
+    ggfs_http_range r = {
+        .url = url, .secret = &g->t->secret, .whole = true,
+        .body_max = GGFS_S3_LIST_BODY_MAX, .keep_header = "x-amz-bucket-region",
+        .deadline_ns = ggfs_now_ns() + (int64_t)g->remote->opts.timeout_s * 1000000000,
+    };
+    const ggfs_http_outcome o = ggfs_http_fetch(g->remote->http, &r);
+    if (o != GGFS_HTTP_OK) {
+        if (r.status >= 300)
+            ggfs_s3_error_explain(g->t->bucket, r.status, r.body, r.body_len, r.header_got, why, why_size);
+        else
+            snprintf(why, why_size, "bucket '%s': %s", g->t->bucket, r.why);
+        free(r.body);
+        return false;
+    }
+    *body = r.body;
+    *len = r.body_len;
+    return true;
+}
+
+bool ggfs_s3_list(ggfs_remote *remote, const ggfs_s3_target *t, size_t cap, unsigned page_keys,
+                  ggfs_s3_listing *out, char *why, size_t why_size)
+{
+    http_get g = {remote, t};
+    return ggfs_s3_list_from(get_page, &g, t, cap, page_keys, out, why, why_size);
 }
 
 void ggfs_s3_listing_free(ggfs_s3_listing *l)

@@ -4,10 +4,16 @@
  * What a folder mount of s3://BUCKET/PREFIX lists.
  *
  * Keys are asked for with encoding-type=url, so that any byte of a key
- * comes through the XML. A key ending in '/', with an empty, '.' or '..'
- * component, or holding NUL is left out with a log line, as is a common
- * prefix whose name would be one of those, and a key named as a common
- * prefix is (the directory wins, as in mountpoint-s3).
+ * comes through the XML, and decoded as S3 encodes them ('+' a space, %2B
+ * a plus). A key ending in '/', with an empty, '.' or '..' component, or
+ * holding NUL is left out with a log line (util/store_name.h, every
+ * store's one check), as is a common prefix whose name would be one of
+ * those, and a key named as a common prefix is (the directory wins, as in
+ * mountpoint-s3). A key with a '/' past the prefix (a server that ignores
+ * the delimiter) is the common prefix up to it. Each name is kept once,
+ * and the pages are bounded as every paged listing's (util/page_guard.h):
+ * a continuation token seen again, or GGFS_PAGE_STALL_MAX pages in a row
+ * adding nothing, is a loop and fails the listing.
  */
 #ifndef GGFS_SOURCE_S3_LIST_H
 #define GGFS_SOURCE_S3_LIST_H
@@ -49,5 +55,12 @@ bool ggfs_s3_list(ggfs_remote *remote, const ggfs_s3_target *t, size_t cap, unsi
                   ggfs_s3_listing *out, char *why, size_t why_size);
 
 void ggfs_s3_listing_free(ggfs_s3_listing *l);
+
+/* Gets one page: true with *body (malloc'ed) and *len, or false with why. */
+typedef bool ggfs_s3_page_get(void *ctx, const char *url, char **body, size_t *len, char *why, size_t why_size);
+
+/* ggfs_s3_list with pages from get (the unit tests script a server). */
+bool ggfs_s3_list_from(ggfs_s3_page_get *get, void *get_ctx, const ggfs_s3_target *t, size_t cap,
+                       unsigned page_keys, ggfs_s3_listing *out, char *why, size_t why_size);
 
 #endif

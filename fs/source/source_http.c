@@ -89,7 +89,7 @@ typedef struct http_source {
     ggfs_source base;
     ggfs_remote *remote;
     char *url;             // where requests start (an hf:// name resolved)
-    char *bearer;          // the Hub's or a registry's token, or NULL
+    char *bearer;          // the Hub token of an hf:// name, or NULL
     ggfs_secret secret;    // what requests carry, bound to its origin
     bool has_secret;
     ggfs_s3_target *s3;    // for s3:// names: bucket and signer; else NULL
@@ -1139,9 +1139,9 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
         s->url = ggfs_s3_url(&s->s3->endpoint, s->s3->bucket, s->s3->key, NULL, 0, URL_MAX);
     } else {
         s->url = strdup(name);
-        // A registry's blob: the token it gave at mount, for its origin.
-        if (s->url && remote->registry_token && !(s->bearer = strdup(remote->registry_token)))
-            return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
+        // A registry's blob: the token it gave at mount, for its origin
+        // (kept by the mount until its end).
+        s->has_secret = ggfs_remote_registry_secret(remote, &s->secret);
     }
     if (!s->url || strlen(s->url) >= URL_MAX)
         return refuse(s, err, GGP_ERR_IO, "cannot open: URL missing or longer than %d bytes", URL_MAX - 1);
@@ -1152,9 +1152,6 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
         s->secret = s->s3->secret, s->has_secret = true;
     else if (s->bearer && is_hf)
         s->has_secret = ggfs_secret_bind(&s->secret, GGFS_SECRET_HUB_TOKEN, s->url, s->bearer, NULL);
-    else if (s->bearer)
-        s->has_secret = ggfs_secret_bind(&s->secret, GGFS_SECRET_REGISTRY_TOKEN, remote->registry_origin,
-                                         s->bearer, NULL);
     strcpy(s->data_url, s->url);
     if (remote->opts.offline)
         return open_offline(s, name, err);

@@ -6,18 +6,10 @@
 #include <string.h>
 
 #include "tree/names.h"
+#include "util/store_name.h" // the cut, shared with the names stores hand us
 
 #define HASH_SUFFIX_LEN 9 // "~" and 8 hex digits
 
-static uint32_t fnv1a32(const char *p, uint64_t len)
-{
-    uint32_t h = UINT32_C(0x811c9dc5);
-    for (uint64_t i = 0; i < len; i++) {
-        h ^= (uint8_t)p[i];
-        h *= UINT32_C(0x01000193);
-    }
-    return h;
-}
 
 static const char *escape_of(char c)
 {
@@ -62,11 +54,8 @@ size_t ggfs_name_encode(const char *name, uint64_t len, char *out)
         o += need;
     }
     if (cut) {
-        while (o > 0 && ((uint8_t)out[o - 1] & 0xc0) == 0x80)
-            o--;
-        if (o > 0 && (uint8_t)out[o - 1] >= 0xc0)
-            o--;
-        o += (size_t)sprintf(out + o, "~%08x", fnv1a32(name, len));
+        o = ggfs_name_cut_end(out, o);
+        o += (size_t)sprintf(out + o, "~%08x", ggfs_name_cut_hash(name, len));
     }
     out[o] = '\0';
     return o;

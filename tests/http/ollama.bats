@@ -116,7 +116,7 @@ teardown() {
     grep -q "^url: http://$REGISTRY/v2/library/tiny/blobs/sha256:" "$MNT/remote"
 }
 
-@test "Modelfile is the model as ollama show --modelfile writes it" {
+@test "Modelfile is the model as ollama show --modelfile writes it, its adapter and projector by their blob URLs" {
     mount_model "ollama+http://$REGISTRY/library/tiny:latest" "$MNT"
     local expected="$BATS_TEST_TMPDIR/Modelfile"
     cat >"$expected" <<END
@@ -125,6 +125,8 @@ teardown() {
 # FROM $REGISTRY/library/tiny:latest
 
 FROM $REGISTRY/library/tiny:latest
+ADAPTER http://$REGISTRY/v2/library/tiny/blobs/sha256:$(sha256sum "$FILES/adapter.gguf" | cut -d' ' -f1)
+FROM http://$REGISTRY/v2/library/tiny/blobs/sha256:$(sha256sum "$FILES/projector.gguf" | cut -d' ' -f1)
 TEMPLATE """$TEMPLATE_TEXT"""
 SYSTEM $SYSTEM_TEXT
 PARAMETER stop <|end|>
@@ -306,9 +308,9 @@ local_store() {
     cmp "$model/layers/license.2" "$FILES/license2"
     cmp "$model/layers/params" "$FILES/params"
     hex=$(sha256sum "$FILES/model.gguf" | cut -d' ' -f1)
-    # The registry mount's Modelfile, but for FROM and its comment.
+    # The registry mount's Modelfile, but for the blobs and the comment.
     mount_model "ollama+http://$REGISTRY/library/tiny:latest" "$BATS_TEST_TMPDIR/registry"
-    diff <(sed 1,7d "$model/Modelfile") <(sed 1,5d "$BATS_TEST_TMPDIR/registry/Modelfile")
+    diff <(sed 1,7d "$model/Modelfile") <(sed 1,7d "$BATS_TEST_TMPDIR/registry/Modelfile")
     [ "$(sed -n 3p "$model/Modelfile")" = "# FROM tiny:latest" ]
     [ "$(sed -n 5p "$model/Modelfile")" = "FROM $(realpath "$store")/blobs/sha256-$hex" ]
     # The adapter, then the projector as another FROM, as Ollama writes them.

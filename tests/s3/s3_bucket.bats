@@ -39,7 +39,8 @@ setup_file() {
     # Keys s3rver cannot store, listed by the proxy beside a good one.
     s3_put models evil/type-q4_K.gguf "$FILES/tree/type-q4_K.gguf"
     s3_config 'c["extra_keys"] = {"models": [["evil/../up.gguf", 10], ["evil/..", 10], ["evil/.", 10],
-                                             ["evil//twice.gguf", 10], ["evil/nul\u0000.gguf", 10]]}'
+                                             ["evil//twice.gguf", 10], ["evil/nul\u0000.gguf", 10],
+                                             ["evil/hollow/./x.gguf", 10], ["evil/marker/", 0]]}'
     export S3_DIR S3_PORT S3RVER_PORT S3_CONFIG S3_PROXY_LOG
 }
 
@@ -175,10 +176,13 @@ settled() {
     cmp "$MNT/big.gguf/model.gguf" "$FILES/big.gguf"
 }
 
-@test "hostile keys are left out, each with a log line; the mount shows the good one" {
+@test "hostile keys are left out, each with a log line; the mount shows the good one, a prefix of left-out keys empty" {
     mount_model s3://models/evil "$MNT"
     run ls -a "$MNT"
-    [ "$output" = "$(printf '%s\n' . .. remote type-q4_K.gguf)" ]
+    [ "$output" = "$(printf '%s\n' . .. hollow marker remote type-q4_K.gguf)" ]
+    # Prefixes whose every key was left out list empty, never ENOENT.
+    [ -z "$(ls "$MNT/hollow")" ] && [ -z "$(ls "$MNT/marker")" ]
+    ls -R "$MNT" >/dev/null
     local log="$BATS_TEST_TMPDIR/daemon.log"
     cat "$log"
     grep -q "s3://models: key 'evil/\.\./' left out of the listing: it has an empty, '.' or '..' component" "$log"

@@ -7,6 +7,9 @@
  * refusing with the layer's index.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,6 +328,92 @@ static int test_the_small_layers_take_16_mib_in_all(void)
     return 1;
 }
 
+/* ==== Manifests of many layers ==== */
+
+/* A manifest of n license layers, the model layer after the first
+ * model_at of them, malloc'ed. Each license's digest is its number. */
+static char *many_layers(size_t n, size_t model_at)
+{
+    const size_t one = 160;
+    char *json = malloc((n + 2) * one + 32), *p = json;
+    p += sprintf(p, "{\"layers\":[");
+    for (size_t i = 0; i <= n; i++) {
+        if (i == model_at)
+            p += sprintf(p, "%s" LAYER("model", HEX_A), i ? "," : "");
+        if (i < n)
+            p += sprintf(p, "%s{\"mediaType\":\"application/vnd.ollama.image.license\",\"digest\":\"sha256:%064zx\"}",
+                         i || model_at == 0 ? "," : "", i + 1);
+    }
+    sprintf(p, "]}");
+    return json;
+}
+
+static int test_a_manifest_of_thousands_of_layers_is_cut(void)
+{
+    ggfs_ollama_manifest m;
+    char msg[300];
+    char *json = many_layers(5000, 0);
+    EXPECT(ggfs_ollama_manifest_parse(json, strlen(json), "M", &m, msg, sizeof msg));
+    EXPECT_EQ(m.n, GGFS_OLLAMA_LAYERS_MAX);
+    EXPECT_EQ(m.layers[m.model].kind, GGFS_OLLAMA_MODEL);
+    ggfs_ollama_manifest_free(&m);
+    free(json);
+    // The model layer past the cap is still the model's.
+    json = many_layers(5000, 4000);
+    EXPECT(ggfs_ollama_manifest_parse(json, strlen(json), "M", &m, msg, sizeof msg));
+    EXPECT_EQ(m.n, GGFS_OLLAMA_LAYERS_MAX + 1);
+    EXPECT_STR(m.layers[m.model].hex, HEX_A);
+    ggfs_ollama_manifest_free(&m);
+    free(json);
+    return 1;
+}
+
+/* Reads counted: how many at once, at most. */
+typedef struct counted {
+    pthread_mutex_t lock;
+    unsigned now, most, reads;
+} counted;
+
+static int counted_read(void *ctx, const ggfs_ollama_layer *layer, size_t cap, char **data, size_t *len, char *why,
+                        size_t why_size)
+{
+    (void)layer, (void)cap, (void)why, (void)why_size;
+    counted *c = ctx;
+    pthread_mutex_lock(&c->lock);
+    c->reads++;
+    if (++c->now > c->most)
+        c->most = c->now;
+    pthread_mutex_unlock(&c->lock);
+    nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
+    pthread_mutex_lock(&c->lock);
+    c->now--;
+    pthread_mutex_unlock(&c->lock);
+    *data = strdup("text");
+    *len = 4;
+    return 0;
+}
+
+static int test_small_layers_are_read_at_once(void)
+{
+    ggfs_ollama_manifest m;
+    char msg[300];
+    char *json = many_layers(40, 0);
+    EXPECT(ggfs_ollama_manifest_parse(json, strlen(json), "M", &m, msg, sizeof msg));
+    free(json);
+    counted c = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    const ggfs_ollama_store store = {.read = counted_read, .path = path_of, .ctx = &c};
+    ggfs_ollama_layers *l = ggfs_ollama_layers_new(&m, "M", "h/n/t:x", "t:x", &store, msg, sizeof msg);
+    ggfs_ollama_manifest_free(&m);
+    EXPECT(l != NULL);
+    EXPECT_EQ(c.reads, 40);
+    EXPECT(c.most > 1 && c.most <= GGFS_OLLAMA_READ_THREADS);
+    EXPECT_EQ(l->n_files, 40);
+    EXPECT_STR(l->files[0].name, "license");
+    EXPECT_STR(l->files[39].name, "license.40"); // in the manifest's order
+    ggfs_ollama_layers_free(l);
+    return 1;
+}
+
 int main(void)
 {
     int ok = 1;
@@ -337,5 +426,7 @@ int main(void)
     ok &= test_layers_number_licenses_and_name_blob_paths();
     ok &= test_a_layer_over_the_cap_is_left_out_and_a_failed_read_refuses();
     ok &= test_the_small_layers_take_16_mib_in_all();
+    ok &= test_a_manifest_of_thousands_of_layers_is_cut();
+    ok &= test_small_layers_are_read_at_once();
     return ok ? 0 : 1;
 }
