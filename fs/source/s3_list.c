@@ -1,6 +1,7 @@
 /*
  * ListObjectsV2 (s3_list.h).
  */
+#include <errno.h>
 #include <expat.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "source/s3_error.h"
+#include "source/response_headers.h"
 #include "source/s3_list.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -251,9 +253,12 @@ static void on_end(void *user, const XML_Char *name)
         break;
     case F_SIZE: {
         char *end;
+        errno = 0;
         p->size = strtoull(p->text, &end, 10);
-        if (p->text_len == 0 || *end)
+        if (p->text_len == 0 || *end || p->text[0] < '0' || p->text[0] > '9')
             p->failed = "S3 sent a <Size> that is no number";
+        else if (errno == ERANGE || p->size > GGFS_REMOTE_SIZE_MAX)
+            p->failed = "S3 sent a <Size> over 2^62 bytes";
         break;
     }
     case F_TRUNCATED:

@@ -79,6 +79,15 @@ static void only_marker(unsigned n, char *body, size_t cap)
                             "<Contents><Key>dir/</Key><Size>0</Size></Contents></ListBucketResult>");
 }
 
+static const char *g_size; // huge_size's <Size>
+
+static void huge_size(unsigned n, char *body, size_t cap)
+{
+    (void)n;
+    snprintf(body, cap, HEAD "<IsTruncated>false</IsTruncated>"
+                            "<Contents><Key>dir/m.gguf</Key><Size>%s</Size></Contents></ListBucketResult>", g_size);
+}
+
 static char prefix_key[] = "dir";
 
 static ggfs_s3_target target(void)
@@ -159,10 +168,36 @@ static int test_a_marker_alone_is_counted_as_left_out(void)
     return 1;
 }
 
+/* A size past 2^62, one that wraps 64 bits, or a negative one refuses the
+ * listing: no number a server writes is believed past the bound. */
+static int test_a_size_past_2_62_is_refused(void)
+{
+    const ggfs_s3_target t = target();
+    static const char *const sizes[] = {"4611686018427387905", "18446744073709551616", "-1"};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        g_size = sizes[i];
+        server s = {.page = huge_size};
+        ggfs_s3_listing l;
+        char why[300] = "";
+        EXPECT(!ggfs_s3_list_from(get, &s, &t, 100000, 0, &l, why, sizeof why));
+        EXPECT(strstr(why, "<Size>") != NULL);
+    }
+    g_size = "4611686018427387904";
+    server s = {.page = huge_size};
+    ggfs_s3_listing l;
+    char why[300] = "";
+    EXPECT(ggfs_s3_list_from(get, &s, &t, 100000, 0, &l, why, sizeof why));
+    EXPECT_EQ(l.n_objects, 1);
+    EXPECT_EQ(l.objects[0].size, UINT64_C(1) << 62);
+    ggfs_s3_listing_free(&l);
+    return 1;
+}
+
 int main(void)
 {
     int ok = 1;
     ok &= test_a_repeated_token_is_a_loop();
+    ok &= test_a_size_past_2_62_is_refused();
     ok &= test_pages_adding_nothing_are_a_loop();
     ok &= test_hostile_names_become_what_s3_would_list();
     ok &= test_a_marker_alone_is_counted_as_left_out();
