@@ -394,6 +394,27 @@ bool ggfs_s3_list(ggfs_remote *remote, const ggfs_s3_target *t, size_t cap, unsi
     return ok;
 }
 
+bool ggfs_s3_list_read(const ggfs_s3_target *t, const char *prefix, size_t cap, const char *xml, size_t len,
+                       ggfs_s3_listing *out, char *why, size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    page *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(why, why_size, "out of memory");
+        return false;
+    }
+    *p = (page){.t = t, .prefix = prefix, .cap = cap, .out = out};
+    bool ok = read_page(p, xml, len, why, why_size);
+    if (ok && !directories_win(p)) {
+        snprintf(why, why_size, "out of memory");
+        ok = false;
+    }
+    free(p);
+    if (!ok)
+        ggfs_s3_listing_free(out);
+    return ok;
+}
+
 void ggfs_s3_listing_free(ggfs_s3_listing *l)
 {
     for (size_t i = 0; i < l->n_objects; i++)

@@ -48,6 +48,11 @@ typedef struct ggfs_s3_listing {
 bool ggfs_s3_list(ggfs_remote *remote, const ggfs_s3_target *t, size_t cap, unsigned page_keys,
                   ggfs_s3_listing *out, char *why, size_t why_size);
 
+/* One page's XML (any bytes) read as ggfs_s3_list reads each page under
+ * prefix ("" or ending in '/'), with no request: what tests/fuzz drives. */
+bool ggfs_s3_list_read(const ggfs_s3_target *t, const char *prefix, size_t cap, const char *xml, size_t len,
+                       ggfs_s3_listing *out, char *why, size_t why_size);
+
 void ggfs_s3_listing_free(ggfs_s3_listing *l);
 
 #endif
