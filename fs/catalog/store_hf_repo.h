@@ -11,6 +11,7 @@
 #include "source/remote_engine.h"
 
 struct ggfs_hf_stats; // hf_api.h
+struct json_object;
 
 typedef struct ggfs_hf_repo ggfs_hf_repo;
 
@@ -40,6 +41,11 @@ ggfs_hf_repo *ggfs_hf_repo_new(const char *org_repo, const char *source, struct 
 int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *endpoint, const char *token,
                       const char *rev, const char *dir, char *why, size_t cap);
 void ggfs_hf_repo_free(ggfs_hf_repo *r);
+/* Adds one entry of a tree page (any JSON) to r when it is a GGUF file
+ * under dir, as reading the listing does; false when out of memory.
+ * What tests/fuzz drives. */
+bool ggfs_hf_repo_add_entry(ggfs_hf_repo *r, const char *dir, struct json_object *e);
+
 
 /* ==== hf://ORG (store_hf_author.c) ==== */
 
@@ -51,6 +57,12 @@ bool ggfs_hf_is_author(const char *name);
  * with why (one line) when refused. */
 ggfs_hf_author *ggfs_hf_author_open(ggfs_remote_engine *remote, const char *name, char *why, size_t cap);
 void ggfs_hf_author_free(ggfs_hf_author *a);
+/* Adds the repo of one entry of the author's listing (any JSON) to out
+ * as a directory, as reading the listing does; false when out of memory.
+ * What tests/fuzz drives. */
+struct ggfs_scan;
+bool ggfs_hf_author_add_entry(const char *org, struct json_object *e, struct ggfs_scan *out);
+
 /* The author's repo ORG/REPO (key), read (at main) the first time it is
  * asked for and kept for the mount's life. NULL with why when it cannot
  * be read (errno ENOMEM when out of memory). */
