@@ -23,5 +23,7 @@ for replay in "$@"; do
     # shellcheck disable=SC2086 # one word a file
     "$replay" $inputs
 done
-# Each harness a few seconds: the whole test stays near two minutes.
-"$here/../../scripts/fuzz" "${GGUF_FS_FUZZ_SECONDS:-10}" "$fixtures"
+# Each harness 10 s, and the build of the libFuzzer binaries and their
+# runs together at most 2 minutes (a cold build takes two on 2 cores).
+GGUF_FS_FUZZ_BUDGET=${GGUF_FS_FUZZ_BUDGET:-120} \
+    "$here/../../scripts/fuzz" "${GGUF_FS_FUZZ_SECONDS:-10}" "$fixtures"
