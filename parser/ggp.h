@@ -489,8 +489,10 @@ void ggp_render_vocab_tsv(const ggp_file *file, ggp_sink *sink);
  * of an integer type, in file order, TEXT the token's escaped, "-" when
  * the vocabulary has no such id, and "NAME: -1 -" for 4294967295 or -1
  * (llama.cpp's none); then "add_bos: true|false" and "add_eos: ..." for
- * tokenizer.ggml.add_bos_token and add_eos_token, when they are bools. */
-void ggp_render_special_tokens(const ggp_file *file, ggp_sink *sink);
+ * tokenizer.ggml.add_bos_token and add_eos_token, when they are bools.
+ * Allocates (and frees) a table of the keys' ids, so that the tokens are
+ * walked once; returns false when that fails (nothing is written). */
+bool ggp_render_special_tokens(const ggp_file *file, ggp_sink *sink);
 
 /* The first line of tensors.tsv:
  * "name\ttype\tshape\telements\tbytes\toffset\tshard\n". */

@@ -20,6 +20,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ggp_i.h"
@@ -142,21 +143,58 @@ static bool special_id(const ggp_file *f, const ggp_kv *kv, ggp_str *name, bool 
     return true;
 }
 
-/* The text of token id, or false when the vocabulary has no such id. */
-static bool token_text(const ggp_file *f, const ggp_kv *tokens, uint64_t id, ggp_str *text)
+/* The texts of the ids the special keys name, found in one pass over the
+ * tokens: the keys' ids sorted, then the array walked once up to the
+ * largest. A vocabulary of a million tokens and twenty thousand keys is a
+ * million steps, not one walk per key (strings vary in length, so the
+ * array cannot be indexed by id). */
+typedef struct wanted {
+    uint64_t id;
+    size_t slot; // the key's place among the special keys, in file order
+} wanted;
+
+static int by_id(const void *a, const void *b)
 {
-    if (id >= tokens->value.count)
-        return false;
+    const wanted *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* texts[slot] for each special key in file order: the token's text, or
+ * {NULL, 0} when the key names no token of the vocabulary. n the number of
+ * special keys. Allocated with malloc(); NULL when out of memory. */
+static ggp_str *special_texts(const ggp_file *f, const ggp_kv *tokens, size_t n)
+{
+    ggp_str *texts = calloc(n ? n : 1, sizeof *texts);
+    wanted *want = malloc((n ? n : 1) * sizeof *want);
+    if (!texts || !want) {
+        free(texts);
+        free(want);
+        return NULL;
+    }
+    size_t k = 0, slot = 0;
+    for (uint64_t i = 0; i < ggp_kv_count(f); i++) {
+        ggp_str name;
+        bool negative, none;
+        uint64_t id;
+        if (!special_id(f, ggp_kv_at(f, i), &name, &negative, &id, &none))
+            continue;
+        if (!none && !negative && id < tokens->value.count)
+            want[k++] = (wanted){id, slot};
+        slot++;
+    }
+    qsort(want, k, sizeof *want, by_id);
     ggp_array_iter it;
     ggp_value v;
     ggp_array_iter_init(&it, f, &tokens->value);
-    for (uint64_t i = 0; ggp_array_next(&it, &v); i++) {
-        if (i == id) {
-            *text = ggp_value_str(f, &v);
-            return true;
+    size_t j = 0;
+    for (uint64_t i = 0; j < k && ggp_array_next(&it, &v); i++) {
+        for (; j < k && want[j].id == i; j++) {
+            const ggp_str t = ggp_value_str(f, &v);
+            texts[want[j].slot] = t.ptr ? t : (ggp_str){"", 0}; // an empty token is still found
         }
     }
-    return false;
+    free(want);
+    return texts;
 }
 
 static void put_flag(const ggp_file *f, const char *key, size_t len, const char *label, ggp_sink *sink)
@@ -166,21 +204,28 @@ static void put_flag(const ggp_file *f, const char *key, size_t len, const char 
         ggp_sink_printf(sink, "%s: %s\n", label, kv->value.data[0] ? "true" : "false");
 }
 
-void ggp_render_special_tokens(const ggp_file *f, ggp_sink *sink)
+bool ggp_render_special_tokens(const ggp_file *f, ggp_sink *sink)
 {
     const ggp_kv *tokens = tokens_of(f);
     if (!tokens)
-        return;
-    for (uint64_t i = 0; i < ggp_kv_count(f); i++) {
-        ggp_str name, text;
-        bool negative, none;
-        uint64_t id;
+        return true;
+    size_t n = 0;
+    ggp_str name, text;
+    bool negative, none;
+    uint64_t id;
+    for (uint64_t i = 0; i < ggp_kv_count(f); i++)
+        n += special_id(f, ggp_kv_at(f, i), &name, &negative, &id, &none);
+    ggp_str *texts = special_texts(f, tokens, n);
+    if (!texts)
+        return false;
+    for (uint64_t i = 0, slot = 0; i < ggp_kv_count(f); i++) {
         if (!special_id(f, ggp_kv_at(f, i), &name, &negative, &id, &none))
             continue;
+        text = texts[slot++];
         ggp_render_line_escaped(name, sink);
         if (none)
             ggp_sink_printf(sink, ": -1 -\n");
-        else if (negative || !token_text(f, tokens, id, &text))
+        else if (negative || !text.ptr)
             ggp_sink_printf(sink, ": %s%" PRIu64 " -\n", negative ? "-" : "", id);
         else {
             ggp_sink_printf(sink, ": %" PRIu64 " ", id);
@@ -188,8 +233,10 @@ void ggp_render_special_tokens(const ggp_file *f, ggp_sink *sink)
             sink->write(sink, "\n", 1);
         }
     }
+    free(texts);
     put_flag(f, KEY("tokenizer.ggml.add_bos_token"), "add_bos", sink);
     put_flag(f, KEY("tokenizer.ggml.add_eos_token"), "add_eos", sink);
+    return true;
 }
 
 /* ==== warnings ==== */

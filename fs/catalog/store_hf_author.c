@@ -116,6 +116,13 @@ static bool add_repo(void *ctx, json_object *e)
     return !c->oom;
 }
 
+bool ggfs_hf_author_add_entry(const char *org, json_object *e, ggfs_scan *out)
+{
+    ggfs_hf_author a = {.org = (char *)org, .source = (char *)org};
+    repos_ctx c = {.a = &a, .out = out};
+    return add_repo(&c, e);
+}
+
 /* Lists the author's repos into out; -1 with why when refused. */
 static int read_repos(ggfs_hf_author *a, ggfs_remote_engine *remote, ggfs_scan *out, char *why, size_t cap)
 {

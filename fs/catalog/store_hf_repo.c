@@ -190,6 +190,12 @@ static bool add_entry(void *ctx, json_object *e)
     return true;
 }
 
+bool ggfs_hf_repo_add_entry(ggfs_hf_repo *r, const char *dir, json_object *e)
+{
+    tree_ctx c = {.r = r, .dir = dir};
+    return add_entry(&c, e);
+}
+
 static int by_shown(const void *a, const void *b)
 {
     return strcmp(((const hf_file *)a)->shown, ((const hf_file *)b)->shown);

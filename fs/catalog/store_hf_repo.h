@@ -12,6 +12,8 @@
 
 #include "catalog/hf_api.h"
 
+struct json_object;
+
 typedef struct ggfs_hf_repo ggfs_hf_repo;
 
 /* Whether name is an hf:// collection (a repo, a folder of one), not one
@@ -38,6 +40,11 @@ int ggfs_hf_repo_read(ggfs_hf_repo *r, ggfs_remote_engine *remote, const char *e
 int ggfs_hf_repo_read_from(ggfs_hf_repo *r, ggfs_hf_get *get, void *get_ctx, const char *endpoint, const char *rev,
                            const char *dir, char *why, size_t cap);
 void ggfs_hf_repo_free(ggfs_hf_repo *r);
+/* Adds one entry of a tree page (any JSON) to r when it is a GGUF file
+ * under dir, as reading the listing does; false when out of memory.
+ * What tests/fuzz drives. */
+bool ggfs_hf_repo_add_entry(ggfs_hf_repo *r, const char *dir, struct json_object *e);
+
 
 /* ==== hf://ORG (store_hf_author.c) ==== */
 
@@ -52,6 +59,12 @@ void ggfs_hf_author_free(ggfs_hf_author *a);
 /* An author with no repo read yet, its listing not asked for (the unit
  * tests'); NULL with why when name is no author or out of memory. */
 ggfs_hf_author *ggfs_hf_author_new(const char *name, char *why, size_t cap);
+/* Adds the repo of one entry of the author's listing (any JSON) to out
+ * as a directory, as reading the listing does; false when out of memory.
+ * What tests/fuzz drives. */
+struct ggfs_scan;
+bool ggfs_hf_author_add_entry(const char *org, struct json_object *e, struct ggfs_scan *out);
+
 /* The author's repo ORG/REPO (key), read (at main) the first time it is
  * asked for and kept for the mount's life. NULL with why when it cannot
  * be read (errno ENOMEM when out of memory). */

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -237,10 +238,21 @@ static const char *value_text(json_object *v, size_t *n)
     return s;
 }
 
+/* A small layer's JSON, read to its length: a reader need not end the
+ * bytes with a NUL (ggfs_ollama_read). NULL when it is none. */
+static json_object *layer_json(const ggfs_ollama_file *f)
+{
+    json_tokener *tok = json_tokener_new();
+    json_object *o = tok && f->len <= INT_MAX ? json_tokener_parse_ex(tok, f->data, (int)f->len) : NULL;
+    if (tok)
+        json_tokener_free(tok);
+    return o;
+}
+
 /* PARAMETER lines, one per value of each key of the params object. */
 static void put_params(ggfs_buffer *t, const ggfs_ollama_file *f, const char *where)
 {
-    json_object *root = json_tokener_parse(f->data);
+    json_object *root = layer_json(f);
     if (!json_object_is_type(root, json_type_object)) {
         ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: the params layer is not a JSON object: no PARAMETER lines\n", where);
         json_object_put(root);
@@ -263,7 +275,7 @@ static void put_params(ggfs_buffer *t, const ggfs_ollama_file *f, const char *wh
 /* MESSAGE lines, one per {role, content} of the messages array. */
 static void put_messages(ggfs_buffer *t, const ggfs_ollama_file *f, const char *where)
 {
-    json_object *root = json_tokener_parse(f->data), *role, *content;
+    json_object *root = layer_json(f), *role, *content;
     if (!json_object_is_type(root, json_type_array)) {
         ggfs_log(GGFS_LOG_WARNING, "gguf-fs: %s: the messages layer is not a JSON array: no MESSAGE lines\n", where);
         json_object_put(root);

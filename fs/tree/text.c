@@ -152,8 +152,7 @@ bool ggfs_text_render(const ggfs_tree *tree, const ggfs_view *view, ggfs_node no
         ggp_render_vocab_tsv(view->keys, sink);
         break;
     case GGFS_SPECIAL_TOKENS:
-        ggp_render_special_tokens(view->keys, sink);
-        break;
+        return ggp_render_special_tokens(view->keys, sink);
     case GGFS_HEADER:
         render_header(tree->model, view, sink);
         break;

@@ -2253,8 +2253,12 @@ static void edit_copy(const char *in, const char *out, int n_edits, char **args)
             die("edit-copy: %s has no key '%s' to delete", in, edits[k].key);
         apply_edit(keys, &edits[k]);
     }
-    char *meta = xmalloc(strlen(out) + 6);
-    sprintf(meta, "%s.keys", out);
+    // Copied by hand: gcc with UBSan loses sight of xmalloc never
+    // returning NULL, and takes a sprintf here for one into NULL.
+    const size_t out_len = strlen(out);
+    char *meta = xmalloc(out_len + 6);
+    memcpy(meta, out, out_len);
+    memcpy(meta + out_len, ".keys", 6);
     if (!G.gguf_write_to_file(keys, meta, true))
         die("%s: gguf_write_to_file failed", meta);
     G.gguf_free(keys);

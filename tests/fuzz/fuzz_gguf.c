@@ -123,7 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ggp_render_warnings(f, &views.sink))
         abort();
     ggp_render_vocab_tsv(f, &views.sink);
-    ggp_render_special_tokens(f, &views.sink);
+    if (!ggp_render_special_tokens(f, &views.sink))
+        abort();
     ggp_render_tsv_header(&views.sink);
     for (uint64_t i = 0; i < ggp_tensor_count(f); i++) {
         const ggp_tensor *t = ggp_tensor_at(f, i);

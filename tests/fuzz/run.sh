@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# The fuzz target in the suite: replays the known crash inputs and the
-# seeds through this build (sanitized in the sanitizer build), then fuzzes
-# for a short, bounded time with libFuzzer when clang has it.
-#   usage: run.sh FUZZ_REPLAY GGML_REF
+# The fuzz test in the suite: replays every harness's seeds and known
+# crash inputs (seeds/NAME, regressions/NAME; for gguf also the hostile
+# corpus and ggml's small fixtures) through this build's replay binaries
+# (sanitized in the sanitizer build), then fuzzes each harness for a
+# short, bounded time with libFuzzer when clang has it (scripts/fuzz).
+#   usage: run.sh GGML_REF FUZZ_REPLAY_NAME...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-fixtures=$("$here/../../scripts/fixtures/ggml-fixtures" "$2")
-seeds=$(mktemp -d)
-trap 'rm -rf "$seeds"' EXIT
-python3 "$here/../hostile/make_hostile.py" "$seeds" >/dev/null
-rm -f "$seeds/manifest.tsv"
-"$1" "$seeds"/* $(find "$here/regressions" "$fixtures" -name '*.gguf' -size -64k)
-"$here/../../scripts/fuzz" "${GGUF_FS_FUZZ_SECONDS:-30}" "$fixtures"
+fixtures=$("$here/../../scripts/fixtures/ggml-fixtures" "$1")
+shift
+hostile=$(mktemp -d)
+trap 'rm -rf "$hostile"' EXIT
+python3 "$here/../hostile/make_hostile.py" "$hostile" >/dev/null
+rm -f "$hostile/manifest.tsv"
+for replay in "$@"; do
+    name=${replay##*/fuzz_replay_}
+    inputs=$(find "$here/seeds/$name" "$here/regressions/$name" -type f ! -name .keep 2>/dev/null)
+    if [ "$name" = gguf ]; then
+        inputs="$inputs $hostile/* $(find "$fixtures" -name '*.gguf' -size -64k)"
+    fi
+    echo -n "$name: "
+    # shellcheck disable=SC2086 # one word a file
+    "$replay" $inputs
+done
+# Each harness 10 s, and the build of the libFuzzer binaries and their
+# runs together at most 2 minutes (a cold build takes two on 2 cores).
+GGUF_FS_FUZZ_BUDGET=${GGUF_FS_FUZZ_BUDGET:-120} \
+    "$here/../../scripts/fuzz" "${GGUF_FS_FUZZ_SECONDS:-10}" "$fixtures"
