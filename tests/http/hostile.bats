@@ -116,8 +116,8 @@ bounded_mount() {
         DAEMON=$pid
         return 0
     fi
-    wait "$pid"
-    status=$?
+    status=0
+    wait "$pid" || status=$?
     stderr=$(cat "$BATS_TEST_TMPDIR/daemon.log")
     echo "exit $status: $stderr"
     [ "$status" -eq 1 ] || return 1
@@ -218,14 +218,6 @@ eio_with_line() {
     : >"$BATS_TEST_TMPDIR/daemon.log"
     bounded_mount "$HOME_URL/files/model.gguf" -o cache_dir="$BATS_TEST_TMPDIR/cache"
     [ "$status" -eq 1 ]
-}
-
-@test "numbers: a total turned huge after the open gives EIO past 64 MiB, never a read there" {
-    bounded_mount "$HOME_URL/files/model.gguf" -o cache_dir="$BATS_TEST_TMPDIR/cache"
-    [ "$status" -eq 0 ]
-    mode total-max
-    run -1 timeout 20 dd if="$MNT/model.gguf" of=/dev/null bs=1M skip=64 count=1
-    rss_bounded
 }
 
 @test "numbers: a 429 with RateLimit t=10^20 fails the mount within timeout_s, asking fewer than 100 times" {
