@@ -125,6 +125,11 @@ bounded_mount() {
     [[ $stderr == "gguf-fs: "* ]]
 }
 
+# mounted: the last bounded_mount mounted; else its log says why.
+mounted() {
+    [ "$status" -eq 0 ] || { echo "not mounted:" >&2; cat "$BATS_TEST_TMPDIR/daemon.log" >&2; return 1; }
+}
+
 # rss_bounded: the daemon's VmRSS within cache_mb + 64 MB.
 rss_bounded() {
     [ -n "${DAEMON:-}" ] || return 0
@@ -140,6 +145,7 @@ timed() {
     local limit=$1
     shift
     run timeout "$limit" "$@"
+    echo "$output" | head -20
     [ "$status" -ne 124 ] || { echo "'$*' still running after $limit s" >&2; return 1; }
 }
 
@@ -168,7 +174,7 @@ eio_with_line() {
 @test "secrets: the Hub token does not follow a resolve redirect to another origin, on the first read or later" {
     mode hub-resolve-foreign
     HF_TOKEN=$HF_SECRET bounded_mount "hf://org/repo/model.gguf"
-    [ "$status" -eq 0 ]
+    mounted
     cmp "$MNT/model.gguf" "$FILES/model.gguf"
     cat "$MNT/model.gguf" >/dev/null
     [ "$(requests "$FOREIGN_LOG")" -gt 0 ]
@@ -178,7 +184,7 @@ eio_with_line() {
 @test "secrets: a registry's bearer token does not follow a blob's redirect to another origin" {
     mode registry-blob-foreign
     bounded_mount "ollama+http://127.0.0.1:$HOME_PORT/library/tiny:latest"
-    [ "$status" -eq 0 ]
+    mounted
     cmp "$MNT/model.gguf" "$FILES/model.gguf"
     grep -qF "Bearer $REGISTRY_SECRET" "$HOME_LOG"
     no_secret_abroad
@@ -236,7 +242,7 @@ eio_with_line() {
 
 @test "numbers: a 429 with a huge wait after mount is EIO within timeout_s plus a margin" {
     bounded_mount "$HOME_URL/files/model.gguf"
-    [ "$status" -eq 0 ]
+    mounted
     mode retry-after-huge
     eio_with_line dd if="$MNT/tensors/t1/raw" of=/dev/null bs=64k count=1
     [ "$(requests "$HOME_LOG")" -lt 100 ]
@@ -346,7 +352,7 @@ s3_home() {
 
 @test "validators: 206s without the ETag the open recorded, bytes changed: EIO, never a wrong sum" {
     bounded_mount "$HOME_URL/files/model.gguf"
-    [ "$status" -eq 0 ]
+    mounted
     mode unvalidated
     run timeout 30 sha256sum "$MNT/model.gguf"
     if [ "$status" -eq 0 ]; then
@@ -363,7 +369,7 @@ s3_home() {
     s3_home
     mode s3-slash
     bounded_mount "s3://bucket/p/"
-    [ "$status" -eq 0 ]
+    mounted
     timed 20 ls -R "$MNT"
     [ "$status" -eq 0 ]
 }
@@ -372,7 +378,7 @@ s3_home() {
     s3_home
     mode s3-url-names
     bounded_mount "s3://bucket/p/"
-    [ "$status" -eq 0 ]
+    mounted
     ls "$MNT"
     [ -d "$MNT/café model+1.gguf" ]
     cmp "$MNT/café model+1.gguf/model.gguf" "$FILES/model.gguf"
@@ -382,7 +388,7 @@ s3_home() {
     s3_home
     mode s3-marker
     bounded_mount "s3://bucket/p/"
-    [ "$status" -eq 0 ]
+    mounted
     run -0 --separate-stderr timeout 20 ls "$MNT"
     [ -z "$stderr" ]
     run -0 --separate-stderr timeout 20 find "$MNT"
@@ -394,7 +400,7 @@ s3_home() {
 @test "names: a Hub path dir@x/m.gguf opens and its metadata reads" {
     mode hub-at-name
     bounded_mount "hf://org/repo"
-    [ "$status" -eq 0 ]
+    mounted
     timed 20 ls -R "$MNT"
     [ "$status" -eq 0 ]
     cat "$MNT/dir@x/m.gguf/metadata/general.architecture"
@@ -403,7 +409,7 @@ s3_home() {
 @test "names: .., NUL, a 5,000-byte name and RTL marks are left out or cut, never escaping" {
     mode hub-names
     bounded_mount "hf://org/repo"
-    [ "$status" -eq 0 ]
+    mounted
     timed 20 ls -R "$MNT"
     [ "$status" -eq 0 ]
     run -0 find "$MNT" -maxdepth 1 -mindepth 1 -printf '%f\n'
@@ -418,7 +424,7 @@ s3_home() {
 
 @test "rate limit: a 429 with Retry-After: 2 holds every request to that host for 2 s" {
     bounded_mount "$HOME_URL/files/model.gguf"
-    [ "$status" -eq 0 ]
+    mounted
     mode retry-after-two
     timed 30 cat "$MNT/model.gguf"
     # The first request after the switch got the 429 (others already in
@@ -443,7 +449,7 @@ PY
 @test "ollama: a manifest with an adapter layer gives a Modelfile with an ADAPTER line" {
     mode registry-adapter
     bounded_mount "ollama+http://127.0.0.1:$HOME_PORT/library/tiny:latest"
-    [ "$status" -eq 0 ]
+    mounted
     ls "$MNT"
     grep -q '^ADAPTER ' "$MNT/Modelfile"
 }
