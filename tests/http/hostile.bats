@@ -426,7 +426,7 @@ s3_home() {
     bounded_mount "$HOME_URL/files/model.gguf"
     mounted
     mode retry-after-two
-    timed 30 cat "$MNT/model.gguf"
+    timed 30 cmp -s "$MNT/model.gguf" "$FILES/model.gguf"
     # The first request after the switch got the 429 (others already in
     # flight may come with it); its range asked again, or any request
     # arriving from 0.2 s on, comes 2 s after it at the earliest.
