@@ -9,6 +9,7 @@
 # still refuses the mount.
 
 load ../bats/test_helper
+load ../remote_helper
 load server
 
 setup_file() {
@@ -39,14 +40,7 @@ setup() {
 # refused.
 server_gone() {
     fault refuse
-    local i
-    for i in $(seq 200); do
-        python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' \
-            "$PROXY_PORT" 2>/dev/null || return 0
-        sleep 0.05
-    done
-    echo "port $PROXY_PORT still answers" >&2
-    return 1
+    port_closed 127.0.0.1 "$PROXY_PORT"
 }
 
 # read_once SOURCE [OPTIONS...]: an online mount with cache_dir reads every

@@ -12,6 +12,7 @@
 bats_require_minimum_version 1.5.0
 
 load ../bats/test_helper
+load ../remote_helper
 load server
 load registry
 
@@ -57,32 +58,10 @@ teardown() {
     return $status
 }
 
-# port_closed HOST PORT: returns once nothing accepts on it (10 s at most).
-port_closed() {
-    local i
-    for i in $(seq 200); do
-        python3 -c 'import socket, sys; socket.create_connection((sys.argv[1], int(sys.argv[2])), 0.2)' \
-            "$1" "$2" 2>/dev/null || return 0
-        sleep 0.05
-    done
-    echo "$1:$2 still answers" >&2
-    return 1
-}
-
 # start_hub: this test's Hub emulation (tree pages of 3 entries), its bytes
 # from the fault proxy in front of nginx; HF_ENDPOINT names it.
 start_hub() {
-    HUB_LOG="$BATS_TEST_TMPDIR/hub.log"
-    python3 "$BATS_TEST_DIRNAME/hub_emulator.py" "$BATS_TEST_TMPDIR/hub.port" "$HUB_LOG" "$FILES" \
-        "http://localhost:$PROXY_PORT/files" "$HUB_TOKEN" 3 3>&- 2>"$BATS_TEST_TMPDIR/hub.err" &
-    HUB_PID=$!
-    local i
-    for i in $(seq 200); do
-        [ -s "$BATS_TEST_TMPDIR/hub.port" ] && break
-        sleep 0.05
-    done
-    HUB_PORT=$(cat "$BATS_TEST_TMPDIR/hub.port")
-    export HF_ENDPOINT="http://127.0.0.1:$HUB_PORT"
+    start_hub_emulator "$FILES" "http://localhost:$PROXY_PORT/files" "$HUB_TOKEN" 3
 }
 
 # servers_gone: the Hub emulation ended and the proxy in front of nginx
@@ -135,13 +114,9 @@ same_as_online() {
 # refused SOURCE PHRASE [ENV...]: an offline mount of SOURCE with
 # cache_dir exits 1 with one line naming it and PHRASE, and mounts nothing.
 refused() {
-    mkdir -p "$OFFLINE"
-    run -1 --separate-stderr env "${@:3}" timeout 60 "$GGUF_FS" -f -o cache_dir="$CACHE",offline "$1" "$OFFLINE" 3>&-
-    echo "stderr: $stderr"
-    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+    refused_mount "${@:3}" -- -o cache_dir="$CACHE",offline "$1" "$OFFLINE"
     [[ "$stderr" == "gguf-fs: "* ]]
     [[ "$stderr" == *"$2"* ]]
-    run ! mountpoint -q "$OFFLINE"
 }
 
 @test "a repo read once through cache_dir mounts offline with the Hub and nginx gone: the same tree and bytes" {

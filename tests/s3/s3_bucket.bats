@@ -8,6 +8,7 @@
 # listing_ttl_s, the server gone mid-read, a real client decoding from it.
 
 load ../bats/test_helper
+load ../remote_helper
 load ../bats/llama_client
 load ../http/server
 load s3_server

@@ -146,14 +146,10 @@ all_signed() {
 # refused LINE_PATTERN GGUF_FS_ARGS...: the mount is refused, exit 1, with
 # exactly one line on stderr matching the pattern; nothing is mounted.
 refused() {
-    local pattern=$1 mnt="$BATS_TEST_TMPDIR/refused"
+    local pattern=$1
     shift
-    mkdir -p "$mnt"
-    run -1 --separate-stderr "$GGUF_FS" -f "$@" "$mnt" 3>&-
-    echo "$stderr"
-    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+    refused_mount -- "$@" "$BATS_TEST_TMPDIR/refused"
     [[ $stderr =~ $pattern ]]
-    run ! mountpoint -q "$mnt"
 }
 
 # read_at FILE OFF: "ok" or the errno's name of a 64 KiB pread at OFF.
