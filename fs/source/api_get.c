@@ -57,5 +57,13 @@ bool ggfs_api_get(ggfs_remote *remote, const char *url, const char *bearer, size
         snprintf(out->why, sizeof out->why, "%s", r.why);
     if (o == GGFS_HTTP_OK || out->cut)
         out->why[0] = '\0';
+    if (o != GGFS_HTTP_OK && out->status == 200 && !out->cut) {
+        // A 200 whose body never arrived whole (a timeout, a reset) is no
+        // answer: what came of it is not read as the document.
+        free(out->body);
+        out->body = NULL;
+        out->len = 0;
+        out->status = 0;
+    }
     return out->status != 0;
 }

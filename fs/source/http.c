@@ -198,6 +198,7 @@ typedef struct transfer {
     bool checked;          // the response was found right, body accepted
     bool keeping;          // the body goes to r->body (an error's, or the
                            // whole document)
+    size_t body_cap;       // bytes allocated at r->body
     bool has_location;     // the response names a Location
     bool redirecting;      // a redirect's body: dropped
     size_t dropped;        // bytes of it
@@ -329,17 +330,26 @@ static bool keeps_body(transfer *t)
 
 /* Appends to r->body, up to body_max bytes; a document cut there stops the
  * transfer, an error's body is only cut. */
-static size_t keep_body(ggfs_http_range *r, const char *bytes, size_t len)
+static size_t keep_body(transfer *t, const char *bytes, size_t len)
 {
+    ggfs_http_range *r = t->r;
     size_t take = len;
     if (take > r->body_max - r->body_len) {
         take = r->body_max - r->body_len;
         r->body_cut = true;
     }
-    char *grown = realloc(r->body, r->body_len + take + 1);
-    if (!grown)
-        return 0;
-    r->body = grown;
+    if (r->body_len + take + 1 > t->body_cap) {
+        // Doubling: a document of many small pieces is copied a few times,
+        // not once per piece.
+        size_t cap = t->body_cap ? t->body_cap : 16 * 1024;
+        while (cap < r->body_len + take + 1)
+            cap *= 2;
+        char *grown = realloc(r->body, cap);
+        if (!grown)
+            return 0;
+        r->body = grown;
+        t->body_cap = cap;
+    }
     memcpy(r->body + r->body_len, bytes, take);
     r->body_len += take;
     r->body[r->body_len] = '\0';
@@ -372,7 +382,7 @@ static size_t on_body(char *bytes, size_t size, size_t n, void *user)
             t->checked = true;
     }
     if (t->keeping)
-        return keep_body(r, bytes, len);
+        return keep_body(t, bytes, len);
     if (len > t->expect - r->got) {
         set_why(r, "more body than the %" PRIu64 " bytes announced", t->expect);
         t->verdict = GGFS_HTTP_RETRY;

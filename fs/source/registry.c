@@ -57,8 +57,15 @@ static long get_retrying(ggfs_remote *remote, int64_t deadline, const char *url,
         snprintf(why, why_size, "%s: the response is larger than %zu bytes", url, r->cap);
         return 0;
     }
-    if (o != GGFS_HTTP_OK && q.status == 0)
+    if (o != GGFS_HTTP_OK && (q.status == 0 || q.status / 100 == 2)) {
+        // No answer, or a 2xx whose body never arrived whole: nothing of
+        // it is read as the document.
         snprintf(why, why_size, "%s: %s", url, q.why);
+        free(r->body);
+        r->body = NULL;
+        r->len = 0;
+        return 0;
+    }
     return q.status;
 }
 

@@ -306,6 +306,7 @@ eio_with_line() {
     rss_bounded
     unmount_all
     : >"$HOME_LOG"
+    : >"$BATS_TEST_TMPDIR/daemon.log"
     mode hub-repeat-pages
     bounded_mount "hf://org"
     [ "$(requests "$HOME_LOG")" -lt 1000 ]
@@ -333,7 +334,8 @@ s3_home() {
     [ "$(requests "$HOME_LOG")" -lt 1000 ]
     rss_bounded
     unmount_all
-    : >"$HOME_LOG" "$BATS_TEST_TMPDIR/daemon.log"
+    : >"$HOME_LOG"
+    : >"$BATS_TEST_TMPDIR/daemon.log"
     mode s3-repeat-key
     bounded_mount "s3://bucket/p"
     if [ "$status" -eq 0 ]; then timed 20 ls "$MNT"; fi
@@ -372,6 +374,9 @@ s3_home() {
     mounted
     timed 20 ls -R "$MNT"
     [ "$status" -eq 0 ]
+    # The deeper key shows where S3 would have put it: deep/er/model.gguf.
+    [ "$(ls "$MNT/deep")" = er ]
+    [ -f "$MNT/deep/er/model.gguf/metadata/general.architecture" ]
 }
 
 @test "names: an encoding-type=url key 'café model+1.gguf' shows as itself and opens" {
@@ -480,4 +485,56 @@ PY
     bounded_mount "$HOME_URL/files/model.gguf"
     [ "$status" -eq 1 ]
     [ "$(requests "$HOME_LOG")" -lt 100 ]
+}
+
+@test "held: 206s sent chunked past their Content-Range are refused at mount with one line" {
+    mode chunked-overrun
+    bounded_mount "$HOME_URL/files/model.gguf"
+    [ "$status" -eq 1 ]
+    [[ $stderr == *"more body than"* ]]
+}
+
+@test "held: JSON nested 100,000 deep and a page over 16 MiB are refused at mount with one line" {
+    mode hub-deep-json
+    bounded_mount "hf://org/repo"
+    [ "$status" -eq 1 ]
+    [[ $stderr == *"not JSON"* ]]
+    : >"$BATS_TEST_TMPDIR/daemon.log"
+    mode hub-big-page
+    bounded_mount "hf://org/repo"
+    [ "$status" -eq 1 ]
+    [[ $stderr == *"over 16 MiB"* ]]
+}
+
+@test "held: a page that stops halfway is no answer: refused with the transfer's cause, its part never parsed" {
+    mode hub-stall-page
+    bounded_mount "hf://org/repo"
+    [ "$status" -eq 1 ]
+    [[ $stderr != *"not JSON"* ]]
+}
+
+@test "held: billion laughs and an external entity in S3's XML are refused or ignored, never expanded" {
+    s3_home
+    mode s3-laughs
+    bounded_mount "s3://bucket/p/"
+    [ "$status" -eq 1 ]
+    unmount_all
+    : >"$BATS_TEST_TMPDIR/daemon.log"
+    mode s3-external
+    bounded_mount "s3://bucket/p/"
+    if [ "$status" -eq 0 ]; then
+        timed 20 ls -R "$MNT"
+        [ "$status" -eq 0 ]
+        [[ $output != *root:* ]]
+    fi
+    ! grep -q "root:" "$BATS_TEST_TMPDIR/daemon.log"
+}
+
+@test "held: a 100 MB template layer is not kept whole, the daemon within cache_mb + 64 MB" {
+    mode registry-big-template
+    bounded_mount "ollama+http://127.0.0.1:$HOME_PORT/library/tiny:latest"
+    rss_bounded
+    if [ "$status" -eq 0 ]; then
+        [ "$(stat -c %s "$MNT/layers/template" 2>/dev/null || echo 0)" -lt $((16 << 20)) ]
+    fi
 }

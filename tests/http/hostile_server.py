@@ -46,6 +46,13 @@ that does not name them):
   s3-slash               a key with / past the prefix (delimiter ignored)
   s3-url-names           encoding-type=url: "café model+1.gguf"
   s3-marker              a prefix whose only entry is dir/ and a/./b.gguf
+  chunked-overrun        206s sent chunked, 1 MiB more than their Content-Range
+  hub-deep-json          tree pages of 100,000 nested arrays
+  hub-big-page           a tree page of 17 MiB
+  hub-stall-page         a tree page that stops halfway for 8 s
+  s3-laughs              a listing with billion laughs in its DOCTYPE
+  s3-external            a listing naming an external entity (file:///etc/passwd)
+  registry-big-template  a manifest whose template layer is 100 MB
 """
 import gzip
 import hashlib
@@ -70,6 +77,8 @@ with open(os.path.join(FILES, "model.gguf"), "rb") as f:
 MODEL_HEX = hashlib.sha256(MODEL).hexdigest()
 TEXT = b"{{ .Prompt }}"
 TEXT_HEX = hashlib.sha256(TEXT).hexdigest()
+BIG_TEMPLATE = 100 * 1000 * 1000  # bytes of registry-big-template's layer
+BIG_HEX = "b" * 64
 
 
 def mode():
@@ -166,6 +175,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(206, body, headers, length="-1")
         if m == "length-huge":
             return self.reply(206, body, headers, length=str(2**63))
+        if m == "chunked-overrun":
+            self.send_response(206)
+            for k, v in headers:
+                self.send_header(k, v)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for piece in (body, bytes(1 << 20)):
+                self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+            return None
         if m == "gzip-bomb":
             z = zlib.compressobj(9, zlib.DEFLATED, 31)
             bomb = io.BytesIO()
@@ -211,6 +230,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.json([], [self.next_link(base, cursor + 1)])
         if m == "hub-repeat-pages":
             return self.json([self.entry("model.gguf")], [self.next_link(base, cursor + 1)])
+        if m == "hub-deep-json":
+            return self.reply(200, b"[" * 100000 + b"]" * 100000, [("Content-Type", "application/json")])
+        if m == "hub-stall-page":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            self.wfile.write(json.dumps([self.entry("model.gguf")]).encode()[:-1])
+            self.wfile.flush()
+            time.sleep(8)
+            return None
+        if m == "hub-big-page":
+            pad = "x" * 1000
+            return self.json([dict(self.entry("model.gguf"), pad=pad) for _ in range(17 * 1024)])
         if m == "hub-link-foreign":
             if cursor == 0:
                 return self.json([self.entry("model.gguf")], [self.next_link(base, 1, True)])
@@ -242,6 +275,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.reply(302, b"", [("Location", where), ("X-Linked-Size", str(len(MODEL))),
                                      ("X-Linked-Etag", '"v1"'), ("X-Repo-Commit", COMMIT)])
 
+    def stream_big_template(self):
+        """A 100 MB text layer, written as the client takes it."""
+        self.send_response(200)
+        self.send_header("Content-Length", str(BIG_TEMPLATE))
+        self.end_headers()
+        chunk = b"{{ .Prompt }}" * 80000
+        sent = 0
+        while sent < BIG_TEMPLATE:
+            piece = chunk[:BIG_TEMPLATE - sent]
+            self.wfile.write(piece)
+            sent += len(piece)
+
     def json(self, obj, headers=()):
         self.reply(200, json.dumps(obj).encode(), [("Content-Type", "application/json")] + list(headers))
 
@@ -260,6 +305,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if m == "registry-layers":
                 layers += [{"mediaType": "application/vnd.ollama.image.template", "digest": "sha256:" + TEXT_HEX,
                             "size": len(TEXT)}] * 5000
+            if m == "registry-big-template":
+                layers.append({"mediaType": "application/vnd.ollama.image.template", "digest": "sha256:" + BIG_HEX,
+                               "size": BIG_TEMPLATE})
             if m == "registry-adapter":
                 layers.append({"mediaType": "application/vnd.ollama.image.adapter", "digest": "sha256:" + MODEL_HEX,
                                "size": len(MODEL)})
@@ -272,6 +320,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if len(parts) >= 5 and parts[3] == "blobs":
             if m == "registry-blob-foreign":
                 return self.reply(307, b"", [("Location", FOREIGN + self.path)])
+            if parts[4].endswith(BIG_HEX):
+                return self.stream_big_template()
             return self.file(m, TEXT if parts[4].endswith(TEXT_HEX) else MODEL, '"%s"' % parts[4][7:])
         return self.reply(404)
 
@@ -293,7 +343,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif m == "s3-repeat-key":
             truncated, nxt = True, "t%d" % (n + 1)
         elif m == "s3-slash":
-            keys = [prefix + "model.gguf", prefix + "deep/er/model.gguf"]
+            # One bucket's keys, under whatever prefix is asked, with the
+            # delimiter ignored: keys deeper than one level come back whole.
+            keys = [k for k in ("p/model.gguf", "p/deep/er/model.gguf") if k.startswith(prefix)]
         elif m == "s3-url-names":
             keys, enc = [prefix + "café model+1.gguf"], query.get("encoding-type") == ["url"]
         elif m == "s3-marker":
@@ -315,6 +367,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         for p in prefixes:
             body.append("<CommonPrefixes><Prefix>%s</Prefix></CommonPrefixes>" % name(p))
         body.append("</ListBucketResult>")
+        if m == "s3-laughs":
+            lol = ['<!ENTITY l0 "lol">'] + ['<!ENTITY l%d "%s">' % (i, "&l%d;" % (i - 1) * 10) for i in range(1, 10)]
+            body.insert(1, "<!DOCTYPE ListBucketResult [%s]>" % "".join(lol))
+            body.insert(-1, "<CommonPrefixes><Prefix>%s&l9;</Prefix></CommonPrefixes>" % prefix)
+        if m == "s3-external":
+            body.insert(1, '<!DOCTYPE ListBucketResult [<!ENTITY x SYSTEM "file:///etc/passwd">]>')
+            body.insert(-1, "<CommonPrefixes><Prefix>%s&x;/</Prefix></CommonPrefixes>" % prefix)
         return self.reply(200, "".join(body).encode(), [("Content-Type", "application/xml")])
 
 
