@@ -13,6 +13,7 @@
 
 #include "ggp.h"
 #include "ggt.h"
+#include "audit_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,22 +22,6 @@ typedef struct counter {
     uint64_t total;
     uint64_t checksum; // reads every byte, so a bad pointer faults here
 } counter;
-
-typedef struct audit_check {
-    uint64_t size;
-    uint64_t last_at;  // findings come in order of offset
-    uint64_t checksum; // reads every byte of every name
-} audit_check;
-
-static void finding(void *ctx, const ggt_finding *f)
-{
-    audit_check *a = ctx;
-    if (f->at > a->size || f->at < a->last_at || f->name.len > 96)
-        abort();
-    a->last_at = f->at;
-    for (uint64_t i = 0; i < f->name.len; i++)
-        a->checksum += (unsigned char)f->name.ptr[i];
-}
 
 static void count(ggp_sink *sink, const char *bytes, size_t len)
 {

@@ -17,15 +17,9 @@
 #include "catalog/scan.h"
 #include "catalog/store_hf_repo.h"
 #include "util/log.h"
+#include "quiet_log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void quiet(int level, const char *fmt, va_list ap)
-{
-    (void)level;
-    char line[512];
-    vsnprintf(line, sizeof line, fmt, ap);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -17,6 +17,7 @@
 
 #include "model/ollama_layers.h"
 #include "util/log.h"
+#include "quiet_log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,13 +52,6 @@ static bool blob_path(void *ctx, const char *hex, char *out, size_t cap)
 {
     (void)ctx;
     return (size_t)snprintf(out, cap, "/store/blobs/sha256-%s", hex) < cap;
-}
-
-static void quiet(int level, const char *fmt, va_list ap)
-{
-    (void)level;
-    char line[512];
-    vsnprintf(line, sizeof line, fmt, ap);
 }
 
 static uint64_t sum(const char *s, size_t n)
