@@ -1,78 +1,23 @@
 /*
- * The ollama/ view of an Ollama store: manifests read with json-c, each
- * naming the blob of its model layer.
+ * The ollama/ view of an Ollama store: manifests (read as every store's
+ * are, model/ollama_layers.h), each naming the blob of its model layer.
  */
 #include <errno.h>
-#include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "catalog/ollama.h"
+#include "model/ollama_layers.h"
 #include "util/text.h"
 
-#define DIGEST_PREFIX "sha256:"
-#define DIGEST_HEX 64
-
 /* ==== Manifests ==== */
-
-/* The digest's hex of the first layer of the model's media type, or NULL
- * with msg filled. The returned string belongs to root. */
-static const char *model_layer_hex(json_object *root, char *msg, size_t msgcap)
-{
-    json_object *layers;
-    if (!json_object_is_type(root, json_type_object)) {
-        snprintf(msg, msgcap, "not a JSON object");
-        return NULL;
-    }
-    if (!json_object_object_get_ex(root, "layers", &layers) ||
-        !json_object_is_type(layers, json_type_array)) {
-        snprintf(msg, msgcap, "no \"layers\" array");
-        return NULL;
-    }
-    const size_t n = json_object_array_length(layers);
-    for (size_t i = 0; i < n; i++) {
-        json_object *layer = json_object_array_get_idx(layers, i), *type, *digest;
-        if (!json_object_is_type(layer, json_type_object) ||
-            !json_object_object_get_ex(layer, "mediaType", &type) ||
-            !json_object_is_type(type, json_type_string) ||
-            strcmp(json_object_get_string(type), GGFS_OLLAMA_MODEL_LAYER) != 0)
-            continue;
-        if (!json_object_object_get_ex(layer, "digest", &digest) ||
-            !json_object_is_type(digest, json_type_string)) {
-            snprintf(msg, msgcap, "layers[%zu]: the model layer has no \"digest\" string", i);
-            return NULL;
-        }
-        const char *d = json_object_get_string(digest);
-        const size_t dlen = (size_t)json_object_get_string_len(digest);
-        const size_t plen = strlen(DIGEST_PREFIX);
-        if (dlen != plen + DIGEST_HEX || strncmp(d, DIGEST_PREFIX, plen) != 0 ||
-            ggfs_lower_hex_span(d + plen, DIGEST_HEX) != DIGEST_HEX) {
-            // Printed escaped and cut: the digest is untrusted text.
-            char shown[80];
-            size_t o = 0;
-            for (size_t j = 0; j < dlen && o + 5 < sizeof shown; j++)
-                o += (size_t)snprintf(shown + o, sizeof shown - o,
-                                      (unsigned char)d[j] >= 0x20 && (unsigned char)d[j] < 0x7f &&
-                                              d[j] != '"' && d[j] != '\\'
-                                          ? "%c"
-                                          : "\\x%02x",
-                                      (unsigned char)d[j]);
-            snprintf(msg, msgcap, "layers[%zu]: digest \"%s%s\" is not sha256:<64 hex digits>", i,
-                     shown, o + 5 >= sizeof shown ? "..." : "");
-            return NULL;
-        }
-        return d + plen;
-    }
-    snprintf(msg, msgcap, "no layer of mediaType %s", GGFS_OLLAMA_MODEL_LAYER);
-    return NULL;
-}
 
 bool ggfs_ollama_manifest_blob(const ggfs_folder *f, const char *store, const char *manifest,
                                char *blob, size_t cap, char *msg, size_t msgcap)
 {
-    char real[PATH_MAX], why[200];
+    char real[PATH_MAX];
     struct stat st;
     char *data = NULL;
     size_t len = 0;
@@ -89,48 +34,21 @@ bool ggfs_ollama_manifest_blob(const ggfs_folder *f, const char *store, const ch
                                  : strerror(err));
         return false;
     }
-    struct json_tokener *tok = json_tokener_new();
-    if (!tok) {
-        free(data);
-        snprintf(msg, msgcap, "%s: out of memory", manifest);
+    // One reader of manifests for every store (model/ollama_layers.h):
+    // every digest checked before it is part of a path.
+    ggfs_ollama_manifest m;
+    const bool parsed = ggfs_ollama_manifest_parse(data, len, manifest, &m, msg, msgcap);
+    free(data);
+    if (!parsed)
         return false;
-    }
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    json_object *root = json_tokener_parse_ex(tok, data, (int)len);
-    const enum json_tokener_error jerr = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    bool ok = false;
-    if (!root) {
-        if (jerr == json_tokener_continue)
-            snprintf(msg, msgcap, "%s: offset 0x%zx: not JSON: ends inside a value", manifest, len);
-        else
-            snprintf(msg, msgcap, "%s: offset 0x%zx: not JSON: %s", manifest, end,
-                     json_tokener_error_desc(jerr));
-        goto out;
-    }
-    while (end < len && strchr(" \t\r\n", data[end]))
-        end++;
-    if (end < len) {
-        snprintf(msg, msgcap, "%s: offset 0x%zx: not JSON: bytes after the manifest", manifest, end);
-        goto out;
-    }
-    const char *hex = model_layer_hex(root, why, sizeof why);
-    if (!hex) {
-        snprintf(msg, msgcap, "%s: %s", manifest, why);
-        goto out;
-    }
-    char name[sizeof "blobs/sha256-" + DIGEST_HEX];
-    snprintf(name, sizeof name, "blobs/sha256-%.*s", DIGEST_HEX, hex);
+    char name[sizeof "blobs/sha256-" + GGFS_OLLAMA_HEX];
+    snprintf(name, sizeof name, "blobs/sha256-%s", m.layers[m.model].hex);
+    ggfs_ollama_manifest_free(&m);
     if (!ggfs_path_join(blob, cap, store, name)) {
         snprintf(msg, msgcap, "%s: the blob's path is too long", manifest);
-        goto out;
+        return false;
     }
-    ok = true;
-out:
-    json_object_put(root);
-    json_tokener_free(tok);
-    free(data);
-    return ok;
+    return true;
 }
 
 /* ==== The view ==== */

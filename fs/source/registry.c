@@ -2,10 +2,12 @@
  * Small registry documents, with the OCI distribution token flow
  * (registry.h), over the engine's bounded whole-document GET (http.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,40 @@ static long get_retrying(ggfs_remote *remote, int64_t deadline, const char *url,
 
 /* ==== The token flow ==== */
 
+/* A bearer token's characters (RFC 6750 b64token): true when all of the
+ * n bytes are, '=' only at the end. */
+static bool b64token(const char *t, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (isalnum((unsigned char)t[i]) || strchr("-._~+/", t[i])) && t[i])
+        i++;
+    while (i < n && i > 0 && t[i] == '=')
+        i++;
+    return i == n && n > 0;
+}
+
+char *ggfs_registry_token_parse(const char *body, size_t len)
+{
+    json_tokener *tok = json_tokener_new();
+    if (!tok || len > INT32_MAX) {
+        json_tokener_free(tok);
+        return NULL;
+    }
+    json_object *root = json_tokener_parse_ex(tok, body, (int)len), *field;
+    char *token = NULL;
+    if (root && json_tokener_get_error(tok) == json_tokener_success &&
+        ((json_object_object_get_ex(root, "token", &field) && json_object_is_type(field, json_type_string)) ||
+         (json_object_object_get_ex(root, "access_token", &field) &&
+          json_object_is_type(field, json_type_string)))) {
+        const size_t n = (size_t)json_object_get_string_len(field);
+        if (n <= 8192 && b64token(json_object_get_string(field), n))
+            token = strndup(json_object_get_string(field), n);
+    }
+    json_object_put(root);
+    json_tokener_free(tok);
+    return token;
+}
+
 /* Appends "&key=escaped value" (the first one with ?) to url. */
 static bool add_query(CURL *c, char *url, size_t cap, const char *key, const char *value)
 {
@@ -108,17 +144,10 @@ static char *fetch_token(ggfs_remote *remote, int64_t deadline, const char *url,
     }
     response r = {.cap = GGFS_REGISTRY_TOKEN_MAX};
     const long status = get_retrying(remote, deadline, token_url, "application/json", NULL, &r, why, why_size);
-    char *token = NULL;
-    json_object *root = status / 100 == 2 && r.body ? json_tokener_parse(r.body) : NULL;
-    json_object *field;
-    if (root && ((json_object_object_get_ex(root, "token", &field) && json_object_is_type(field, json_type_string)) ||
-                 (json_object_object_get_ex(root, "access_token", &field) &&
-                  json_object_is_type(field, json_type_string))))
-        token = strdup(json_object_get_string(field));
+    char *token = status / 100 == 2 && r.body ? ggfs_registry_token_parse(r.body, r.len) : NULL;
     if (!token && status)
         snprintf(why, why_size, "%s: HTTP 401, and the token service %s %s", url, realm,
-                 status / 100 != 2 ? "refused an anonymous token" : "answered no \"token\" in JSON");
-    json_object_put(root);
+                 status / 100 != 2 ? "refused an anonymous token" : "answered no \"token\" of a bearer token's characters in JSON");
     free(r.body);
     return token;
 }

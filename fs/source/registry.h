@@ -24,6 +24,13 @@
 /* A token's response, at most (real ones are about 1 KiB). */
 #define GGFS_REGISTRY_TOKEN_MAX (64u << 10)
 
+/* The token of a token service's answer (len bytes, any bytes): its
+ * "token", else its "access_token", a string of the characters RFC 6750
+ * allows a bearer token (letters, digits, `-._~+/`, then `=`), at most
+ * 8 KiB. Malloc'ed, or NULL when the answer holds none such (a token
+ * with a CR or LF would write headers of its own). */
+char *ggfs_registry_token_parse(const char *body, size_t len);
+
 /* GETs url with `Accept: accept` (NULL: none), following redirects, and
  * returns its body, malloc'd and NUL-terminated after *len bytes, in
  * *body. Fails, with one line in why naming the URL and the status or the

@@ -369,7 +369,7 @@ PAIRS
     mount_model "$CATALOG" "$MNT"
     local lib=.ollama/models/manifests/registry.ollama.ai/library
     [ "$(cat "$MNT/$OLLAMA/broken:latest/error")" = "$lib/broken/latest: offset 0x20: not JSON: ends inside a value" ]
-    [ "$(cat "$MNT/$OLLAMA/sneaky:latest/error")" = "$lib/sneaky/latest: layers[0]: digest \"sha256:../../../../../../etc/passwd\" is not sha256:<64 hex digits>" ]
+    [ "$(cat "$MNT/$OLLAMA/sneaky:latest/error")" = "$lib/sneaky/latest: layers[0]: digest \"sha256:../../../../../../etc/passwd\" is not sha256:<64 lower-case hex digits>" ]
     [ "$(cat "$MNT/$OLLAMA/lost:latest/error")" = "$lib/lost/latest: model layer .ollama/models/blobs/sha256-$(printf '0%.0s' {1..64}): No such file or directory" ]
     run ls -A "$MNT/$OLLAMA/sneaky:latest"
     [ "$output" = error ]

@@ -6,7 +6,9 @@
  * each ending at a NUL; layer i reads piece i (cycling, empty when there
  * are none). The Modelfile and the layer files are read whole (a bad
  * pointer or length faults), the manifest's digests must be 64 lower-case
- * hex digits, and its model layer one of its layers.
+ * hex digits, and its model layer one of its layers. The same JSON is
+ * also read as a registry's token answer (fs/source/registry.h): a token
+ * taken from it holds only a bearer token's characters.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "model/ollama_layers.h"
+#include "source/registry.h"
 #include "util/log.h"
 #include "quiet_log.h"
 
@@ -72,6 +75,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!json)
         return 0;
     memcpy(json, text, json_len);
+    char *token = ggfs_registry_token_parse(json, json_len);
+    for (const char *c = token; c && *c; c++)
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              strchr("-._~+/=", *c)))
+            abort();
+    free(token);
     pieces p = {.n = 0};
     for (const char *c = nul ? nul + 1 : end; c < end && p.n < 64;) {
         const char *stop = memchr(c, '\0', (size_t)(end - c));

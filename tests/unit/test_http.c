@@ -22,6 +22,7 @@
 
 #include "check.h"
 #include "source/http.h"
+#include "source/registry.h"
 #include "util/clock.h"
 
 #define SIZE 20000
@@ -465,6 +466,37 @@ static int test_secret_goes_to_its_origin_alone(void)
     return 1;
 }
 
+/* A token service's answer gives a token only of a bearer token's
+ * characters: one holding CR LF would write headers of its own. */
+static int test_a_registry_token_is_a_bearer_token(void)
+{
+    static const struct {
+        const char *answer, *token;
+    } cases[] = {
+        {"{\"token\":\"abc.DEF-1_~+/==\"}", "abc.DEF-1_~+/=="},
+        {"{\"access_token\":\"t0k\"}", "t0k"},
+        {"{\"token\":5,\"access_token\":\"t1\"}", "t1"},
+        {"{\"token\":\"a\\r\\nX-Evil: 1\"}", NULL},
+        {"{\"token\":\"a b\"}", NULL},
+        {"{\"token\":\"=abc\"}", NULL},
+        {"{\"token\":\"a=b\"}", NULL},
+        {"{\"token\":\"\"}", NULL},
+        {"{\"token\":null}", NULL},
+        {"[\"token\"]", NULL},
+        {"{\"token\":\"abc\"", NULL}, // cut short
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *t = ggfs_registry_token_parse(cases[i].answer, strlen(cases[i].answer));
+        if (cases[i].token ? !t || strcmp(t, cases[i].token) != 0 : t != NULL) {
+            fprintf(stderr, "token case %zu: got %s\n", i, t ? t : "(none)");
+            free(t);
+            return 0;
+        }
+        free(t);
+    }
+    return 1;
+}
+
 static int test_a_total_over_2_62_is_refused(void)
 {
     script(1, (reply[]){{R_HUGE_TOTAL, 0, 0}});
@@ -531,6 +563,7 @@ int main(void)
     ok &= test_open_takes_a_range_past_the_end();
     ok &= test_secret_goes_to_its_origin_alone();
     ok &= test_a_total_over_2_62_is_refused();
+    ok &= test_a_registry_token_is_a_bearer_token();
     ok &= test_a_429_holds_the_host();
     server_stop();
     ggfs_http_free(g_http);
