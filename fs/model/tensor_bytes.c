@@ -56,21 +56,21 @@ static void pass_mapped(void *arg)
     }
 }
 
-static int pass_read(ggfs_source *src, const ggp_tensor *t, const ggfs_cancel *cancel, ggfs_bytes_consumer consume,
-                     void *ctx)
+static int pass_read(ggfs_source *src, uint64_t off, uint64_t len, const ggfs_cancel *cancel,
+                     ggfs_bytes_consumer consume, void *ctx)
 {
-    const size_t cap = t->bytes < READ_CHUNK ? (size_t)t->bytes : READ_CHUNK;
+    const size_t cap = len < READ_CHUNK ? (size_t)len : READ_CHUNK;
     uint8_t *buf = malloc(cap ? cap : 1);
     if (!buf)
         return ENOMEM;
     int err = 0;
-    for (uint64_t done = 0; done < t->bytes && !err;) {
+    for (uint64_t done = 0; done < len && !err;) {
         if (ggfs_cancel_asked(cancel)) {
             err = ECANCELED;
             break;
         }
-        const size_t n = t->bytes - done < cap ? (size_t)(t->bytes - done) : cap;
-        err = ggfs_source_read(src, buf, n, t->offset + done, t->offset + t->bytes);
+        const size_t n = len - done < cap ? (size_t)(len - done) : cap;
+        err = ggfs_source_read(src, buf, n, off + done, off + len);
         if (!err) {
             consume(ctx, buf, n);
             done += n;
@@ -80,6 +80,23 @@ static int pass_read(ggfs_source *src, const ggp_tensor *t, const ggfs_cancel *c
     return err;
 }
 
+/* Passes [off, off + len) of the shard's bytes to consume. */
+static int pass_range(const ggfs_shard *s, uint64_t off, uint64_t len, const ggfs_cancel *cancel,
+                      ggfs_bytes_consumer consume, void *ctx)
+{
+    int err = 0;
+    if (s->source->map) {
+        mapped_pass p = {s->source->map + off, len, cancel, consume, ctx, false};
+        if (!ggfs_guarded_run(pass_mapped, &p))
+            err = ggfs_shard_cut_short(s);
+        else if (p.cancelled)
+            err = ECANCELED;
+    } else {
+        err = pass_read(s->source, off, len, cancel, consume, ctx);
+    }
+    return ggfs_shard_recheck(s, err);
+}
+
 int ggfs_model_tensor_bytes(const ggfs_model *m, uint64_t index, const ggfs_cancel *cancel,
                             ggfs_bytes_consumer consume, void *ctx)
 {
@@ -87,15 +104,12 @@ int ggfs_model_tensor_bytes(const ggfs_model *m, uint64_t index, const ggfs_canc
     const ggfs_shard *s = ggfs_tensor_shard(m, index, &t);
     if (!s || !t->type)
         return EIO;
-    int err = 0;
-    if (s->source->map) {
-        mapped_pass p = {s->source->map + t->offset, t->bytes, cancel, consume, ctx, false};
-        if (!ggfs_guarded_run(pass_mapped, &p))
-            err = ggfs_shard_cut_short(s);
-        else if (p.cancelled)
-            err = ECANCELED;
-    } else {
-        err = pass_read(s->source, t, cancel, consume, ctx);
-    }
-    return ggfs_shard_recheck(s, err);
+    return pass_range(s, t->offset, t->bytes, cancel, consume, ctx);
+}
+
+int ggfs_shard_bytes(const ggfs_shard *s, const ggfs_cancel *cancel, ggfs_bytes_consumer consume, void *ctx)
+{
+    if (!ggfs_source_unchanged(s->source))
+        return EIO;
+    return pass_range(s, 0, s->source->size, cancel, consume, ctx);
 }

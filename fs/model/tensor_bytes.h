@@ -1,5 +1,5 @@
 /*
- * A tensor's raw bytes, in order, handed to a consumer chunk by chunk: the
+ * A tensor's raw bytes (or a whole shard's), in order, handed to a consumer chunk by chunk: the
  * way a pass over a whole tensor (its hashes) reads it, through the model's
  * own data path. A local shard's bytes are passed straight from its
  * mapping, under the SIGBUS guard; a shard without a mapping (a remote
@@ -30,5 +30,9 @@ typedef void (*ggfs_bytes_consumer)(void *ctx, const uint8_t *bytes, size_t len)
  * and what it made of them is to be thrown away. */
 int ggfs_model_tensor_bytes(const ggfs_model *m, uint64_t index, const ggfs_cancel *cancel,
                             ggfs_bytes_consumer consume, void *ctx);
+
+/* The same over every byte of a shard's file, [0, size): what `verify`
+ * digests. */
+int ggfs_shard_bytes(const ggfs_shard *s, const ggfs_cancel *cancel, ggfs_bytes_consumer consume, void *ctx);
 
 #endif

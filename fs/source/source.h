@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 
 #include "ggp.h"
+#include "source/published.h"
 
 typedef struct ggfs_source ggfs_source;
 struct ggfs_source_status;
@@ -85,6 +86,9 @@ struct ggfs_source {
     const uint8_t *map;    // all `size` bytes mapped read-only, or NULL when
                            // the bytes are only reachable through read()
     struct stat st;        // owner, group, mode and times for the tree
+    ggfs_published published; // what its store publishes of its bytes: set by
+                           // the source's open or, before the model is
+                           // shared, by the store that listed it; zero: nothing
 };
 
 /* Opens a local file. */

@@ -12,8 +12,8 @@ struct ggfs_digests {
     void *state;
 };
 
-static const char *const names[GGFS_N_HASHES] = {"xxh64", "xxh3", "sha1", "sha256"};
-static const size_t sizes[GGFS_N_HASHES] = {8, 8, 20, 32};
+static const char *const names[GGFS_N_HASHES] = {"xxh64", "xxh3", "sha1", "sha256", "md5"};
+static const size_t sizes[GGFS_N_HASHES] = {8, 8, 20, 32, 16};
 
 const char *ggfs_hash_name(ggfs_hash h)
 {

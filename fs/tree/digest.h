@@ -16,23 +16,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* In the order gguf-hash prints them. */
+/* The four gguf-hash prints, in its order; then MD5, which `verify`
+ * computes where a store publishes an MD5 (an S3 ETag). */
 typedef enum ggfs_hash {
     GGFS_HASH_XXH64,
     GGFS_HASH_XXH3,
     GGFS_HASH_SHA1,
     GGFS_HASH_SHA256,
+    GGFS_N_GGUF_HASHES,
+    GGFS_HASH_MD5 = GGFS_N_GGUF_HASHES,
     GGFS_N_HASHES,
 } ggfs_hash;
 
 #define GGFS_HASH_BIT(h) (1u << (h))
-#define GGFS_ALL_HASHES ((1u << GGFS_N_HASHES) - 1)
+#define GGFS_ALL_HASHES ((1u << GGFS_N_GGUF_HASHES) - 1) // gguf-hash's four
 #define GGFS_DIGEST_MAX 32 // bytes of the longest digest (SHA-256)
 
-/* "xxh64", "xxh3", "sha1", "sha256": gguf-hash's names. */
+/* "xxh64", "xxh3", "sha1", "sha256": gguf-hash's names; "md5". */
 const char *ggfs_hash_name(ggfs_hash h);
 
-/* The digest's length in bytes: 8, 8, 20, 32. */
+/* The digest's length in bytes: 8, 8, 20, 32, 16. */
 size_t ggfs_hash_size(ggfs_hash h);
 
 /* ==== The module ==== */

@@ -16,6 +16,7 @@ typedef struct state {
     XXH3_state_t *xxh3;
     EVP_MD_CTX *sha1;
     EVP_MD_CTX *sha256;
+    EVP_MD_CTX *md5;
     bool failed; // an EVP call failed
 } state;
 
@@ -38,6 +39,7 @@ static void state_free(void *p)
     XXH3_freeState(d->xxh3);
     EVP_MD_CTX_free(d->sha1);
     EVP_MD_CTX_free(d->sha256);
+    EVP_MD_CTX_free(d->md5);
     free(d);
 }
 
@@ -55,6 +57,8 @@ static void *state_start(unsigned mask)
         ok &= (d->sha1 = evp_start(EVP_sha1())) != NULL;
     if (mask & GGFS_HASH_BIT(GGFS_HASH_SHA256))
         ok &= (d->sha256 = evp_start(EVP_sha256())) != NULL;
+    if (mask & GGFS_HASH_BIT(GGFS_HASH_MD5))
+        ok &= (d->md5 = evp_start(EVP_md5())) != NULL;
     if (!ok) {
         state_free(d);
         return NULL;
@@ -73,6 +77,8 @@ static void state_update(void *p, const void *bytes, size_t len)
         d->failed = true;
     if (d->sha256 && EVP_DigestUpdate(d->sha256, bytes, len) != 1)
         d->failed = true;
+    if (d->md5 && EVP_DigestUpdate(d->md5, bytes, len) != 1)
+        d->failed = true;
 }
 
 static bool state_final(void *p, uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX])
@@ -90,6 +96,8 @@ static bool state_final(void *p, uint8_t out[GGFS_N_HASHES][GGFS_DIGEST_MAX])
     if (d->sha1 && EVP_DigestFinal_ex(d->sha1, out[GGFS_HASH_SHA1], NULL) != 1)
         d->failed = true;
     if (d->sha256 && EVP_DigestFinal_ex(d->sha256, out[GGFS_HASH_SHA256], NULL) != 1)
+        d->failed = true;
+    if (d->md5 && EVP_DigestFinal_ex(d->md5, out[GGFS_HASH_MD5], NULL) != 1)
         d->failed = true;
     return !d->failed;
 }

@@ -87,10 +87,10 @@ static uint64_t text_size(const ggfs_model *m)
         if (!t->type)
             return UINT64_MAX;
         const ggp_str name = printed_name(t);
-        for (int h = 0; h < GGFS_N_HASHES; h++)
+        for (int h = 0; h < GGFS_N_GGUF_HASHES; h++)
             size += line_size(2 * ggfs_hash_size((ggfs_hash)h), &name);
     }
-    for (int h = 0; h < GGFS_N_HASHES; h++)
+    for (int h = 0; h < GGFS_N_GGUF_HASHES; h++)
         size += line_size(2 * ggfs_hash_size((ggfs_hash)h), NULL);
     return size + line_size(UUID_TEXT, NULL);
 }
@@ -167,7 +167,7 @@ static void publish(ggfs_hash_cache *c, uint64_t i, unsigned claimed, bool ok,
     pthread_mutex_lock(&c->group.lock);
     if (ok && claimed) {
         ggfs_tensor_digests *slot = atomic_load(&c->tensors[i]);
-        for (int h = 0; h < GGFS_N_HASHES; h++) {
+        for (int h = 0; h < GGFS_N_GGUF_HASHES; h++) {
             if (claimed & GGFS_HASH_BIT(h))
                 memcpy(slot->digest[h], out[h], ggfs_hash_size((ggfs_hash)h));
         }
@@ -291,7 +291,7 @@ static int pass_tensor(ggfs_hash_cache *c, const ggfs_model *m, uint64_t i, mode
 
     uint32_t shard;
     const ggp_str name = printed_name(ggfs_model_tensor(m, i, &shard));
-    for (int h = 0; h < GGFS_N_HASHES; h++) {
+    for (int h = 0; h < GGFS_N_GGUF_HASHES; h++) {
         const uint8_t *digest = (need & GGFS_HASH_BIT(h)) ? out[h] : slot->digest[h];
         *p = put_digest_line(*p, (ggfs_hash)h, digest, &name);
     }
@@ -303,7 +303,7 @@ static int pass_tensor(ggfs_hash_cache *c, const ggfs_model *m, uint64_t i, mode
  * the version and variant bits set). */
 static char *put_model_lines(char *p, uint8_t model[GGFS_N_HASHES][GGFS_DIGEST_MAX], const uint8_t *sha1)
 {
-    for (int h = 0; h < GGFS_N_HASHES; h++)
+    for (int h = 0; h < GGFS_N_GGUF_HASHES; h++)
         p = put_digest_line(p, (ggfs_hash)h, model[h], NULL);
     uint8_t u[16];
     memcpy(u, sha1, sizeof u);
