@@ -429,6 +429,11 @@ void ggfs_catalog_set_cancel(ggfs_catalog *cat, ggfs_cancel cancel)
     cat->cancel = cancel;
 }
 
+void ggfs_catalog_set_session(ggfs_catalog *cat, struct fuse_session *const *session)
+{
+    cat->session = session;
+}
+
 double ggfs_catalog_listing_ttl(const ggfs_catalog *cat)
 {
     return (double)(cat->listing_ttl_ns / 1000000000);

@@ -152,6 +152,10 @@ void ggfs_catalog_put(ggfs_catalog *cat, uint64_t slot, ggfs_tree *tree);
  * before any request is served. */
 void ggfs_catalog_set_cancel(ggfs_catalog *cat, ggfs_cancel cancel);
 
+/* The mount's session (set before any request), which every tree tells
+ * when a file of it grows (tree.h). */
+void ggfs_catalog_set_session(ggfs_catalog *cat, struct fuse_session *const *session);
+
 /* Why the model in slot cannot be opened, one line ending in "\n", into
  * buf (cap bytes); false when it has not failed (it may not have been
  * tried: ggfs_catalog_get tries). */

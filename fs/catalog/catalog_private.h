@@ -111,6 +111,7 @@ struct ggfs_catalog {
     ggfs_trim *trim;        // hands closed models' pages back
     pthread_key_t scratch;  // the loop threads' buffers, shared by all trees
     ggfs_cancel cancel;     // given to every tree (ggfs_catalog_set_cancel)
+    struct fuse_session *const *session; // the same (ggfs_catalog_set_session)
 };
 
 /* The slot numbered id, or NULL when it is free or was never handed out. */

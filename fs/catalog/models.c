@@ -132,6 +132,7 @@ static void *open_model(void *ctx, uint64_t id, int *err)
         return NULL;
     }
     tree->cancel = cat->cancel;
+    tree->session = cat->session;
     tree->open_texts = &cat->open_texts;
     ollama_layers(cat, s, tree);
     tree->remote = cat->env.remote; // its own `remote` file: a remote store's model

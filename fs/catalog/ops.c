@@ -432,6 +432,7 @@ void ggfs_catalog_mount_init(ggfs_catalog_mount *m, ggfs_catalog *catalog)
     m->catalog = catalog;
     // The models' hashes and stats stop computing once the session ends.
     ggfs_catalog_set_cancel(catalog, ggfs_session_end(&m->session));
+    ggfs_catalog_set_session(catalog, &m->session);
     pthread_mutex_init(&m->lock, NULL);
     ggfs_dlist_init(&m->open_dirs);
 }

@@ -486,6 +486,7 @@ static int serve_model(ggfs_cli *cli, struct fuse_args *args)
     const serve_hooks hooks = {.session = &mount.session, .stop = stop_model_work, .loop_ended = end_model_reads};
     const serve_hooks plain = {.session = &mount.session};
     tree.cancel = ggfs_session_end(&mount.session);
+    tree.session = &mount.session;
     ggfs_open_texts open_texts;
     ggfs_open_texts_init(&open_texts);
     tree.open_texts = &open_texts;

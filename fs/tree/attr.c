@@ -77,7 +77,7 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
             return 0;
         size = cached_size(&view->text_size[ggfs_text_view_slot(node.kind)], tree, view, node);
         ggfs_view_put(view);
-        return size;
+        return size + (node.kind == GGFS_WARNINGS ? ggfs_verify_warnings_len(&tree->verify) : 0);
     case GGFS_TENSOR_NPY: {
         t = ggfs_model_tensor(tree->model, node.index, &shard);
         char header[GGP_NPY_HEADER_MAX];
@@ -92,6 +92,12 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
         return ggfs_hash_file_size(ggfs_kind_hash(node.kind));
     case GGFS_HASHES:
         return ggfs_hashes_size(&tree->hashes);
+    case GGFS_VERIFY: {
+        // Its size once computed; before, none (it is read with direct
+        // I/O, as `remote` is), since stat never computes it.
+        const ggfs_verify_result *r = ggfs_verify_known(&tree->verify);
+        return r ? r->len : 0;
+    }
     case GGFS_REMOTE_STATUS:
         // Made afresh at each open and read with direct I/O: of no fixed
         // size, as the files of /proc.

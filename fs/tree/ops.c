@@ -246,6 +246,29 @@ uint64_t ggfs_tree_op_readdir(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, s
 
 /* ==== Files ==== */
 
+/* `verify` was computed: the kernel's sizes of it and, when it found a
+ * mismatch, of `warnings` (as it is now and in the current version of an
+ * edited tree) are dropped, once (which never waits); their pages are
+ * dropped at each open. */
+static void verify_computed(ggfs_tree *tree, const ggfs_verify_result *r)
+{
+    struct fuse_session *se = tree->session ? *tree->session : NULL;
+    if (!se || atomic_exchange(&tree->verify.told, true))
+        return;
+    fuse_lowlevel_notify_inval_inode(se, ggfs_ino_of(tree, ggfs_node_at(GGFS_VERIFY, 0)), -1, 0);
+    if (!r->warnings_len)
+        return;
+    const ggfs_node now = ggfs_node_at(GGFS_WARNINGS, 0);
+    fuse_lowlevel_notify_inval_inode(se, ggfs_ino_of(tree, now), -1, 0);
+    ggfs_view *view = ggfs_tree_view(tree);
+    if (!view)
+        return;
+    const ggfs_node pinned = ggfs_node_pin(tree, view, now);
+    if (pinned.pinned)
+        fuse_lowlevel_notify_inval_inode(se, ggfs_ino_of(tree, pinned), -1, 0);
+    ggfs_view_put(view);
+}
+
 /* Renders the text of node into b; returns 0 or an errno. A tensor's stats
  * and hashes, and the model's hashes, are computed here, once per mount
  * (the first reader computes, the others wait for it). */
@@ -270,6 +293,13 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
         if (!ggfs_ollama_bytes(tree->ollama, node.kind, node.index, &data, &len))
             return ENOENT;
         b->sink.write(&b->sink, data, len);
+    } else if (node.kind == GGFS_VERIFY) {
+        const ggfs_verify_result *r;
+        const int err = ggfs_verify_get(&tree->verify, tree->model, &r);
+        if (err)
+            return err;
+        verify_computed(tree, r);
+        b->sink.write(&b->sink, r->text, r->len);
     } else if (node.kind == GGFS_REMOTE_STATUS) {
         size_t len;
         char *text = ggfs_tree_remote_text(tree, &len);
@@ -308,6 +338,9 @@ static int render_text(ggfs_tree *tree, ggfs_node node, ggfs_buffer *b)
             b->sink.write(&b->sink, kept->data, kept->len);
         const bool rendered = kept || (!ggfs_text_is_kept(node.kind) && ggfs_text_render(tree, view, node, &b->sink));
         ggfs_view_put(view);
+        const ggfs_verify_result *verified = ggfs_verify_known(&tree->verify);
+        if (node.kind == GGFS_WARNINGS && verified && verified->warnings_len)
+            b->sink.write(&b->sink, verified->warnings, verified->warnings_len);
         if (!rendered)
             return ENOMEM;
     }
@@ -369,11 +402,14 @@ void ggfs_tree_op_open(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino, struct f
     // kernel's cache what a write refused there left.
     fi->keep_cache = !ggfs_tree_editable(tree) || !follows_keys(node.kind) ||
                      (node.pinned && node.kind != GGFS_KV);
-    if (node.kind == GGFS_REMOTE_STATUS) {
-        // Made afresh at each open, and longer or shorter than at stat.
+    if (node.kind == GGFS_REMOTE_STATUS || node.kind == GGFS_VERIFY) {
+        // Made afresh at each open, or computed at the first: longer or
+        // shorter than at stat.
         fi->keep_cache = 0;
         fi->direct_io = 1;
     }
+    if (node.kind == GGFS_WARNINGS)
+        fi->keep_cache = 0; // grows when `verify` finds a mismatch
     ggfs_tree_opened_by(tree, req, node);
     if (!ggfs_kind_is(node.kind, GGFS_K_TEXT)) {
         if (node.kind == GGFS_MODEL_GGUF)

@@ -13,6 +13,7 @@ const ggfs_row ggfs_root_rows[] = {
     {"metadata.json", GGFS_METADATA_JSON, GGFS_INO_METADATA_JSON},
     {"tensors.tsv", GGFS_TENSORS_TSV, GGFS_INO_TENSORS_TSV},
     {"hashes", GGFS_HASHES, GGFS_INO_HASHES},
+    {"verify", GGFS_VERIFY, GGFS_INO_VERIFY},
     {"remote", GGFS_REMOTE_STATUS, GGFS_INO_REMOTE},
     {"memory.tsv", GGFS_MEMORY_TSV, GGFS_INO_MEMORY_TSV},
     {"Modelfile", GGFS_MODELFILE, GGFS_INO_MODELFILE},
@@ -88,6 +89,7 @@ static const unsigned kinds[] = {
     [GGFS_LAYERS_DIR] = DIR,
     [GGFS_LAYER] = TEXT,
     [GGFS_LAYER_TREE] = DIR,
+    [GGFS_VERIFY] = TEXT | DATA,
 };
 
 _Static_assert(sizeof kinds / sizeof kinds[0] == GGFS_KIND_COUNT, "one line per kind");

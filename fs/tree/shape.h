@@ -49,6 +49,7 @@ typedef enum ggfs_kind {
     GGFS_LAYERS_DIR,
     GGFS_LAYER,
     GGFS_LAYER_TREE, // layers/projector, layers/adapter: another tree's root
+    GGFS_VERIFY,
     GGFS_KIND_COUNT,
 } ggfs_kind;
 
@@ -73,7 +74,8 @@ enum {
     GGFS_INO_SPECIAL_TOKENS = 16,
     GGFS_INO_MODELFILE = 17,
     GGFS_INO_LAYERS = 18,
-    // 19 to 23 are kept for further fixed files
+    GGFS_INO_VERIFY = 19,
+    // 20 to 23 are kept for further fixed files
     GGFS_INO_FIRST_KV = 24,
 };
 

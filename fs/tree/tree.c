@@ -262,6 +262,7 @@ bool ggfs_tree_init_shared(ggfs_tree *tree, ggfs_model *model, pthread_key_t scr
     tree->model = model;
     tree->keys = ggfs_model_keys(model);
     const uint64_t n_kv = ggp_kv_count(tree->keys);
+    ggfs_verify_init(&tree->verify, model, &tree->cancel);
     if (!ggfs_stats_cache_init(&tree->stats, model->n_tensors, &tree->cancel))
         return false;
     if (!ggfs_hash_cache_init(&tree->hashes, model, &tree->cancel))
@@ -285,6 +286,7 @@ void ggfs_tree_destroy(ggfs_tree *tree)
     ggfs_versions_free(tree->versions);
     ggfs_stats_cache_destroy(&tree->stats);
     ggfs_hash_cache_destroy(&tree->hashes);
+    ggfs_verify_destroy(&tree->verify);
     ggfs_page_push_free(tree->page_push);
     ggfs_prefetch_trigger_free(tree->prefetch_trigger);
     free(tree->long_kvs);
@@ -597,6 +599,8 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
         return ggfs_hashes_available(&tree->hashes);
     case GGFS_REMOTE_STATUS:
         return tree->remote != NULL;
+    case GGFS_VERIFY:
+        return true;
     case GGFS_MODELFILE:
     case GGFS_LAYERS_DIR:
     case GGFS_LAYER:

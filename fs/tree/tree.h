@@ -28,6 +28,7 @@
 #include "tree/hash_cache.h"
 #include "tree/shape.h"
 #include "tree/stats_cache.h"
+#include "tree/verify.h"
 #include "util/cancel.h"
 
 /* The files whose text covers the whole model (at the root and in
@@ -77,6 +78,9 @@ typedef struct ggfs_tree {
     struct ggfs_affinity *affinity; // edited: the version each loading process keeps (affinity.h)
     ggfs_stats_cache stats;    // tensors/NAME/stats, computed on first read
     ggfs_hash_cache hashes;    // hashes and tensors/NAME/{xxh64,sha1,sha256}, the same
+    ggfs_verify verify;        // `verify`, the same
+    struct fuse_session *const *session; // told when `warnings` grows (a
+                               // mismatch `verify` found); NULL: nobody
     ggfs_cancel cancel;        // asked by stats' and hashes' computations; never
                                // unless set (tree/session_end.h)
     struct ggfs_open_texts *open_texts; // the mount's open texts (open_text.h), or NULL

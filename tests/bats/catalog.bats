@@ -59,7 +59,7 @@ daemon_pid() {
     [ "$output" = "$(printf 'type-q4_K.gguf\ntype-q8_0.gguf')" ]
     [ -d "$MNT/llama/type-q4_K.gguf" ]
     run ls "$MNT/llama/type-q4_K.gguf"
-    [ "$output" = "$(printf 'hashes\nheader\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nwarnings')" ]
+    [ "$output" = "$(printf 'hashes\nheader\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nverify\nwarnings')" ]
     # Directories mirror their folder's owner and times.
     [ "$(stat -c %Y "$MNT/llama")" = "$(stat -c %Y "$CATALOG/llama")" ]
     [ "$(stat -c '%Y %U' "$MNT/llama/type-q8_0.gguf")" = "$(stat -c '%Y %U' "$CATALOG/llama/type-q8_0.gguf")" ]
@@ -411,7 +411,7 @@ PAIRS
     mkdir "$dir/sub2"
     cp "$(fixture type-f32.gguf)" "$dir/sub2/d.gguf"
     [ "$(ls "$MNT")" = "$(printf 'c.gguf\nsub2')" ]
-    [ "$(ls "$MNT/sub2/d.gguf")" = "$(printf 'hashes\nheader\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nwarnings')" ]
+    [ "$(ls "$MNT/sub2/d.gguf")" = "$(printf 'hashes\nheader\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nverify\nwarnings')" ]
 }
 
 @test "-o listing_ttl_s: lookups trust a listing and the kernel an entry that long; 0 trusts none" {

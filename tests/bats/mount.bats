@@ -33,7 +33,7 @@ daemon_pids() {
     echo "$pid $MNT" >>"$BATS_TEST_TMPDIR/daemons"
     # No wait: the mount is ready when the command returns.
     run ls "$MNT"
-    [ "$output" = "$(printf 'hashes\nheader\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nwarnings')" ]
+    [ "$output" = "$(printf 'hashes\nheader\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nverify\nwarnings')" ]
     fusermount3 -u "$MNT"
     wait_gone "$pid"
     ! mountpoint -q "$MNT"

@@ -161,7 +161,7 @@ hostile() {
     local mnt="$BATS_TEST_TMPDIR/mnt"
     mount_model "$(fixture type-q8_0.gguf)" "$mnt"
     run ls "$mnt"
-    [ "$output" = $'hashes\nheader\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nwarnings' ]
+    [ "$output" = $'hashes\nheader\nmetadata\nmetadata.json\nmodel.gguf\ntensors\ntensors.tsv\nverify\nwarnings' ]
     local f
     for f in metadata.json tensors.tsv warnings tensors/mat/f32.npy tensors/mat/stats; do
         [ "$(stat -c %s "$mnt/$f")" -eq "$(wc -c <"$mnt/$f")" ]
