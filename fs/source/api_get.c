@@ -15,8 +15,9 @@
 #include "source/response_headers.h"
 #include "util/clock.h"
 
-static void on_header(void *ctx, const char *line, size_t len)
+static void on_header(void *ctx, const char *url, const char *line, size_t len)
 {
+    (void)url;
     ggfs_api_reply *out = ctx;
     if (len >= 5 && strncmp(line, "HTTP/", 5) == 0)
         out->next[0] = '\0'; // a redirect's headers are not the answer's

@@ -195,6 +195,7 @@ static bool sleep_until(ggfs_http *h, int64_t until_ns)
 typedef struct transfer {
     ggfs_http_range *r;
     CURL *curl;
+    const char *url;       // of this hop
     bool checked;          // the response was found right, body accepted
     bool keeping;          // the body goes to r->body (an error's, or the
                            // whole document)
@@ -227,7 +228,7 @@ static size_t on_header(char *line, size_t size, size_t n, void *user)
     const char *v;
     size_t vlen;
     if (r->header_seen)
-        r->header_seen(r->header_ctx, line, len);
+        r->header_seen(r->header_ctx, t->url, line, len);
     if (len >= 5 && strncmp(line, "HTTP/", 5) == 0) {
         // A new response (after a redirect, or a 100): forget the last one's.
         r->etag_got[0] = r->last_modified_got[0] = r->header_got[0] = '\0';
@@ -613,7 +614,7 @@ static ggfs_http_outcome hop(ggfs_http *h, CURL *c, ggfs_http_range *r, const ch
             return GGFS_HTTP_REFUSED;
         }
     }
-    transfer t = {.r = r, .curl = c, .verdict = GGFS_HTTP_RETRY, .range_verdict = GGFS_CONTENT_RANGE_BAD};
+    transfer t = {.r = r, .curl = c, .url = url, .verdict = GGFS_HTTP_RETRY, .range_verdict = GGFS_CONTENT_RANGE_BAD};
     char range[48];
     snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, r->off, r->off + r->len - 1);
     char errbuf[CURL_ERROR_SIZE] = "";
@@ -626,6 +627,16 @@ static ggfs_http_outcome hop(ggfs_http *h, CURL *c, ggfs_http_range *r, const ch
         set_why(r, "cannot start a transfer (out of memory)");
         curl_easy_reset(c);
         return GGFS_HTTP_RETRY;
+    }
+    if (r->header) {
+        struct curl_slist *more = curl_slist_append(headers, r->header);
+        if (!more) {
+            set_why(r, "cannot start a transfer (out of memory)");
+            curl_slist_free_all(headers);
+            curl_easy_reset(c);
+            return GGFS_HTTP_RETRY;
+        }
+        headers = more;
     }
     if (!add_secret(r, c, url, &headers, r->why, sizeof r->why)) {
         curl_slist_free_all(headers);

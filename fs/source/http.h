@@ -84,6 +84,9 @@ typedef struct ggfs_http_range {
                              // header_got (S3's x-amz-bucket-region)
     const char *accept;      // optional: the Accept header's value (a
                              // registry's manifest types)
+    const char *header;      // optional: one more header, "Name: value"
+                             // (S3's x-amz-checksum-mode), sent on every
+                             // hop (and signed with the others by a signer)
     bool compressed;         // a whole document may come compressed
                              // (Accept-Encoding: what libcurl decodes)
     bool waits_rate_limit;   // a 429 is waited out for the seconds its
@@ -91,9 +94,10 @@ typedef struct ggfs_http_range {
                              // least one), not retried with backoff
     // Optional: called, on the requesting thread, with every header line
     // of every response (status lines included: a redirect's headers come
-    // before the answer's), for what a caller reads beyond the engine's
-    // own (an API's Link, a registry's WWW-Authenticate).
-    void (*header_seen)(void *ctx, const char *line, size_t len);
+    // before the answer's) and the URL of the request it answers, for
+    // what a caller reads beyond the engine's own (an API's Link, a
+    // registry's WWW-Authenticate, what a store publishes of a file).
+    void (*header_seen)(void *ctx, const char *url, const char *line, size_t len);
     void *header_ctx;
     uint64_t off, len;       // the bytes asked for
     uint8_t *const *parts;   // receive them: byte i of the range goes to

@@ -31,8 +31,9 @@ typedef struct response {
 
 /* Keeps the Bearer challenge of the last response (each redirect's
  * response starts again with its status line). */
-static void on_header(void *arg, const char *data, size_t len)
+static void on_header(void *arg, const char *url, const char *data, size_t len)
 {
+    (void)url;
     response *r = arg;
     if (len >= 5 && strncmp(data, "HTTP/", 5) == 0)
         r->challenge[0] = '\0';
