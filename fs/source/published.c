@@ -2,6 +2,8 @@
  * Published digests (published.h): parsed from what a store writes, every
  * character checked, nothing read past the length given.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "source/published.h"
@@ -96,5 +98,40 @@ bool ggfs_published_set_base64(ggfs_published *p, ggfs_published_kind kind, cons
     if (out != size || (bits & ((1u << n_bits) - 1)) != 0)
         return false;
     set(p, kind, digest, where);
+    return true;
+}
+
+/* How much a kind says: more for a stronger digest. */
+static int strength(ggfs_published_kind kind)
+{
+    return kind == GGFS_PUBLISHED_SHA256 ? 2 : kind == GGFS_PUBLISHED_MD5 ? 1 : 0;
+}
+
+const ggfs_published *ggfs_published_most(const ggfs_published *a, const ggfs_published *b)
+{
+    return strength(b->kind) > strength(a->kind) ? b : a;
+}
+
+bool ggfs_published_size_fits(const ggfs_published *p, uint64_t size, const char *said_by, char *why, size_t cap)
+{
+    if (p->size == 0 || p->size == size)
+        return true;
+    snprintf(why, cap, "offset 0x0: the file has %" PRIu64 " bytes, %s says %" PRIu64, size, said_by, p->size);
+    return false;
+}
+
+bool ggfs_published_take(ggfs_published *to, uint64_t size, const ggfs_published *listed, const char *said_by,
+                         char *why, size_t cap)
+{
+    if (!ggfs_published_size_fits(listed, size, said_by, why, cap))
+        return false;
+    if (listed->kind != GGFS_PUBLISHED_NONE) {
+        const uint64_t said = to->size;
+        *to = *listed;
+        if (!listed->size)
+            to->size = said;
+    } else if (listed->size) {
+        to->size = listed->size;
+    }
     return true;
 }

@@ -49,4 +49,25 @@ bool ggfs_published_set_hex(ggfs_published *p, ggfs_published_kind kind, const c
 bool ggfs_published_set_base64(ggfs_published *p, ggfs_published_kind kind, const char *b64, size_t len,
                                const char *where);
 
+/* The one of a and b (what two opens of the same bytes were told) that
+ * says more: a SHA-256 over an MD5 over nothing, a then. (An open that asks
+ * for one byte is told no whole object's checksum: S3 sends none with a
+ * part of an object.) */
+const ggfs_published *ggfs_published_most(const ggfs_published *a, const ggfs_published *b);
+
+/* Whether a file of size bytes has the size p says (p->size 0: it says
+ * none). When not: false, with why (cap bytes) "offset 0x0: the file has
+ * N bytes, SAID_BY says M" (said_by: what said it, "X-Linked-Size", "the
+ * hf repo's listing"). */
+bool ggfs_published_size_fits(const ggfs_published *p, uint64_t size, const char *said_by, char *why, size_t cap);
+
+/* Takes what a store's listing or manifest publishes of a file of size
+ * bytes (listed) into what its source recorded (*to), before the model it
+ * belongs to is shared: listed's digest, when it has one, replaces *to's
+ * (the listing names the file the mount is of: a commit's, a manifest's);
+ * its size, when it says one, must be the file's. False, with why as
+ * ggfs_published_size_fits writes it and *to as it was, when it is not. */
+bool ggfs_published_take(ggfs_published *to, uint64_t size, const ggfs_published *listed, const char *said_by,
+                         char *why, size_t cap);
+
 #endif

@@ -1,7 +1,10 @@
 /*
  * Published digests (fs/source/published.c): hex of exactly the digest's
  * length in either case, base64 of exactly its padded length with zero
- * trailing bits; anything else leaves the record as it was.
+ * trailing bits; anything else leaves the record as it was. What a store's
+ * listing says is taken over what a source's open recorded, its size
+ * checked against the file's; of two opens of the same bytes, the one told
+ * more stands.
  */
 #include <string.h>
 
@@ -59,10 +62,71 @@ static int test_base64(void)
     return 1;
 }
 
+static int test_size_fits(void)
+{
+    ggfs_published p = {0};
+    char why[200] = "";
+    EXPECT(ggfs_published_size_fits(&p, 1234, "X-Linked-Size", why, sizeof why)); // nothing said
+    p.size = 1234;
+    EXPECT(ggfs_published_size_fits(&p, 1234, "X-Linked-Size", why, sizeof why));
+    EXPECT(!ggfs_published_size_fits(&p, 1233, "the hf repo's listing", why, sizeof why));
+    EXPECT_STR(why, "offset 0x0: the file has 1233 bytes, the hf repo's listing says 1234");
+    return 1;
+}
+
+static int test_take(void)
+{
+    // The source's open saw an X-Linked-Etag and size; the listing names
+    // the same file with its oid.
+    ggfs_published opened = {0}, listed = {0};
+    char why[200] = "";
+    EXPECT(ggfs_published_set_hex(&opened, GGFS_PUBLISHED_MD5, md5_hex, 32, "ETag"));
+    opened.size = 100;
+    EXPECT(ggfs_published_set_hex(&listed, GGFS_PUBLISHED_SHA256, sha_hex, 64, "lfs.oid"));
+    listed.size = 100;
+    EXPECT(ggfs_published_take(&opened, 100, &listed, "the listing", why, sizeof why));
+    EXPECT_EQ(opened.kind, GGFS_PUBLISHED_SHA256);
+    EXPECT_STR(opened.where, "lfs.oid");
+    EXPECT_EQ(opened.size, 100);
+    // A listing of a size alone keeps the digest the open recorded.
+    ggfs_published size_only = {.size = 100};
+    EXPECT(ggfs_published_take(&opened, 100, &size_only, "the listing", why, sizeof why));
+    EXPECT_STR(opened.where, "lfs.oid");
+    // A digest without a size keeps the size the open recorded.
+    ggfs_published md5 = {0};
+    EXPECT(ggfs_published_set_hex(&md5, GGFS_PUBLISHED_MD5, md5_hex, 32, "manifest"));
+    EXPECT(ggfs_published_take(&opened, 100, &md5, "the manifest", why, sizeof why));
+    EXPECT_EQ(opened.kind, GGFS_PUBLISHED_MD5);
+    EXPECT_EQ(opened.size, 100);
+    // Another size: refused, naming both, and nothing taken.
+    const ggfs_published before = opened;
+    EXPECT(!ggfs_published_take(&opened, 99, &listed, "the s3 bucket's listing", why, sizeof why));
+    EXPECT_STR(why, "offset 0x0: the file has 99 bytes, the s3 bucket's listing says 100");
+    EXPECT(memcmp(&opened, &before, sizeof opened) == 0);
+    return 1;
+}
+
+static int test_most(void)
+{
+    ggfs_published none = {0}, md5 = {0}, sha = {0};
+    EXPECT(ggfs_published_set_hex(&md5, GGFS_PUBLISHED_MD5, md5_hex, 32, "ETag"));
+    EXPECT(ggfs_published_set_hex(&sha, GGFS_PUBLISHED_SHA256, sha_hex, 64, "x-amz-checksum-sha256"));
+    EXPECT(ggfs_published_most(&none, &md5) == &md5);
+    EXPECT(ggfs_published_most(&md5, &none) == &md5);
+    EXPECT(ggfs_published_most(&md5, &sha) == &sha);
+    EXPECT(ggfs_published_most(&sha, &md5) == &sha);
+    EXPECT(ggfs_published_most(&sha, &sha) == &sha);
+    EXPECT(ggfs_published_most(&none, &none) == &none);
+    return 1;
+}
+
 int main(void)
 {
     int ok = 1;
     ok &= test_hex();
     ok &= test_base64();
+    ok &= test_size_fits();
+    ok &= test_take();
+    ok &= test_most();
     return ok ? 0 : 1;
 }
