@@ -147,6 +147,113 @@ bool ggfs_link_next(const char *v, size_t len, char *next, size_t cap)
     return false;
 }
 
+bool ggfs_size_header_parse(const char *value, size_t vlen, uint64_t *out)
+{
+    const char *p = value;
+    uint64_t v;
+    bool over;
+    if (!decimal(&p, value + vlen, &v, &over) || p != value + vlen || over || v > GGFS_REMOTE_SIZE_MAX)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* value without one pair of surrounding double quotes, and a weak
+ * validator's W/ before them. */
+static void unquote(const char **value, size_t *vlen)
+{
+    if (*vlen >= 2 && strncmp(*value, "W/", 2) == 0) {
+        *value += 2;
+        *vlen -= 2;
+    }
+    if (*vlen >= 2 && (*value)[0] == '"' && (*value)[*vlen - 1] == '"') {
+        *value += 1;
+        *vlen -= 2;
+    }
+}
+
+bool ggfs_linked_etag_parse(const char *value, size_t vlen, ggfs_published *p)
+{
+    unquote(&value, &vlen);
+    return ggfs_published_set_hex(p, GGFS_PUBLISHED_SHA256, value, vlen, "X-Linked-Etag");
+}
+
+bool ggfs_s3_checksum_parse(const char *value, size_t vlen, ggfs_published *p)
+{
+    return ggfs_published_set_base64(p, GGFS_PUBLISHED_SHA256, value, vlen, "x-amz-checksum-sha256");
+}
+
+bool ggfs_s3_etag_md5(const char *etag, size_t len, ggfs_published *p)
+{
+    // Quoted, as S3 always sends it: a weak or bare one is some other
+    // server's.
+    if (len != 34 || etag[0] != '"' || etag[33] != '"')
+        return false;
+    return ggfs_published_set_hex(p, GGFS_PUBLISHED_MD5, etag + 1, 32, "ETag");
+}
+
+void ggfs_published_headers_init(ggfs_published_headers *h, const char *url, bool hub, bool s3)
+{
+    memset(h, 0, sizeof *h);
+    h->hub = hub;
+    h->s3 = s3;
+    if ((hub || s3) && !ggfs_origin_of(url, h->origin, sizeof h->origin))
+        h->origin[0] = '\0';
+}
+
+/* Whether v (n bytes) is text, ignoring case. */
+static bool value_is(const char *v, size_t n, const char *text)
+{
+    return n == strlen(text) && strncasecmp(v, text, n) == 0;
+}
+
+void ggfs_published_headers_line(ggfs_published_headers *h, const char *url, const char *line, size_t len)
+{
+    char origin[GGFS_ORIGIN_MAX];
+    if (!h->origin[0] || !url || !ggfs_origin_of(url, origin, sizeof origin) || strcmp(origin, h->origin) != 0)
+        return;
+    const char *v;
+    size_t n;
+    if (len >= 5 && strncmp(line, "HTTP/", 5) == 0) {
+        // A new answer (after a redirect, a retry, a 100): an object's
+        // headers are its last answer's.
+        memset(&h->checksum, 0, sizeof h->checksum);
+        memset(&h->md5, 0, sizeof h->md5);
+        h->composite = h->etag_not_md5 = false;
+        return;
+    }
+    if (h->hub) {
+        uint64_t size;
+        if (ggfs_header_match(line, len, "x-linked-etag", &v, &n))
+            ggfs_linked_etag_parse(v, n, &h->linked);
+        else if (ggfs_header_match(line, len, "x-linked-size", &v, &n) && ggfs_size_header_parse(v, n, &size))
+            h->linked.size = size;
+    }
+    if (!h->s3)
+        return;
+    if (ggfs_header_match(line, len, "x-amz-checksum-sha256", &v, &n))
+        ggfs_s3_checksum_parse(v, n, &h->checksum);
+    else if (ggfs_header_match(line, len, "x-amz-checksum-type", &v, &n))
+        h->composite = value_is(v, n, "COMPOSITE");
+    else if (ggfs_header_match(line, len, "etag", &v, &n))
+        ggfs_s3_etag_md5(v, n, &h->md5);
+    else if (ggfs_header_match(line, len, "x-amz-server-side-encryption", &v, &n))
+        h->etag_not_md5 |= n >= 7 && strncasecmp(v, "aws:kms", 7) == 0;
+    else if (ggfs_header_match(line, len, "x-amz-server-side-encryption-customer-algorithm", &v, &n))
+        h->etag_not_md5 = true;
+}
+
+void ggfs_published_headers_result(const ggfs_published_headers *h, ggfs_published *out)
+{
+    memset(out, 0, sizeof *out);
+    if (h->hub)
+        *out = h->linked;
+    else if (h->s3 && h->checksum.kind != GGFS_PUBLISHED_NONE && !h->composite)
+        *out = h->checksum;
+    else if (h->s3 && h->md5.kind != GGFS_PUBLISHED_NONE && !h->etag_not_md5)
+        *out = h->md5;
+}
+
 bool ggfs_bearer_challenge(const char *line, size_t len, char *out, size_t cap)
 {
     const char *v;
