@@ -104,6 +104,7 @@ static bool copy_record(ggfs_url_record *to, const ggfs_url_record *from)
         .etag = from->etag ? strdup(from->etag) : NULL,
         .last_modified = from->last_modified ? strdup(from->last_modified) : NULL,
         .mtime = from->mtime,
+        .published = from->published,
     };
     if (to->url && (to->etag || !from->etag) && (to->last_modified || !from->last_modified))
         return true;
@@ -121,6 +122,9 @@ uint64_t ggfs_block_files_key(ggfs_block_files *t, const ggfs_url_record *r)
     const int64_t now = ggfs_now_ns();
     if (f && same_file(&f->r, r)) {
         f->checked_ns = now;
+        // What any open of these bytes was told of them stays.
+        if (ggfs_published_most(&f->r.published, &r->published) != &f->r.published)
+            f->r.published = r->published;
         ggfs_dlist_remove(&f->order);
         ggfs_dlist_push_back(&t->order, &f->order);
         const uint64_t key = f->key;

@@ -49,6 +49,7 @@
 #include "source/hf_name.h"
 #include "source/remote.h"
 #include "source/remote_status.h"
+#include "source/response_headers.h"
 #include "source/s3_error.h"
 #include "source/s3_target.h"
 #include "source/source_http.h"
@@ -230,6 +231,13 @@ static void sign(const http_source *s, ggfs_http_range *r)
         return;
     r->body_max = ERROR_BODY_MAX;
     r->keep_header = "x-amz-bucket-region";
+}
+
+/* What the opening request's answers publish of the file
+ * (response_headers.h), gathered as they come. */
+static void published_seen(void *ctx, const char *url, const char *line, size_t len)
+{
+    ggfs_published_headers_line(ctx, url, line, len);
 }
 
 /* A failed S3 request's why, in S3's words (its code, from the body). */
@@ -1006,10 +1014,26 @@ static uint64_t blocks_key(http_source *s, int64_t mtime)
 {
     const ggfs_url_record r = {
         .url = s->url, .size = s->base.size, .etag = s->etag, .last_modified = s->last_modified, .mtime = mtime,
+        .published = s->base.published,
     };
     const uint64_t key = s->etag || s->last_modified ? ggfs_block_files_key(s->remote->files, &r) : 0;
     s->kept_by_url = key != 0;
     return key ? key : ggfs_block_cache_source_id(s->remote->cache);
+}
+
+/* What an earlier open of the same bytes (validators and size) was told
+ * of them stays when this one was told less: an open that asks for one
+ * byte, its first block in memory or on disk, is sent no whole object's
+ * checksum. */
+static void take_known_published(http_source *s, const ggfs_url_record *known)
+{
+    const ggfs_url_record *k = known;
+    if (!k->url || k->size != s->base.size)
+        return;
+    const bool same = s->etag ? k->etag && strcmp(k->etag, s->etag) == 0
+                              : s->last_modified && k->last_modified && strcmp(k->last_modified, s->last_modified) == 0;
+    if (same && ggfs_published_most(&s->base.published, &k->published) != &s->base.published)
+        s->base.published = k->published;
 }
 
 /* Takes what an earlier open of the URL learnt (its record r, its blocks
@@ -1021,6 +1045,7 @@ static void take_known(http_source *s, ggfs_url_record *r, uint64_t key)
     s->etag = r->etag;
     s->last_modified = r->last_modified;
     r->etag = r->last_modified = NULL;
+    s->base.published = r->published;
     fill_stat(s, (time_t)r->mtime);
     s->id = key;
     s->kept_by_url = key != 0;
@@ -1065,7 +1090,7 @@ static void keep_record(http_source *s, const char *name)
 {
     const ggfs_url_record r = {
         .url = s->url, .size = s->base.size, .etag = s->etag, .last_modified = s->last_modified,
-        .mtime = (int64_t)s->base.st.st_mtim.tv_sec,
+        .mtime = (int64_t)s->base.st.st_mtim.tv_sec, .published = s->base.published,
     };
     char why[512];
     if (!ggfs_url_record_put(s->remote->opts.cache_dir, name, &r, why, sizeof why))
@@ -1173,16 +1198,23 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     // byte, so that what is kept is not fetched again; otherwise it brings
     // the first block, where the header starts.
     const bool first_kept = was_open && block_in_memory(s, known_key, 0);
-    ggfs_url_record_destroy(&known);
     const size_t want = remote->opts.cache_dir || first_kept ? 1 : BLOCK;
     uint8_t *first = malloc(want);
-    if (!first)
+    if (!first) {
+        ggfs_url_record_destroy(&known);
         return refuse(s, err, GGP_ERR_NOMEM, "out of memory");
+    }
+    // The answers say what the store publishes of the bytes: the Hub's
+    // resolve answer its LFS SHA-256, S3 its checksum when asked for it.
+    ggfs_published_headers published;
+    ggfs_published_headers_init(&published, s->url, is_hf, s->s3 != NULL);
     ggfs_http_range r = {
         .url = s->url, .secret = s->has_secret ? &s->secret : NULL, .off = 0, .len = want, .parts = &first,
         .part_size = want, .open = true,
         .deadline_ns = ggfs_now_ns() + (int64_t)remote->opts.timeout_s * 1000000000,
         .received = &s->stats.received,
+        .header = s->s3 ? "x-amz-checksum-mode: ENABLED" : NULL,
+        .header_seen = published_seen, .header_ctx = &published,
     };
     sign(s, &r);
     ggfs_transfer_begin(&s->stats);
@@ -1192,12 +1224,21 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     ggfs_transfer_end(&s->stats, r.failures, o == GGFS_HTTP_OK ? NULL : r.why);
     if (o != GGFS_HTTP_OK) {
         free(first);
+        ggfs_url_record_destroy(&known);
         return refuse(s, err, GGP_ERR_IO, "%s%s", s->s3 ? "" : "cannot open: ", r.why);
     }
     s->base.size = r.total;
     s->n_blocks = (r.total + BLOCK - 1) / BLOCK;
     s->etag = r.etag_got[0] ? strdup(r.etag_got) : NULL;
     s->last_modified = r.last_modified_got[0] ? strdup(r.last_modified_got) : NULL;
+    ggfs_published_headers_result(&published, &s->base.published);
+    take_known_published(s, &known);
+    ggfs_url_record_destroy(&known);
+    char why[320];
+    if (!ggfs_published_size_fits(&s->base.published, s->base.size, "X-Linked-Size", why, sizeof why)) {
+        free(first);
+        return refuse(s, err, GGP_ERR_IO, "%s", why);
+    }
     fill_stat(s, mtime_of(r.last_modified_got));
     learn_redirect(s, s->url, r.effective_url);
     s->id = blocks_key(s, (int64_t)s->base.st.st_mtim.tv_sec);

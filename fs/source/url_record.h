@@ -10,8 +10,13 @@
  * The record is a JSON object:
  *
  *   {"url": "https://HOST/ORG/REPO/resolve/main/x.gguf", "size": 4817300000,
- *    "etag": "\"5f1c-...\"", "last_modified": null, "mtime": 1732611234}
+ *    "etag": "\"5f1c-...\"", "last_modified": null, "mtime": 1732611234,
+ *    "published": {"kind": "sha256", "digest": "9465e63a...", "where": "X-Linked-Etag",
+ *                  "size": 4817300000}}
  *
+ * published is what the open's answers published of the file (published.h:
+ * the Hub's X-Linked-Etag, S3's checksum or ETag), absent when nothing;
+ * kind "sha256" or "md5", digest its hex, size 0 when none was said.
  * url is where requests start (an hf:// name resolved; the disk cache's
  * key), never a token nor where a redirect led (a CDN's signed URL, which
  * an offline mount has no use for).
@@ -22,6 +27,7 @@
 #include <stdint.h>
 
 #include "source/cache_records.h"
+#include "source/published.h"
 
 #define GGFS_URL_RECORD_KIND "url"
 
@@ -31,6 +37,7 @@ typedef struct ggfs_url_record {
     char *etag;           // or NULL
     char *last_modified;  // or NULL (at least one of the two is set)
     int64_t mtime;        // the tree's times, in seconds since the epoch
+    ggfs_published published; // what the open's answers published of it
 } ggfs_url_record;
 
 /* Keeps r as the record of name under cache_dir. False, with why filled,

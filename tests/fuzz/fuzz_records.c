@@ -5,8 +5,8 @@
  * picks how the rest lands in a fresh cache_dir: as a whole record's data
  * (framed and summed, so the JSON readers see it) or as a record file's raw bytes (so the framing's checks do). Then
  * each reader gets it: the bytes, a URL's record, a kept Hub answer. A
- * found record's fields must be whole strings; a bad one's why must name
- * the file.
+ * found record's fields must be whole strings (what it says was published
+ * of the file one line of text); a bad one's why must name the file.
  */
 #define _DEFAULT_SOURCE // mkdtemp
 #include <fcntl.h>
@@ -93,6 +93,15 @@ static void read_back(const char *dir)
     if (st == GGFS_CACHE_RECORD_FOUND) {
         if (!r.url || !r.url[0] || (!r.etag && !r.last_modified) || r.size > UINT64_C(1) << 62)
             abort();
+        // What was published: a known kind, one line of text naming where
+        // (it goes into warnings and log lines), a size under the limit.
+        const ggfs_published *p = &r.published;
+        if (p->kind > GGFS_PUBLISHED_MD5 || !memchr(p->where, '\0', sizeof p->where) ||
+            p->size > UINT64_C(1) << 62 || (p->kind == GGFS_PUBLISHED_NONE && p->where[0]))
+            abort();
+        for (const char *c = p->where; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                abort();
         ggfs_url_record_destroy(&r);
     }
     ggfs_api_reply reply;

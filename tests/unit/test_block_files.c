@@ -3,7 +3,8 @@
  * one URL at the same validator and size share one key, and so the
  * blocks the first brought; a changed ETag, Last-Modified or size gives a
  * new key and drops the old blocks; past its bound the least recently
- * opened URL is forgotten.
+ * opened URL is forgotten. What any open of the same bytes was told was
+ * published of them stays, whichever open was told most.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -137,6 +138,36 @@ static int test_bounded(ggfs_block_cache *c, ggfs_block_files *t)
     return 1;
 }
 
+static int test_most_published_stays(ggfs_block_cache *c, ggfs_block_files *t)
+{
+    (void)c;
+    ggfs_url_record a = record("http://h/m.gguf", "\"a\"", NULL, 100);
+    EXPECT(ggfs_published_set_hex(&a.published, GGFS_PUBLISHED_SHA256,
+                                  "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", 64,
+                                  "x-amz-checksum-sha256"));
+    const uint64_t k = ggfs_block_files_key(t, &a);
+    // A later open asked for one byte, and was told only the ETag's MD5.
+    ggfs_url_record b = record("http://h/m.gguf", "\"a\"", NULL, 100);
+    EXPECT(ggfs_published_set_hex(&b.published, GGFS_PUBLISHED_MD5, "098f6bcd4621d373cade4e832627b4f6", 32, "ETag"));
+    EXPECT_EQ(ggfs_block_files_key(t, &b), k);
+    ggfs_url_record got;
+    uint64_t key;
+    int64_t checked;
+    EXPECT(ggfs_block_files_find(t, "http://h/m.gguf", &got, &key, &checked));
+    EXPECT_EQ(got.published.kind, GGFS_PUBLISHED_SHA256);
+    ggfs_url_record_destroy(&got);
+    // An open told only the MD5 first, then one told the checksum.
+    ggfs_url_record c1 = record("http://h/n.gguf", "\"a\"", NULL, 100), c2 = c1;
+    c1.published = b.published;
+    c2.published = a.published;
+    ggfs_block_files_key(t, &c1);
+    ggfs_block_files_key(t, &c2);
+    EXPECT(ggfs_block_files_find(t, "http://h/n.gguf", &got, &key, &checked));
+    EXPECT_STR(got.published.where, "x-amz-checksum-sha256");
+    ggfs_url_record_destroy(&got);
+    return 1;
+}
+
 /* Runs test over a fresh cache of 16 blocks and a table of `max` URLs. */
 static int with_files(size_t max, int (*test)(ggfs_block_cache *, ggfs_block_files *))
 {
@@ -154,5 +185,6 @@ int main(void)
     ok &= with_files(8, test_same_etag_shares_blocks);
     ok &= with_files(8, test_changed_file_gets_new_key);
     ok &= with_files(2, test_bounded); // a, b, then d: one goes
+    ok &= with_files(8, test_most_published_stays);
     return ok ? 0 : 1;
 }
