@@ -106,9 +106,17 @@ static void *open_model(void *ctx, uint64_t id, int *err)
     // its parent live while pinned, and their strings never change.
     pthread_mutex_lock(&cat->lock);
     const ggfs_store *store = ggfs_store_of(cat->slots[s->parent]->kind);
-    const ggfs_store_model m = {.path = s->path, .real = s->real, .ident = &s->a.ident, .shards = s->shards};
+    const ggfs_store_model m = {.path = s->path, .real = s->real, .ident = &s->a.ident,
+                                .size = s->a.size > 0 ? (uint64_t)s->a.size : 0, .shards = s->shards};
     pthread_mutex_unlock(&cat->lock);
     ggfs_model *model = store->open_model(&cat->env, &m, msg, sizeof msg, err);
+    // What the listing published of its files is theirs before the model
+    // is shared; a file of another size than listed is not what was listed.
+    if (model && !ggfs_store_take_published(store, &cat->env, &m, model, msg, sizeof msg)) {
+        ggfs_model_close(model);
+        model = NULL;
+        *err = EIO;
+    }
     if (!model && *err == EIO)
         set_error(cat, s, msg);
     if (!model && *err == ESTALE) {

@@ -52,11 +52,13 @@ typedef struct ggfs_store_dir {
     size_t n_ancestors;
 } ggfs_store_dir;
 
-/* The model to open: its slot's strings, identity and shard count. */
+/* The model to open: its slot's strings, identity, size and shard count. */
 typedef struct ggfs_store_model {
     const char *path;
     const char *real;
     const ggfs_cat_ident *ident; // what the listing saw
+    uint64_t size;               // of the file listed (a split set's first
+                                 // shard listed), as the listing said it
     uint32_t shards;
 } ggfs_store_model;
 
@@ -85,6 +87,13 @@ typedef struct ggfs_store {
      * msg (cap bytes) saying why, naming the file and the offset. */
     ggfs_model *(*open_model)(const ggfs_store_env *env, const ggfs_store_model *m, char *msg, size_t cap,
                               int *err);
+    /* Optional: what the store's listing publishes of one file of the
+     * model m opened (a shard, `name` its source's name): true with *out
+     * filled (the digest, kind NONE when it lists none; the size, 0 when
+     * none) when the listing has the file. The catalog takes it as the
+     * shard's (ggfs_store_take_published). */
+    bool (*published)(const ggfs_store_env *env, const ggfs_store_model *m, const char *name,
+                      ggfs_published *out);
     /* Frees the root state (env->root) of a catalog whose root is of this
      * store; NULL when the store has none. */
     void (*root_free)(void *root);
@@ -108,6 +117,14 @@ extern const ggfs_store ggfs_store_s3;
 /* The one line why a model could not be opened: where (a path or URL),
  * then the offset when the problem has one, then what it is. */
 void ggfs_store_model_error(const char *where, const ggp_error *e, char *msg, size_t cap);
+
+/* Takes what store's listing publishes of each file of model, just
+ * opened from m and not shared yet (source/published.h): each shard's
+ * digest, and its size, which must be the file's. False, with msg (cap
+ * bytes) naming the file, offset 0 and both sizes, when a file's size
+ * differs from the listing's: the model is not what was listed. */
+bool ggfs_store_take_published(const ggfs_store *store, const ggfs_store_env *env, const ggfs_store_model *m,
+                               ggfs_model *model, char *msg, size_t cap);
 
 /* Opens a model of the local folder (folder mounts' stores share it). */
 ggfs_model *ggfs_store_folder_open_model(const ggfs_store_env *env, const ggfs_store_model *m, char *msg,

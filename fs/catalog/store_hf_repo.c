@@ -33,6 +33,7 @@
 #include "catalog/store_hf_repo.h"
 #include "model/split_name.h"
 #include "source/hf_name.h"
+#include "source/published.h"
 #include "util/log.h"
 #include "util/store_name.h"
 #include "util/text.h"
@@ -46,6 +47,8 @@ typedef struct hf_file {
     char *path;           // its path in the repo
     uint64_t size;
     ggfs_cat_ident ident; // its oid's first 16 bytes
+    bool lfs;             // sha256 holds its LFS oid
+    uint8_t sha256[32];   // what the Hub publishes of its bytes
 } hf_file;
 
 struct ggfs_hf_repo {
@@ -182,6 +185,15 @@ static bool add_entry(void *ctx, json_object *e)
     f->path = strdup(p);
     f->size = bytes;
     ident_of_oid(oid_hex, &f->ident);
+    // An LFS file's oid is the SHA-256 of its bytes (64 hex digits); a
+    // file kept in git has only its blob's SHA-1, which is no digest of
+    // the bytes alone.
+    size_t lfs_len = 0;
+    const char *lfs_oid = has_lfs ? string_field(lfs, "oid", &lfs_len) : NULL;
+    ggfs_published published;
+    f->lfs = lfs_oid && ggfs_published_set_hex(&published, GGFS_PUBLISHED_SHA256, lfs_oid, lfs_len, "lfs.oid");
+    if (f->lfs)
+        memcpy(f->sha256, published.digest, sizeof f->sha256);
     if (!f->path) {
         free(shown);
         return false;
@@ -513,6 +525,58 @@ static ggfs_model *open_repo_model(const ggfs_store_env *env, const ggfs_store_m
     return model;
 }
 
+/* The repo the model of path (hf://ORG/REPO/PATH@COMMIT) was listed in:
+ * the mount's, or the author's repo ORG/REPO (read when it was listed). */
+static const ggfs_hf_repo *repo_of(const ggfs_store_env *env, const char *path)
+{
+    if (((const ggfs_hf_root *)env->root)->type != GGFS_HF_ROOT_AUTHOR)
+        return env->root;
+    const char *org = path + strlen(GGFS_HF_SCHEME), *slash = strchr(org, '/');
+    const char *slash2 = slash ? strchr(slash + 1, '/') : NULL;
+    char key[512], why[256];
+    if (strncmp(path, GGFS_HF_SCHEME, strlen(GGFS_HF_SCHEME)) != 0 || !slash2 ||
+        (size_t)(slash2 - org) >= sizeof key)
+        return NULL;
+    snprintf(key, sizeof key, "%.*s", (int)(slash2 - org), org);
+    return ggfs_hf_author_repo(env->root, env->remote, key, why, sizeof why);
+}
+
+/* The file of r a source named name (model_name's form) was opened from,
+ * or NULL. */
+static const hf_file *listed_file(const ggfs_hf_repo *r, const char *name)
+{
+    const size_t scheme = strlen(GGFS_HF_SCHEME), repo = strlen(r->org_repo), commit = strlen(r->commit);
+    const size_t len = strlen(name);
+    if (len <= scheme + repo + 1 + 1 + commit || strncmp(name, GGFS_HF_SCHEME, scheme) != 0 ||
+        strncmp(name + scheme, r->org_repo, repo) != 0 || name[scheme + repo] != '/' ||
+        name[len - commit - 1] != '@' || strcmp(name + len - commit, r->commit) != 0)
+        return NULL;
+    const char *path = name + scheme + repo + 1;
+    const size_t path_len = len - commit - 1 - (scheme + repo + 1);
+    for (size_t i = 0; i < r->n; i++)
+        if (strlen(r->files[i].path) == path_len && memcmp(r->files[i].path, path, path_len) == 0)
+            return &r->files[i];
+    return NULL;
+}
+
+/* What the tree listing says of a file: its lfs.oid, and its size
+ * (lfs.size, else size). */
+static bool published_of(const ggfs_store_env *env, const ggfs_store_model *m, const char *name, ggfs_published *out)
+{
+    const ggfs_hf_repo *r = repo_of(env, m->path);
+    const hf_file *f = r && r->commit ? listed_file(r, name) : NULL;
+    if (!f)
+        return false;
+    memset(out, 0, sizeof *out);
+    if (f->lfs) {
+        out->kind = GGFS_PUBLISHED_SHA256;
+        memcpy(out->digest, f->sha256, sizeof f->sha256);
+        snprintf(out->where, sizeof out->where, "lfs.oid");
+    }
+    out->size = f->size;
+    return true;
+}
+
 static char *status_text(const ggfs_store_env *env, size_t *len)
 {
     return ggfs_hf_status_text(env->root, env->remote, len);
@@ -534,6 +598,7 @@ const ggfs_store ggfs_store_hf_repo = {
     .read_ahead = true,
     .list = list_repo,
     .open_model = open_repo_model,
+    .published = published_of,
     .root_free = free_root,
     .status = status_text,
 };

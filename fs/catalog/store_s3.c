@@ -249,6 +249,20 @@ static ggfs_model *open_bucket_model(const ggfs_store_env *env, const ggfs_store
     return ggfs_store_hf_repo.open_model(env, m, msg, cap, err);
 }
 
+/* What the listing says of the object listed, the key a model's slot
+ * names: its Size. (Its ETag the object's open reads again, with its
+ * checksum.) A split set's other shards were listed, and dropped, on the
+ * way to it. */
+static bool published_of(const ggfs_store_env *env, const ggfs_store_model *m, const char *name, ggfs_published *out)
+{
+    (void)env;
+    if (strcmp(name, m->path) != 0)
+        return false;
+    memset(out, 0, sizeof *out);
+    out->size = m->size;
+    return true;
+}
+
 static char *status_text(const ggfs_store_env *env, size_t *len)
 {
     return ggfs_hf_status_text(env->root, env->remote, len);
@@ -262,6 +276,7 @@ const ggfs_store ggfs_store_s3 = {
     .read_ahead = true,
     .list = list_bucket,
     .open_model = open_bucket_model,
+    .published = published_of,
     .root_free = free_bucket,
     .status = status_text,
 };

@@ -4,6 +4,9 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "source/published.h"
 
 #include "catalog/store.h"
 
@@ -23,6 +26,27 @@ void ggfs_store_model_error(const char *where, const ggp_error *e, char *msg, si
         snprintf(msg, cap, "%s: %s", where, e->msg);
     else
         snprintf(msg, cap, "%s: offset 0x%llx: %s", where, (unsigned long long)e->offset, e->msg);
+}
+
+bool ggfs_store_take_published(const ggfs_store *store, const ggfs_store_env *env, const ggfs_store_model *m,
+                               ggfs_model *model, char *msg, size_t cap)
+{
+    if (!store->published)
+        return true;
+    char said_by[64], why[256];
+    snprintf(said_by, sizeof said_by, "the %s's listing", store->name);
+    for (uint32_t k = 0; k < model->n_shards; k++) {
+        ggfs_source *src = model->shards[k].source;
+        ggfs_published listed;
+        memset(&listed, 0, sizeof listed);
+        if (!store->published(env, m, src->name, &listed))
+            continue;
+        if (!ggfs_published_take(&src->published, src->size, &listed, said_by, why, sizeof why)) {
+            snprintf(msg, cap, "%s: %s", src->name, why); // why says the offset
+            return false;
+        }
+    }
+    return true;
 }
 
 const ggfs_store *ggfs_store_of(ggfs_cat_kind kind)

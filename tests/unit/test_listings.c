@@ -3,7 +3,9 @@
  * paged listing (util/page_guard.h), the one check of store names
  * (util/store_name.h), and a Hub repo read from scripted answers
  * (catalog/store_hf_repo.h): fields of the wrong type, pages that loop
- * or add nothing, a path listed twice, a path holding '@'.
+ * or add nothing, a path listed twice, a path holding '@', what the
+ * listing publishes of each file (its lfs.oid and size) taken by the
+ * model's shards, a size that differs refusing the model.
  */
 #define _DEFAULT_SOURCE // setenv
 #include <errno.h>
@@ -300,6 +302,74 @@ static int test_hub_path_holding_at_opens_its_file(void)
     return 1;
 }
 
+/* A source of a given name and size, for the shards of a model a store
+ * opened (nothing is read from it). */
+static ggfs_source named_source(const char *name, uint64_t size)
+{
+    ggfs_source src;
+    memset(&src, 0, sizeof src);
+    src.name = name;
+    src.size = size;
+    return src;
+}
+
+#define OID_1 "1111111111111111111111111111111111111111111111111111111111111111"
+#define OID_2 "2222222222222222222222222222222222222222222222222222222222222222"
+
+static int test_hub_listing_publishes_each_shards_oid_and_size(void)
+{
+    const char *const pages[] = {
+        "[{\"type\": \"file\", \"path\": \"s/q-00001-of-00002.gguf\", \"size\": 134,"
+        "  \"lfs\": {\"oid\": \"" OID_1 "\", \"size\": 1000}},"
+        " {\"type\": \"file\", \"path\": \"s/q-00002-of-00002.gguf\", \"size\": 134,"
+        "  \"lfs\": {\"oid\": \"" OID_2 "\", \"size\": 2000}},"
+        " {\"type\": \"file\", \"path\": \"git.gguf\", \"size\": 300, \"oid\": \"a94a8fe5ccb19ba61c4c0873d391e987982fbbd3\"},"
+        " {\"type\": \"file\", \"path\": \"odd.gguf\", \"size\": 50, \"lfs\": {\"oid\": \"" OID_1 "0\", \"size\": 50}}]",
+        NULL};
+    hub h = {.revision = sha_ok, .pages = pages};
+    char why[300], msg[512];
+    ggfs_hf_repo *r = read_repo(&h, why, sizeof why);
+    EXPECT(r != NULL);
+    const ggfs_store_env env = {.root = r};
+    const ggfs_store_model m = {.path = "hf://o/r/s/q-00001-of-00002.gguf@" COMMIT, .real = "s/q-00001-of-00002.gguf",
+                                .size = 1000, .shards = 2};
+    ggfs_source s1 = named_source("hf://o/r/s/q-00001-of-00002.gguf@" COMMIT, 1000);
+    ggfs_source s2 = named_source("hf://o/r/s/q-00002-of-00002.gguf@" COMMIT, 2000);
+    ggfs_shard shards[2] = {{.source = &s1}, {.source = &s2}};
+    ggfs_model model = {.shards = shards, .n_shards = 2};
+    EXPECT(ggfs_store_take_published(&ggfs_store_hf_repo, &env, &m, &model, msg, sizeof msg));
+    EXPECT_EQ(s1.published.kind, GGFS_PUBLISHED_SHA256);
+    EXPECT_EQ(s1.published.digest[0], 0x11);
+    EXPECT_STR(s1.published.where, "lfs.oid");
+    EXPECT_EQ(s1.published.size, 1000);
+    EXPECT_EQ(s2.published.digest[31], 0x22); // each shard its own oid
+    EXPECT_EQ(s2.published.size, 2000);
+    // A file kept in git publishes its size, no digest; an oid that is no
+    // SHA-256 none either.
+    ggfs_source g = named_source("hf://o/r/git.gguf@" COMMIT, 300), o = named_source("hf://o/r/odd.gguf@" COMMIT, 50);
+    ggfs_shard one = {.source = &g};
+    ggfs_model gm = {.shards = &one, .n_shards = 1};
+    EXPECT(ggfs_store_take_published(&ggfs_store_hf_repo, &env, &m, &gm, msg, sizeof msg));
+    EXPECT_EQ(g.published.kind, GGFS_PUBLISHED_NONE);
+    EXPECT_EQ(g.published.size, 300);
+    one.source = &o;
+    EXPECT(ggfs_store_take_published(&ggfs_store_hf_repo, &env, &m, &gm, msg, sizeof msg));
+    EXPECT_EQ(o.published.kind, GGFS_PUBLISHED_NONE);
+    // A file of another commit, or of no listed path, is not the listing's.
+    ggfs_source other = named_source("hf://o/r/git.gguf@main", 1);
+    one.source = &other;
+    EXPECT(ggfs_store_take_published(&ggfs_store_hf_repo, &env, &m, &gm, msg, sizeof msg));
+    EXPECT_EQ(other.published.size, 0);
+    // The second shard served at another size than listed: the model is refused.
+    ggfs_source short2 = named_source("hf://o/r/s/q-00002-of-00002.gguf@" COMMIT, 1999);
+    shards[1].source = &short2;
+    EXPECT(!ggfs_store_take_published(&ggfs_store_hf_repo, &env, &m, &model, msg, sizeof msg));
+    EXPECT_STR(msg, "hf://o/r/s/q-00002-of-00002.gguf@" COMMIT
+                    ": offset 0x0: the file has 1999 bytes, the hf repo's listing says 2000");
+    ggfs_hf_repo_free(r);
+    return 1;
+}
+
 /* ==== An author's repos ==== */
 
 /* A Hub whose answers wait until released: a lookup stuck on it. */
@@ -406,5 +476,6 @@ int main(void)
     ok &= test_hub_path_listed_twice_is_kept_once();
     ok &= test_hub_path_holding_at_opens_its_file();
     ok &= test_an_authors_lookup_waits_for_no_other_repos_listing();
+    ok &= test_hub_listing_publishes_each_shards_oid_and_size();
     return ok ? 0 : 1;
 }
