@@ -8,6 +8,7 @@
 
 #include "daemon/ollama_mount.h"
 #include "source/ollama_name.h"
+#include "source/published.h"
 
 #define URL_CAP 2048
 #define MANIFEST_ACCEPT "application/vnd.docker.distribution.manifest.v2+json"
@@ -52,10 +53,21 @@ static void short_name(const ggfs_ollama_name *n, char *out, size_t cap)
         snprintf(out, cap, "%s:%s", n->name, n->tag);
 }
 
-/* Opens the model of the blob hex as a URL; NULL after one line naming
- * the layer. */
-static ggfs_model *open_blob(const char *name, const ggfs_ollama_name *n, const char *hex, const char *what,
-                             ggfs_remote_engine *remote)
+/* What the manifest publishes of the blob hex: its digest, and the size
+ * of the first layer of that digest that says one. */
+static void published_of(const ggfs_ollama_manifest *m, const char *hex, ggfs_published *out)
+{
+    memset(out, 0, sizeof *out);
+    ggfs_published_set_hex(out, GGFS_PUBLISHED_SHA256, hex, strlen(hex), "manifest");
+    for (size_t i = 0; i < m->n && !out->size; i++)
+        if (strcmp(m->layers[i].hex, hex) == 0)
+            out->size = m->layers[i].size;
+}
+
+/* Opens the model of the blob hex as a URL, what the manifest publishes
+ * of it its source's; NULL after one line naming the layer. */
+static ggfs_model *open_blob(const char *name, const ggfs_ollama_name *n, const ggfs_ollama_manifest *m,
+                             const char *hex, const char *what, ggfs_remote_engine *remote)
 {
     char url[URL_CAP];
     if (!ggfs_ollama_blob_url(n, hex, url, sizeof url)) {
@@ -70,6 +82,18 @@ static ggfs_model *open_blob(const char *name, const ggfs_ollama_name *n, const 
     else if (!model)
         fprintf(stderr, "gguf-fs: %s: %s layer %s: offset 0x%llx: %s\n", name, what, err.where,
                 (unsigned long long)e->offset, e->msg);
+    if (!model)
+        return NULL;
+    // A blob is one file: one shard, named by its digest.
+    ggfs_source *src = model->shards[0].source;
+    ggfs_published published;
+    char why[256];
+    published_of(m, hex, &published);
+    if (!ggfs_published_take(&src->published, src->size, &published, "the manifest", why, sizeof why)) {
+        fprintf(stderr, "gguf-fs: %s: %s layer %s: %s\n", name, what, url, why);
+        ggfs_model_close(model);
+        return NULL;
+    }
     return model;
 }
 
@@ -109,7 +133,7 @@ ggfs_model *ggfs_ollama_mount_open(const char *name, ggfs_remote_engine *remote,
         fprintf(stderr, "gguf-fs: %s: the name is too long\n", name);
         goto out;
     }
-    if (!(model = open_blob(name, &n, m.layers[m.model].hex, "model", remote)))
+    if (!(model = open_blob(name, &n, &m, m.layers[m.model].hex, "model", remote)))
         goto out;
     short_name(&n, shown, sizeof shown);
     registry_ctx ctx = {&n, remote};
@@ -120,7 +144,8 @@ ggfs_model *ggfs_ollama_mount_open(const char *name, ggfs_remote_engine *remote,
     }
     static const char *const what[GGFS_OLLAMA_TREES] = {"projector", "adapter"};
     for (int k = 0; k < GGFS_OLLAMA_TREES; k++)
-        if ((*layers)->tree_hex[k][0] && !(trees[k] = open_blob(name, &n, (*layers)->tree_hex[k], what[k], remote)))
+        if ((*layers)->tree_hex[k][0] &&
+            !(trees[k] = open_blob(name, &n, &m, (*layers)->tree_hex[k], what[k], remote)))
             goto fail;
     goto out;
 fail:
