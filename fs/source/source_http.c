@@ -29,6 +29,11 @@
  * (url_record.h), so that an offline mount (-o offline) opens the file as
  * it was, sends no request, and reads what the disk cache holds: a block
  * not there fails with EIO.
+ *
+ * What the store publishes of the bytes is read from the answers to the
+ * open's request (response_headers.h: an hf:// name's X-Linked-Etag and
+ * X-Linked-Size, an s3:// object's checksum, asked for, or single-part
+ * ETag) into source->published, and kept in the records with the rest.
  */
 #define _DEFAULT_SOURCE // strcasecmp
 #include <curl/curl.h>
@@ -1025,9 +1030,8 @@ static uint64_t blocks_key(http_source *s, int64_t mtime)
  * of them stays when this one was told less: an open that asks for one
  * byte, its first block in memory or on disk, is sent no whole object's
  * checksum. */
-static void take_known_published(http_source *s, const ggfs_url_record *known)
+static void take_known_published(http_source *s, const ggfs_url_record *k)
 {
-    const ggfs_url_record *k = known;
     if (!k->url || k->size != s->base.size)
         return;
     const bool same = s->etag ? k->etag && strcmp(k->etag, s->etag) == 0
@@ -1234,6 +1238,8 @@ ggfs_source *ggfs_source_http_open(const char *name, ggfs_remote *remote, ggp_er
     ggfs_published_headers_result(&published, &s->base.published);
     take_known_published(s, &known);
     ggfs_url_record_destroy(&known);
+    // Only the Hub's answers say a size (X-Linked-Size): a file of another
+    // is not the one its name publishes.
     char why[320];
     if (!ggfs_published_size_fits(&s->base.published, s->base.size, "X-Linked-Size", why, sizeof why)) {
         free(first);
