@@ -4,7 +4,9 @@ equals the tree of the same model mounted from its local file: the same
 names everywhere, the same sizes and modes in stat, the same extended
 attributes, the same bytes in every file (header, metadata, info, raw,
 f32, model.gguf, ...). Only the `path` lines of shards/* differ (a URL
-against a path), and the URL mount has `remote` at its root besides. Prints the first difference and exits 1; prints what it
+against a path), and `verify`, whose published digests and verdicts are
+each store's own (a local file publishes nothing): its files' names, and
+their digests where both lines are of one kind, are the same. The URL mount has `remote` at its root besides. Prints the first difference and exits 1; prints what it
 compared and exits 0 when equal."""
 
 import os
@@ -22,6 +24,18 @@ def content(path, rel):
     if rel.startswith("shards/"):
         data = b"".join(l for l in data.splitlines(True) if not l.startswith(b"path: "))
     return data
+
+
+def verify_lines(data):
+    """name, kind and digest of each file's line of a verify text."""
+    return [l.split(b"\t")[:3] for l in data.splitlines() if b"\t" in l]
+
+
+def same_verify(a, b):
+    la, lb = verify_lines(a), verify_lines(b)
+    if [l[0] for l in la] != [l[0] for l in lb] or not la:
+        return False
+    return all(x[2] == y[2] for x, y in zip(la, lb) if x[1] == y[1])
 
 
 def compare(remote, local):
@@ -44,7 +58,11 @@ def compare(remote, local):
                 return f"{r}: mode {oct(sa.st_mode)} vs {oct(sb.st_mode)}", files
             if xattrs(a) != xattrs(b):
                 return f"{r}: extended attributes differ", files
-            if name in names:
+            if name in names and name == "verify" and not r.startswith(("metadata/", "tensors/")):
+                if not same_verify(content(a, r), content(b, r)):
+                    return f"{r}: files or digests differ", files
+                files += 1
+            elif name in names:
                 if not r.startswith("shards/") and sa.st_size != sb.st_size:
                     return f"{r}: size {sa.st_size} vs {sb.st_size}", files
                 if content(a, r) != content(b, r):
