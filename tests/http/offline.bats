@@ -55,9 +55,13 @@ read_once() {
     fusermount3 -u "$ONLINE"
 }
 
-# tree_of MNT: every entry but `remote` with its type, size, mode and time.
+# tree_of MNT: every entry but `remote` with its type, size, mode and time;
+# `verify` without its size, which is 0 until it is computed.
 tree_of() {
-    find "$1" -mindepth 1 ! -path "$1/remote" -printf '%P %y %s %m %T@\n' | sort
+    {
+        find "$1" -mindepth 1 ! -path "$1/remote" ! -name verify -printf '%P %y %s %m %T@\n'
+        find "$1" -mindepth 1 -name verify -printf '%P %y - %m %T@\n'
+    } | sort
 }
 
 # same_as_online_and_local MNT LOCAL_SOURCE: the offline mount's tree is
