@@ -2,11 +2,12 @@
 # Whole Hugging Face repos mounted as folders of models (SPEC "Remote
 # collections"): a Hub emulation following the Hub's documented API
 # (hub_emulator.py: revision to commit, tree pages of 3 entries with Link
-# rel="next", resolve answering 302 to another host with a signed query
-# and X-Linked-Size, 401 for a gated repo, 404, 429 with RateLimit) in
-# front of nginx for the bytes (server.bash). Each model of a repo mount
-# has the tree of the same file mounted locally; refusals are exit 1 and
-# one line; hostile listings never escape the mount nor crash it.
+# rel="next", resolve answering 302 to another host with a signed query,
+# X-Linked-Size and X-Linked-Etag, 401 for a gated repo, 404, 429 with
+# RateLimit) in front of nginx for the bytes (server.bash). Each model of
+# a repo mount has the tree of the same file mounted locally; refusals are
+# exit 1 and one line; hostile listings never escape the mount nor crash
+# it; verify compares each file with what the Hub publishes of it.
 
 bats_require_minimum_version 1.5.0
 
@@ -29,6 +30,25 @@ setup_file() {
     cp "$GGUF_FS_FIXTURES/type-f16.gguf" "$FILES/busy/model/"
     mkdir -p "$FILES/org/sample"
     "$GGUF_FS_SCRIPTS/fixtures/make-sample" "$GGML_REF" "$FILES/org/sample/sample.gguf" >/dev/null
+    # What the Hub publishes of a file told apart from the bytes it serves
+    # (hub_emulator.py's .published.json): tampered.gguf served with its
+    # last byte (tensor data) flipped, published as the fixture; longer.gguf
+    # listed a byte longer than it is; linked.gguf so said by its resolve
+    # answer's X-Linked-Size.
+    local lies="$FILES/audit/lies" f32="$GGUF_FS_FIXTURES/type-f32.gguf" size
+    mkdir -p "$lies"
+    python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[-1] ^= 0xff
+open(sys.argv[2], "wb").write(d)' "$f32" "$lies/tampered.gguf"
+    cp "$f32" "$lies/longer.gguf"
+    cp "$f32" "$lies/linked.gguf"
+    size=$(stat -c %s "$f32")
+    export F32_SUM F32_SIZE=$size
+    F32_SUM=$(sha256sum "$f32" | cut -d' ' -f1)
+    cat >"$FILES/.published.json" <<JSON
+{"audit/lies/tampered.gguf": {"sha256": "$F32_SUM"},
+ "audit/lies/longer.gguf": {"tree_size": $((size + 1))},
+ "audit/lies/linked.gguf": {"linked_size": $((size + 1))}}
+JSON
     start_servers "$BATS_FILE_TMPDIR/srv" "$FILES"
     export HUB_LOG="$BATS_FILE_TMPDIR/hub.log"
     # The files' host is the fault proxy in front of nginx (passing unless told).
@@ -361,4 +381,63 @@ EOF
     kill -TERM "$pid"
     wait_gone "$pid" 3
     fault pass
+}
+
+# verify_line FILE DIGEST PUBLISHED VERDICT: a line of verify, as written.
+verify_line() {
+    printf '%s\tsha256\t%s\t%s\t%s' "$@"
+}
+
+@test "verify of a repo's models compares each file, each shard of a split set, with the lfs.oid its listing publishes" {
+    mount_model "hf://org/repo" "$MNT"
+    local sum
+    sum=$(sha256sum "$FILES/org/repo/type-q8_0.gguf" | cut -d' ' -f1)
+    run cat "$MNT/type-q8_0.gguf/verify"
+    [ "$output" = "$(verify_line type-q8_0.gguf "$sum" "$sum" ok)"$'\nverdict: ok' ]
+    local shard expected=()
+    for shard in "$FILES"/org/repo/split/q4-*.gguf; do
+        sum=$(sha256sum "$shard" | cut -d' ' -f1)
+        expected+=("$(verify_line "${shard##*/}" "$sum" "$sum" ok)")
+    done
+    [ "${#expected[@]}" -eq 4 ]
+    run cat "$MNT/split/q4.gguf/verify"
+    [ "$output" = "$(printf '%s\n' "${expected[@]}")"$'\nverdict: ok' ]
+    # An author's repo, read when first looked into, publishes the same.
+    mount_model "hf://org" "$LOCAL"
+    [ "$(tail -1 "$LOCAL/repo/split/q4.gguf/verify")" = "verdict: ok" ]
+    [ "$(head -1 "$LOCAL/repo/split/q4.gguf/verify")" = "${expected[0]}" ]
+}
+
+@test "verify of an hf:// file compares it with its resolve answer's X-Linked-Etag" {
+    mount_model "hf://org/repo/type-q4_K.gguf" "$MNT"
+    grep -q "^GET /org/repo/resolve/main/type-q4_K.gguf " "$HUB_LOG"
+    local sum
+    sum=$(sha256sum "$FILES/org/repo/type-q4_K.gguf" | cut -d' ' -f1)
+    run cat "$MNT/verify"
+    [ "$output" = "$(verify_line type-q4_K.gguf "$sum" "$sum" ok)"$'\nverdict: ok' ]
+}
+
+@test "a file served with a byte flipped is a MISMATCH against what the Hub publishes, and a line of warnings" {
+    local served
+    served=$(sha256sum "$FILES/audit/lies/tampered.gguf" | cut -d' ' -f1)
+    mount_model "hf://audit/lies" "$MNT"
+    run cat "$MNT/tampered.gguf/verify"
+    [ "$output" = "$(verify_line tampered.gguf "$served" "$F32_SUM" MISMATCH)"$'\nverdict: MISMATCH' ]
+    grep -qxF "offset 0: sha256 $served of the file is not the $F32_SUM its store publishes (lfs.oid)" \
+        "$MNT/tampered.gguf/warnings"
+    mount_model "hf://audit/lies/tampered.gguf" "$LOCAL"
+    run cat "$LOCAL/verify"
+    [ "$output" = "$(verify_line tampered.gguf "$served" "$F32_SUM" MISMATCH)"$'\nverdict: MISMATCH' ]
+    grep -qxF "offset 0: sha256 $served of the file is not the $F32_SUM its store publishes (X-Linked-Etag)" \
+        "$LOCAL/warnings"
+}
+
+@test "a file whose size differs from what the Hub publishes does not open: the error names it, offset 0 and both sizes" {
+    mount_model "hf://audit/lies" "$LOCAL"
+    run cat "$LOCAL/longer.gguf/error"
+    [ "$output" = "hf://audit/lies/longer.gguf@$COMMIT: offset 0x0: the file has $F32_SIZE bytes, the hf repo's listing says $((F32_SIZE + 1))" ]
+    run cat "$LOCAL/linked.gguf/error"
+    [ "$output" = "hf://audit/lies/linked.gguf@$COMMIT: offset 0x0: the file has $F32_SIZE bytes, X-Linked-Size says $((F32_SIZE + 1))" ]
+    refused "hf://audit/lies/linked.gguf" "audit/lies/linked.gguf: offset 0x0: the file has $F32_SIZE bytes" \
+        "X-Linked-Size says $((F32_SIZE + 1))"
 }

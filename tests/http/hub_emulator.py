@@ -8,8 +8,20 @@ served at one commit.
   GET /api/models/ORG/REPO/tree/COMMIT[/DIR]?recursive=true[&cursor=N]
                                              LIMIT entries a page, the next
                                              page in `Link: <URL>; rel="next"`
-  GET /ORG/REPO/resolve/COMMIT/PATH          302 to FILES_URL/PATH?X-Amz-Signature=...
-                                             (another host) with X-Linked-Size
+  GET /ORG/REPO/resolve/REV/PATH             302 to FILES_URL/PATH?X-Amz-Signature=...
+                                             (another host) with X-Linked-Size and,
+                                             for a GGUF file (kept in LFS), its
+                                             SHA-256 as X-Linked-Etag; REV the
+                                             commit, or a revision a single-file
+                                             mount names
+
+A GGUF file's tree entry has its LFS object, `lfs.oid` its SHA-256 and
+`lfs.size` its size, as the Hub lists them. What is published of a file
+may be told apart from its bytes by REPOS_DIR/.published.json, read at
+every request: {"ORG/REPO/PATH": {"sha256": HEX, "tree_size": N,
+"linked_size": N}}, each optional (sha256 for both the listing and the
+resolve answer; tree_size the listing's lfs.size; linked_size the
+resolve answer's X-Linked-Size).
 
 `gated/*` repos answer 401 without `Authorization: Bearer TOKEN`. The repo
 `busy/*` answers its revision 429 (RateLimit t=1, then Retry-After 1) twice
@@ -49,6 +61,34 @@ busy_left = {"n": 2}
 huge = []
 
 
+digests = {}
+
+
+def sha256_of(path):
+    """The file's SHA-256, computed once for its size and time."""
+    st = os.stat(path)
+    key = (path, st.st_size, st.st_mtime_ns)
+    with lock:
+        if key in digests:
+            return digests[key]
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    with lock:
+        digests[key] = h.hexdigest()
+    return digests[key]
+
+
+def told(org, repo, path):
+    """What .published.json says of a file instead of its own bytes."""
+    try:
+        with open(os.path.join(REPOS, ".published.json")) as f:
+            return json.load(f).get("%s/%s/%s" % (org, repo, path), {})
+    except FileNotFoundError:
+        return {}
+
+
 def files_of(org, repo):
     root = os.path.join(REPOS, org, repo)
     out = []
@@ -61,11 +101,12 @@ def files_of(org, repo):
             p = os.path.join(d, f)
             path = os.path.relpath(p, root)
             size = os.path.getsize(p)
-            sha = hashlib.sha256(path.encode() + str(size).encode()).hexdigest()
-            e = {"type": "file", "oid": hashlib.sha1(sha.encode()).hexdigest(), "size": 134 if f.endswith(".gguf") else size,
-                 "path": path}
+            e = {"type": "file", "oid": hashlib.sha1(path.encode() + str(size).encode()).hexdigest(),
+                 "size": 134 if f.endswith(".gguf") else size, "path": path}
             if f.endswith(".gguf"):
-                e["lfs"] = {"oid": sha, "size": size, "pointerSize": 134}
+                lie = told(org, repo, path)
+                e["lfs"] = {"oid": lie.get("sha256") or sha256_of(p), "size": lie.get("tree_size", size),
+                            "pointerSize": 134}
             out.append(e)
     return out
 
@@ -186,16 +227,20 @@ class Hub(http.server.BaseHTTPRequestHandler):
             org, repo, rev = parts[0], parts[1], parts[3]
             if org == "gated" and not authorized:
                 return self.reply(401, b"")
-            if rev != COMMIT:
-                return self.reply(400, b"resolve URLs must name the commit")
+            if rev not in REVISIONS:
+                return self.reply(404, b"Revision not found")
             path = "/".join(parts[4:])
             local = os.path.join(REPOS, org, repo, path)
             if not os.path.isfile(local):
                 return self.reply(404, b"")
             where = "%s/%s/%s/%s?X-Amz-Signature=%s&Expires=9999999999" % (
                 FILES_URL, org, repo, urllib.parse.quote(path), hashlib.sha1(path.encode()).hexdigest())
-            return self.reply(302, b"", [("Location", where), ("X-Linked-Size", str(os.path.getsize(local))),
-                                         ("X-Repo-Commit", COMMIT)])
+            lie = told(org, repo, path)
+            headers = [("Location", where), ("X-Linked-Size", str(lie.get("linked_size", os.path.getsize(local)))),
+                       ("X-Repo-Commit", COMMIT)]
+            if path.endswith(".gguf"):
+                headers.append(("X-Linked-Etag", '"%s"' % (lie.get("sha256") or sha256_of(local))))
+            return self.reply(302, b"", headers)
         self.reply(404, b"")
 
 

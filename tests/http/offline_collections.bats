@@ -137,6 +137,18 @@ refused() {
     logs_empty
 }
 
+@test "an hf:// file read once through cache_dir still has, offline, the digest its resolve answer published" {
+    read_once "hf://org/repo/type-q8_0.gguf"
+    servers_gone
+    HF_HUB_OFFLINE=1 mount_model "hf://org/repo/type-q8_0.gguf" "$OFFLINE" -o cache_dir="$CACHE"
+    same_as_online "$OFFLINE"
+    local sum
+    sum=$(sha256sum "$FILES/org/repo/type-q8_0.gguf" | cut -d' ' -f1)
+    run cat "$OFFLINE/verify"
+    [ "$output" = "$(printf 'type-q8_0.gguf\tsha256\t%s\t%s\tok\nverdict: ok' "$sum" "$sum")" ]
+    logs_empty
+}
+
 @test "an offline repo mount with the Hub and nginx up asks them nothing" {
     read_once "hf://org/repo/sub"
     # The online mount's requests were seen: the logs can show requests.
