@@ -69,6 +69,19 @@ m = json.load(sys.stdin)
 m["layers"][0]["digest"] = m["layers"][0]["digest"][:-1] + "G"
 print(json.dumps(m))')"
     add_manifest library/badprojector latest "$(manifest model="$FILES/model.gguf" projector="$FILES/notgguf")"
+    # A blob served with its last byte (tensor data) flipped under the
+    # digest of the file it was; a manifest that says a byte more than
+    # the blob has.
+    local hex
+    cp "$GGUF_FS_FIXTURES/type-f32.gguf" "$FILES/f32.gguf"
+    add_manifest library/tampered latest "$(manifest model="$FILES/f32.gguf")"
+    hex=$(sha256sum "$FILES/f32.gguf" | cut -d' ' -f1)
+    python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[-1] ^= 0xff
+open(sys.argv[1], "wb").write(d)' "$REGISTRY_DIR/blobs/sha256-$hex"
+    add_manifest library/longer latest "$(manifest model="$FILES/model.gguf" | python3 -c 'import json, sys
+m = json.load(sys.stdin)
+m["layers"][0]["size"] += 1
+print(json.dumps(m))')"
     add_manifest library/notjson latest '{"layers": [{"mediaType": "application/vnd.ollama.image.model",'
 }
 
@@ -323,4 +336,32 @@ local_store() {
     # The store's own files, and models by their blob names, have none.
     run ! ls "$MNT/blobs/sha256-$hex/Modelfile"
     run ! ls "$MNT/blobs/sha256-$hex/layers"
+}
+
+@test "verify of a registry model compares each blob with the manifest's digest: ok, and a flipped byte a MISMATCH in warnings" {
+    mount_model "ollama+http://$REGISTRY/library/tiny:latest" "$MNT"
+    local hex
+    hex=$(sha256sum "$FILES/model.gguf" | cut -d' ' -f1)
+    run cat "$MNT/verify"
+    [ "$output" = "$(printf 'sha256:%s\tsha256\t%s\t%s\tok\nverdict: ok' "$hex" "$hex" "$hex")" ]
+    hex=$(sha256sum "$FILES/projector.gguf" | cut -d' ' -f1)
+    [ "$(cat "$MNT/layers/projector/verify")" = "$(printf 'sha256:%s\tsha256\t%s\t%s\tok\nverdict: ok' "$hex" "$hex" "$hex")" ]
+    local served
+    hex=$(sha256sum "$FILES/f32.gguf" | cut -d' ' -f1)
+    served=$(sha256sum "$REGISTRY_DIR/blobs/sha256-$hex" | cut -d' ' -f1)
+    mount_model "ollama+http://$REGISTRY/library/tampered" "$BATS_TEST_TMPDIR/tampered"
+    run cat "$BATS_TEST_TMPDIR/tampered/verify"
+    [ "$output" = "$(printf 'sha256:%s\tsha256\t%s\t%s\tMISMATCH\nverdict: MISMATCH' "$hex" "$served" "$hex")" ]
+    grep -qxF "offset 0: sha256 $served of the file is not the $hex its store publishes (manifest)" \
+        "$BATS_TEST_TMPDIR/tampered/warnings"
+}
+
+@test "a model layer whose blob's size differs from the manifest's is refused at mount, naming the blob, offset 0 and both sizes" {
+    local size hex
+    size=$(stat -c %s "$FILES/model.gguf")
+    hex=$(sha256sum "$FILES/model.gguf" | cut -d' ' -f1)
+    run -1 --separate-stderr timeout 60 "$GGUF_FS" -f "ollama+http://$REGISTRY/library/longer" "$MNT"
+    echo "$stderr"
+    [ "$stderr" = "gguf-fs: ollama+http://$REGISTRY/library/longer: model layer http://$REGISTRY/v2/library/longer/blobs/sha256:$hex: offset 0x0: the file has $size bytes, the manifest says $((size + 1))" ]
+    run ! mountpoint -q "$MNT"
 }
