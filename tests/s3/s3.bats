@@ -5,7 +5,8 @@
 # session tokens and profiles; refusals at mount in S3's words, one line
 # naming the bucket and the code; no secret anywhere a user or another
 # process can see it; the server gone mid-read (EIO, the mount lives); an
-# object changed under the mount (EIO); a real client decoding from it.
+# object changed under the mount (EIO); a real client decoding from it;
+# verify against the object's checksum, else its single-part ETag.
 
 load ../bats/test_helper
 load ../remote_helper
@@ -22,6 +23,16 @@ setup_file() {
     start_s3 "$BATS_FILE_TMPDIR" models
     s3_put models q4/type-q4_K.gguf "$FILES/type-q4_K.gguf"
     s3_put models big.gguf "$FILES/big.gguf"
+    # Uploaded with their SHA-256 checksums: a small object, a large one,
+    # and one whose bytes the store changed afterwards (its last byte,
+    # tensor data, flipped; the checksum kept).
+    cp "$GGUF_FS_FIXTURES/type-f32.gguf" "$FILES/"
+    python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[-1] ^= 0xff
+open(sys.argv[2], "wb").write(d)' "$FILES/type-f32.gguf" "$FILES/rotten.gguf"
+    s3_put_checksum models sum/type-f32.gguf "$FILES/type-f32.gguf"
+    s3_put_checksum models sum/big.gguf "$FILES/big.gguf"
+    s3_put_checksum models sum/rotten.gguf "$FILES/type-f32.gguf"
+    s3_put models sum/rotten.gguf "$FILES/rotten.gguf"
     export S3_DIR S3_PORT S3RVER_PORT S3_CONFIG S3_PROXY_LOG
 }
 
@@ -201,4 +212,39 @@ setup() {
     s3_put models sample.gguf "$BATS_TEST_TMPDIR/sample.gguf"
     same_tokens_mounted "$BATS_TEST_TMPDIR/sample.gguf" s3://models/sample.gguf
     all_signed
+}
+
+# verify_is DIR FILE KIND DIGEST PUBLISHED VERDICT: DIR/verify is that
+# one line and its verdict.
+verify_is() {
+    run cat "$1/verify"
+    [ "$output" = "$(printf '%s\t%s\t%s\t%s\t%s\nverdict: %s' "$2" "$3" "$4" "$5" "$6" "$6")" ] ||
+        { echo "$output"; return 1; }
+}
+
+@test "verify compares an object with the x-amz-checksum-sha256 it was uploaded with, else with its single-part ETag's MD5" {
+    local sum
+    sum=$(sha256sum "$FILES/type-f32.gguf" | cut -d' ' -f1)
+    mount_model s3://models/sum/type-f32.gguf "$MNT"
+    verify_is "$MNT" type-f32.gguf sha256 "$sum" "$sum" ok
+    sum=$(md5sum "$FILES/type-q4_K.gguf" | cut -d' ' -f1)
+    mount_model s3://models/q4/type-q4_K.gguf "$BATS_TEST_TMPDIR/q4"
+    verify_is "$BATS_TEST_TMPDIR/q4" type-q4_K.gguf md5 "$sum" "$sum" ok
+    # S3 sends no checksum of the whole with a part of an object: one
+    # larger than the open's first request is compared by its ETag.
+    sum=$(md5sum "$FILES/big.gguf" | cut -d' ' -f1)
+    mount_model s3://models/sum/big.gguf "$BATS_TEST_TMPDIR/big"
+    verify_is "$BATS_TEST_TMPDIR/big" big.gguf md5 "$sum" "$sum" ok
+    # x-amz-checksum-mode went signed, as every x-amz-* header must.
+    all_signed
+}
+
+@test "an object whose bytes changed after its checksummed upload is a MISMATCH, and a line of warnings" {
+    local sum served
+    sum=$(sha256sum "$FILES/type-f32.gguf" | cut -d' ' -f1)
+    served=$(sha256sum "$FILES/rotten.gguf" | cut -d' ' -f1)
+    mount_model s3://models/sum/rotten.gguf "$MNT"
+    verify_is "$MNT" rotten.gguf sha256 "$served" "$sum" MISMATCH
+    grep -qxF "offset 0: sha256 $served of the file is not the $sum its store publishes (x-amz-checksum-sha256)" \
+        "$MNT/warnings"
 }

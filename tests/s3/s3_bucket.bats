@@ -5,7 +5,8 @@
 # as a folder mount of the same files, listing pages of two, a key and a
 # prefix of the same name, hostile keys left out with their log lines, a
 # bad model's error, refusals at mount in S3's words, listings kept for
-# listing_ttl_s, the server gone mid-read, a real client decoding from it.
+# listing_ttl_s, the server gone mid-read, a real client decoding from it,
+# a key whose size differs from its listing's refused as the model's error.
 
 load ../bats/test_helper
 load ../remote_helper
@@ -26,7 +27,12 @@ setup_file() {
     python3 "$BATS_TEST_DIRNAME/../http/make_model.py" "$FILES/big.gguf" 1000 2 2 >/dev/null
     head -c 4096 /dev/urandom >"$FILES/bad.gguf"
     echo "# not a model" >"$FILES/README.md"
-    start_s3 "$BATS_FILE_TMPDIR" models
+    start_s3 "$BATS_FILE_TMPDIR" models audit
+    # A bucket whose listing says a size of one key that is not its own.
+    cp "$GGUF_FS_FIXTURES/type-f32.gguf" "$FILES/"
+    s3_put_checksum audit type-f32.gguf "$FILES/type-f32.gguf"
+    s3_put audit sized.gguf "$FILES/type-f32.gguf"
+    s3_config "c[\"list_sizes\"] = {\"audit/sized.gguf\": $(($(stat -c %s "$FILES/type-f32.gguf") + 1))}"
     local f
     for f in $(cd "$FILES" && find tree -type f | sort); do
         s3_put models "$f" "$FILES/$f"
@@ -248,5 +254,17 @@ settled() {
         --no-mmap "$plain" "$reading/sample.gguf/model.gguf"
     [ "$status" -eq 0 ] || { echo "node-llama-cpp failed: $stderr"; return 1; }
     same_tokens <<<"$output"
+    all_signed
+}
+
+@test "a key whose size differs from its listing's is the model's error, naming it, offset 0 and both sizes" {
+    local size sum
+    size=$(stat -c %s "$FILES/type-f32.gguf")
+    sum=$(sha256sum "$FILES/type-f32.gguf" | cut -d' ' -f1)
+    mount_model s3://audit "$MNT"
+    run cat "$MNT/sized.gguf/error"
+    [ "$output" = "s3://audit/sized.gguf: offset 0x0: the file has $size bytes, the s3 bucket's listing says $((size + 1))" ]
+    run cat "$MNT/type-f32.gguf/verify"
+    [ "$output" = "$(printf 'type-f32.gguf\tsha256\t%s\t%s\tok\nverdict: ok' "$sum" "$sum")" ]
     all_signed
 }

@@ -12,6 +12,10 @@
 #                             $S3_SESSION_ACCESS/$S3_SESSION_SECRET/
 #                             $S3_SESSION_TOKEN)
 #   s3_put BUCKET KEY FILE    stores FILE as KEY (straight to s3rver)
+#   s3_put_checksum BUCKET KEY FILE
+#                             stores FILE as KEY through the proxy, signed,
+#                             with its x-amz-checksum-sha256 (the proxy
+#                             keeps it and answers it to x-amz-checksum-mode)
 #   s3_delete BUCKET KEY      deletes KEY (straight to s3rver)
 #   s3_config EXPR            changes the proxy's config: EXPR is Python on
 #                             the dict `c` (c["skew_s"] = 3600)
@@ -88,6 +92,28 @@ with open(path, "rb") as f:
     body = f.read()
 c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=60)
 c.request("PUT", "/" + bucket + "/" + urllib.parse.quote(key), body=body)
+r = c.getresponse()
+r.read()
+sys.exit(0 if r.status == 200 else f"PUT {key}: HTTP {r.status}")
+PY
+}
+
+s3_put_checksum() {
+    python3 - "$S3_PORT" "$S3_REGION" "$S3_ACCESS" "$S3_SECRET" "$1" "$2" "$3" <<'PY'
+import base64, hashlib, http.client, sys, urllib.parse
+from botocore.auth import S3SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+port, region, access, secret, bucket, key, path = sys.argv[1:]
+with open(path, "rb") as f:
+    body = f.read()
+url = f"http://127.0.0.1:{port}/{bucket}/{urllib.parse.quote(key)}"
+request = AWSRequest(method="PUT", url=url, data=body, headers={
+    "x-amz-checksum-sha256": base64.b64encode(hashlib.sha256(body).digest()).decode(),
+    "x-amz-content-sha256": hashlib.sha256(body).hexdigest()})
+S3SigV4Auth(Credentials(access, secret), "s3", region).add_auth(request)
+c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=60)
+c.request("PUT", request.url[len(f"http://127.0.0.1:{port}"):], body=body, headers=dict(request.headers.items()))
 r = c.getresponse()
 r.read()
 sys.exit(0 if r.status == 200 else f"PUT {key}: HTTP {r.status}")

@@ -17,10 +17,14 @@ change it while the proxy runs:
                                           # cannot store ('..', NUL)
    "list_answer": null,                   # a body to answer every listing
                                           # with instead (hostile XML)
+   "list_sizes": {"bucket/key": 10},      # the Size a listing says of a
+                                          # key instead of its own
    "max_keys": 1000}                      # keys and prefixes a page, at
                                           # most, whatever the client asks
 
-A request that is not signed right is answered 403 SignatureDoesNotMatch
+A request that is not signed right (an x-amz-* header left out of the
+signed headers included, as S3 wants them all signed) is answered 403
+SignatureDoesNotMatch
 (or S3's other codes: InvalidAccessKeyId, AccessDenied, InvalidToken,
 RequestTimeTooSkewed, and 301 PermanentRedirect naming the region when the
 signature's scope is another region), in S3's XML, and never reaches
@@ -32,7 +36,17 @@ s3rver gets wrong, are cut from the whole object here; ListObjectsV2 is
 computed here from s3rver's full listing (S3's paging: max-keys counts keys
 and common prefixes together, the continuation token resumes after the
 last of either, a prefix is never repeated).
+
+s3rver keeps no checksums: the proxy keeps them. A PUT through it (signed)
+with x-amz-checksum-sha256 is refused 400 BadDigest when the checksum is
+not the body's, and otherwise remembered (in CONFIG.checksums, so that a
+proxy started again has them); a GET or HEAD with x-amz-checksum-mode:
+ENABLED is answered it, with x-amz-checksum-type: FULL_OBJECT, when the
+answer is the whole object, as S3 does (a part of an object is sent no
+checksum of the whole). A PUT straight to s3rver changes the bytes and
+leaves the checksum: an object the store corrupted.
 """
+import hashlib
 import base64
 import datetime
 import http.client
@@ -141,6 +155,9 @@ def check_signature(handler, cfg, bucket):
         raise Refusal(403, "SignatureDoesNotMatch", "bad credential scope")
     if "host" not in signed or "x-amz-date" not in signed or "x-amz-content-sha256" not in signed:
         raise Refusal(403, "SignatureDoesNotMatch", "host, x-amz-date and x-amz-content-sha256 must be signed")
+    unsigned = sorted({k.lower() for k in handler.headers.keys() if k.lower().startswith("x-amz-")} - set(signed))
+    if unsigned:
+        raise Refusal(403, "SignatureDoesNotMatch", "x-amz-* headers must be signed: " + ", ".join(unsigned))
     token = handler.headers.get("x-amz-security-token")
     if cred.get("token") is not None and (token != cred["token"] or "x-amz-security-token" not in signed):
         raise Refusal(403, "InvalidToken", "The provided token is malformed or otherwise invalid.")
@@ -176,9 +193,9 @@ def check_signature(handler, cfg, bucket):
                       CanonicalRequest=canonical)
 
 
-def backend(method, path, headers=None):
+def backend(method, path, headers=None, body=None):
     conn = http.client.HTTPConnection("127.0.0.1", BACKEND, timeout=30)
-    conn.request(method, path, headers=headers or {})
+    conn.request(method, path, body=body, headers=headers or {})
     resp = conn.getresponse()
     body = resp.read()
     conn.close()
@@ -204,6 +221,8 @@ def all_keys(bucket, cfg):
         if root.find(f"{ns}IsTruncated").text != "true" or token_el is None:
             break
         token = token_el.text
+    sizes = cfg.get("list_sizes", {})
+    keys = [(k, sizes.get(f"{bucket}/{k}", size), etag) for k, size, etag in keys]
     for key, size in cfg.get("extra_keys", {}).get(bucket, []):
         keys.append((key, size, '"00000000000000000000000000000000"'))
     keys.sort(key=lambda k: k[0].encode("utf-8"))
@@ -266,6 +285,49 @@ def list_objects_v2(bucket, query, cfg):
     return 200, "".join(out).encode("utf-8")
 
 
+CHECKSUMS_LOCK = threading.Lock()
+
+
+def checksums():
+    try:
+        with open(CONFIG + ".checksums") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return {}
+
+
+def remember_checksum(object_name, value):
+    """Keeps (or, None, forgets) the checksum a PUT of object_name sent."""
+    with CHECKSUMS_LOCK:
+        kept = checksums()
+        if value is None:
+            kept.pop(object_name, None)
+        else:
+            kept[object_name] = value
+        with open(CONFIG + ".checksums.new", "w") as f:
+            json.dump(kept, f)
+        os.replace(CONFIG + ".checksums.new", CONFIG + ".checksums")
+
+
+def checksum_headers(handler, object_name, status, headers):
+    """x-amz-checksum-sha256 of the object, when the request asks for it
+    and the answer is the whole object."""
+    if handler.headers.get("x-amz-checksum-mode", "").upper() != "ENABLED":
+        return []
+    value = checksums().get(object_name)
+    if value is None:
+        return []
+    if status == 206:
+        cr = dict((k.lower(), v) for k, v in headers).get("content-range", "")
+        first_last, _, total = cr.removeprefix("bytes ").partition("/")
+        first, _, last = first_last.partition("-")
+        if not (first == "0" and total.isdigit() and last == str(int(total) - 1)):
+            return []
+    elif status != 200:
+        return []
+    return [("x-amz-checksum-sha256", value), ("x-amz-checksum-type", "FULL_OBJECT")]
+
+
 def simple_range(value):
     """FIRST, LAST of 'bytes=FIRST-LAST' when s3rver gets it right."""
     if not value or not value.startswith("bytes="):
@@ -317,16 +379,40 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.reply(status, body, [("Content-Type", "application/xml")])
             return
         rng = self.headers.get("Range")
+        object_name = urllib.parse.unquote(split.path.lstrip("/"))
         if rng is None or simple_range(rng):
             fwd = {"Range": rng} if rng else {}
             resp, body = backend(self.command, self.path, fwd)
-            self.reply(resp.status, body, [(k, v) for k, v in resp.getheaders()
-                                           if k.lower() not in ("content-length", "connection",
-                                                                "transfer-encoding", "date")])
+            headers = [(k, v) for k, v in resp.getheaders()
+                       if k.lower() not in ("content-length", "connection", "transfer-encoding", "date")]
+            self.reply(resp.status, body, headers + checksum_headers(self, object_name, resp.status, headers))
             return
-        self.cut_range(rng)
+        self.cut_range(rng, object_name)
 
-    def cut_range(self, rng):
+    def do_PUT(self):
+        cfg = config()
+        split = urllib.parse.urlsplit(self.path)
+        bucket = urllib.parse.unquote(split.path.lstrip("/").split("/", 1)[0])
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        checksum = self.headers.get("x-amz-checksum-sha256")
+        try:
+            check_signature(self, cfg, bucket)
+            if checksum is not None and checksum != base64.b64encode(hashlib.sha256(body).digest()).decode():
+                raise Refusal(400, "BadDigest", "The SHA256 you specified did not match the calculated checksum.")
+        except Refusal as r:
+            log(f"proxy: {self.command} {self.path} refused {r.status} {r.code}")
+            self.reply(r.status, error_xml(r.code, r.message, **r.extra), [("Content-Type", "application/xml")])
+            return
+        log(f"proxy: {self.command} {self.path} range=None signed")
+        resp, rbody = backend("PUT", self.path, {"Content-Length": str(len(body))}, body)
+        if resp.status == 200:
+            remember_checksum(urllib.parse.unquote(split.path.lstrip("/")), checksum)
+        headers = [(k, v) for k, v in resp.getheaders() if k.lower() == "etag"]
+        if resp.status == 200 and checksum is not None:
+            headers.append(("x-amz-checksum-sha256", checksum))
+        self.reply(resp.status, rbody, headers)
+
+    def cut_range(self, rng, object_name):
         resp, body = backend("GET", self.path)
         headers = [(k, v) for k, v in resp.getheaders()
                    if k.lower() in ("etag", "last-modified", "content-type")]
@@ -348,7 +434,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.reply(416, error_xml("InvalidRange", "The requested range is not satisfiable"), headers)
             return
         headers.append(("Content-Range", f"bytes {first}-{last}/{size}"))
-        self.reply(206, body[first:last + 1], headers)
+        self.reply(206, body[first:last + 1], headers + checksum_headers(self, object_name, 206, headers))
 
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
