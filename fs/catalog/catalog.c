@@ -449,6 +449,7 @@ void ggfs_catalog_close(ggfs_catalog *cat)
     if (!cat)
         return;
     ggfs_workers_free(cat->ahead); // its jobs use everything below
+    ggfs_workers_free(cat->verifiers);
     ggfs_lru_free(cat->models);
     ggfs_trim_free(cat->trim);
     ggfs_hf_index_free(cat->env.hf_index);

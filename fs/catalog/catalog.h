@@ -152,6 +152,12 @@ void ggfs_catalog_put(ggfs_catalog *cat, uint64_t slot, ggfs_tree *tree);
  * before any request is served. */
 void ggfs_catalog_set_cancel(ggfs_catalog *cat, ggfs_cancel cancel);
 
+/* The `verify` of the model in slot was looked up (verify_ahead.c). */
+void ggfs_catalog_verify_wanted(ggfs_catalog *cat, uint64_t slot);
+/* The `verify` of the model in slot is opened: those of the other models
+ * looked up lately are computed ahead, on threads of their own. */
+void ggfs_catalog_verify_ahead(ggfs_catalog *cat, uint64_t slot);
+
 /* The mount's session (set before any request), which every tree tells
  * when a file of it grows (tree.h). */
 void ggfs_catalog_set_session(ggfs_catalog *cat, struct fuse_session *const *session);

@@ -74,6 +74,18 @@ typedef struct slot {
     ggfs_cat_attrs a;
 } slot;
 
+/* The models whose `verify` was looked up, waiting for an open of one
+ * (verify_ahead.c). */
+#define GGFS_VERIFY_WANTED_MAX 4096
+typedef struct verify_item {
+    uint64_t slot;
+    int64_t at; // when, ggfs_now_ns
+} verify_item;
+typedef struct verify_wanted {
+    verify_item items[GGFS_VERIFY_WANTED_MAX];
+    size_t count;
+} verify_wanted;
+
 typedef struct slot_list {
     ggfs_dlink head;     // the most recently used at the front
     size_t count;
@@ -103,6 +115,8 @@ struct ggfs_catalog {
     size_t max_idle;
     size_t max_open;        // models open at once (-o max_open)
     struct ggfs_workers *ahead; // read_ahead.c's threads; NULL until first used
+    struct ggfs_workers *verifiers; // verify_ahead.c's threads; NULL until first used
+    verify_wanted verify_wanted;    // the same's lookups noted
     size_t n_listings;      // directories holding a listing
     int64_t listing_ttl_ns; // GGFS_LIFE_TTL: a lookup reads a directory again after this (-o listing_ttl_s)
     int64_t swept_at;       // when drop_old_listings last looked

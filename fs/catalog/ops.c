@@ -180,6 +180,8 @@ static void cat_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     }
     int err;
     ggfs_tree *tree = ggfs_catalog_get(cat, slot, &err);
+    if (tree && local_of(parent) == 1 && strcmp(name, "verify") == 0)
+        ggfs_catalog_verify_wanted(cat, slot);
     if (tree) {
         ggfs_cat_put_tree(cat, slot, tree, ggfs_tree_op_lookup(tree, req, parent, name));
         return;
@@ -314,6 +316,8 @@ static void cat_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     ggfs_tree *tree = ggfs_cat_hold_tree(req, slot, NULL);
     if (!tree)
         return;
+    if (local == GGFS_INO_VERIFY)
+        ggfs_catalog_verify_ahead(cat, slot);
     ggfs_tree_op_open(tree, req, ino, fi);
     ggfs_cat_put_tree(cat, slot, tree, 0);
 }

@@ -14,7 +14,9 @@
  *   retries: 1                       requests that failed (and were made again)
  *   last_error: none                 or the last failure's cause
  *
- * `watch cat MNT/remote` follows a prefetch. The text is made afresh on
+ * and, once `verify` started, a last block `verify: N of M bytes` (the
+ * bytes digested of all the shards'). `watch cat MNT/remote` follows a
+ * prefetch or a verify. The text is made afresh on
  * every open.
  */
 #ifndef GGFS_SOURCE_REMOTE_STATUS_H

@@ -1,7 +1,10 @@
 /*
  * The remote model's files and prefetch, over its shards' sources.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "source/remote_engine.h"
 #include "source/remote_status.h"
@@ -25,7 +28,20 @@ char *ggfs_tree_remote_text(ggfs_tree *tree, size_t *len)
     ggfs_source **sources = sources_of(tree->model);
     char *text = sources ? ggfs_remote_status_text(sources, tree->model->n_shards, len) : NULL;
     free(sources);
-    return text;
+    // A last block with `verify`'s progress once it started: the bytes
+    // digested of all the shards'.
+    const uint64_t done = atomic_load_explicit(&tree->verify.done_bytes, memory_order_relaxed);
+    if (!text || !done)
+        return text;
+    char line[96];
+    const int n = snprintf(line, sizeof line, "\nverify: %" PRIu64 " of %" PRIu64 " bytes\n", done,
+                           tree->verify.total_bytes);
+    char *grown = realloc(text, *len + (size_t)n + 1);
+    if (!grown)
+        return text;
+    memcpy(grown + *len, line, (size_t)n + 1);
+    *len += (size_t)n;
+    return grown;
 }
 
 /* Whether the mount asked for a prefetch: from mount on, or once a load

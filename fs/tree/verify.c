@@ -140,12 +140,13 @@ static int compute(void *ctx, void **value)
 {
     ggfs_verify *v = ((void **)ctx)[0];
     const ggfs_model *m = ((void **)ctx)[1];
+    const ggfs_digest_module *module = atomic_load(&v->module);
     char why[640];
-    const ggfs_digest_module *module = ggfs_digest_module_load(why, sizeof why);
-    if (!module) {
+    if (!module && !(module = ggfs_digest_module_load(why, sizeof why))) {
         ggfs_log(GGFS_LOG_ERR, "gguf-fs: verify: %s\n", why);
         return EIO;
     }
+    atomic_store(&v->module, module);
     ggfs_verify_result *r = calloc(1, sizeof *r);
     if (!r)
         return ENOMEM;

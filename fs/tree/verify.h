@@ -39,6 +39,7 @@ typedef struct ggfs_verify {
     const ggfs_cancel *cancel;    // asked between chunks
     _Atomic uint64_t done_bytes;  // of the computation under way or done, for `remote`
     uint64_t total_bytes;         // every shard's size
+    _Atomic(const struct ggfs_digest_module *) module; // loaded on the first computation
     atomic_bool told;             // the kernel was told of the sizes it changed (tree/ops.c)
 } ggfs_verify;
 
