@@ -5,6 +5,8 @@
 #   usage: run.sh GGML_REF GGUF_FS SUITE.bats
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../python.bash
+. "$here/../python.bash"
 GGUF_FS_FIXTURES=$("$here/../../scripts/fixtures/ggml-fixtures" "$1")
 GGUF_FS=$2
 # ggml itself, for suites that have it read what the mount serves.

@@ -5,6 +5,8 @@
 #   usage: run.sh GGML_REF SOURCE_CAT GGUF_FS SUITE.bats
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../python.bash
+. "$here/../python.bash"
 GGUF_FS_FIXTURES=$("$here/../../scripts/fixtures/ggml-fixtures" "$1")
 SOURCE_CAT=$2
 GGUF_FS=$3

@@ -4,6 +4,8 @@
 #   usage: run.sh GGML_REF S3_LS GGUF_FS SUITE.bats
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../python.bash
+. "$here/../python.bash"
 GGUF_FS_FIXTURES=$("$here/../../scripts/fixtures/ggml-fixtures" "$1")
 GGML_REF=$1
 S3_LS=$2
