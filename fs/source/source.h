@@ -77,6 +77,11 @@ typedef struct ggfs_source_ops {
     /* Optional, with prefetch: what the source has done, for the `remote`
      * file (remote_status.h). */
     void (*status)(ggfs_source *src, struct ggfs_source_status *out);
+    /* Optional, for sources whose store is asked only when `verify` wants
+     * it (a local file: its blob name, a FILE.sha256 or SHA256SUMS beside
+     * it, source/published_local.h): what is published for the bytes,
+     * looked up now; kind GGFS_PUBLISHED_NONE when nothing is. */
+    void (*look_up_published)(const ggfs_source *src, ggfs_published *out);
 } ggfs_source_ops;
 
 struct ggfs_source {

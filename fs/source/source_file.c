@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "source/published_local.h"
 #include "source/source.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -31,7 +32,8 @@
 typedef struct file_source {
     ggfs_source base;
     int fd;
-    char *real_path;     // absolute, for the path check
+    char *path;          // the name made absolute, links unresolved: for the
+                         // path check and the lookup of what is published
     atomic_bool changed;
     atomic_int_least64_t next_path_check; // CLOCK_MONOTONIC ns
 } file_source;
@@ -66,7 +68,7 @@ static bool file_unchanged(ggfs_source *s)
     const int64_t now = ggfs_now_ns();
     int64_t due = atomic_load(&f->next_path_check);
     if (now >= due && atomic_compare_exchange_strong(&f->next_path_check, &due, now + PATH_CHECK_NS)) {
-        if (stat(f->real_path, &st) != 0 || !same_file(&st, &f->base.st)) {
+        if (stat(f->path, &st) != 0 || !same_file(&st, &f->base.st)) {
             file_mark_changed(s, "was replaced or removed");
             return false;
         }
@@ -100,9 +102,14 @@ static void file_close(ggfs_source *s)
         munmap((void *)f->base.map, f->base.size);
     if (f->fd >= 0)
         close(f->fd);
-    free(f->real_path);
+    free(f->path);
     free((char *)f->base.name);
     free(f);
+}
+
+static void file_look_up_published(const ggfs_source *s, ggfs_published *out)
+{
+    ggfs_published_local(((const file_source *)s)->path, out);
 }
 
 static const ggfs_source_ops file_ops = {
@@ -111,7 +118,28 @@ static const ggfs_source_ops file_ops = {
     .mark_changed = file_mark_changed,
     .close = file_close,
     .opened = file_opened,
+    .look_up_published = file_look_up_published,
 };
+
+/* path, or the working directory then path when it is relative
+ * (malloc'ed; NULL with errno set). The working directory is what getcwd
+ * says, links resolved, so the result names what path named from it. */
+static char *absolute(const char *path)
+{
+    if (path[0] == '/')
+        return strdup(path);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    const size_t a = strcmp(cwd, "/") == 0 ? 0 : strlen(cwd), b = strlen(path);
+    char *out = malloc(a + 1 + b + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, cwd, a);
+    out[a] = '/';
+    memcpy(out + a + 1, path, b + 1);
+    return out;
+}
 
 static ggfs_source *fail(file_source *f, ggp_error *err, const char *fmt, const char *why)
 {
@@ -147,10 +175,12 @@ ggfs_source *ggfs_source_file_open(const char *path, ggp_error *err)
     if (!S_ISREG(f->base.st.st_mode))
         return fail(f, err, "cannot open: %s", "not a regular file");
     // Watched by name: a relative one made absolute (the daemon leaves its
-    // working directory); an absolute one as given, which spares a catalog
-    // walk a readlink per component of every model's path.
-    f->real_path = path[0] == '/' ? strdup(path) : realpath(path, NULL);
-    if (!f->real_path)
+    // working directory), an absolute one as given. Neither is resolved:
+    // what is published is looked up beside the name (published_local.h),
+    // and resolving would cost a catalog walk a readlink per component of
+    // every model's path.
+    f->path = absolute(path);
+    if (!f->path)
         return fail(f, err, "cannot open: %s", strerror(errno));
     // No read-ahead past what the header's reads ask: opening a model to
     // read its metadata (a walk over a folder of models) reads no tensor

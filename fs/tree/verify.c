@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "model/tensor_bytes.h"
-#include "source/published_local.h"
 #include "tree/digest.h"
 #include "tree/verify.h"
 #include "util/log.h"
@@ -36,13 +35,13 @@ void ggfs_verify_destroy(ggfs_verify *v)
     ggfs_once_group_destroy(&v->group);
 }
 
-/* What a file's store publishes: recorded by its source, else, for a
- * local file, looked up beside it now. */
+/* What a file's store publishes: recorded by its source, else looked up
+ * now by a source that looks when asked (a local file, beside it). */
 static ggfs_published published_of(const ggfs_source *src)
 {
     ggfs_published p = src->published;
-    if (p.kind == GGFS_PUBLISHED_NONE && !strstr(src->name, "://"))
-        ggfs_published_local(src->name, &p);
+    if (p.kind == GGFS_PUBLISHED_NONE && src->ops->look_up_published)
+        src->ops->look_up_published(src, &p);
     return p;
 }
 
