@@ -212,20 +212,26 @@ EOF
 @test "readers in parallel over a folder whose entries come and go get every byte right" {
     models 200
     mount_model "$DIR" "$MNT" -o max_open=1
+    # Four readers at once, each listing the folder and reading every
+    # model.gguf in an order of its own, twice, against its file: one
+    # process a reader, not one cmp a model.
     local r failed=0
     for r in 1 2 3 4; do
-        (
-            for round in 1 2; do
-                for m in $(cd "$MNT" && ls | shuf); do
-                    case $m in
-                    q8.gguf) cmp "$MNT/$m/model.gguf" "$(fixture type-q8_0.gguf)" || exit 1 ;;
-                    q4.gguf) cmp "$MNT/$m/model.gguf" "$(fixture type-q4_K.gguf)" || exit 1 ;;
-                    f16.gguf) cmp "$MNT/$m/model.gguf" "$(fixture type-f16.gguf)" || exit 1 ;;
-                    *) cmp "$MNT/$m/model.gguf" "$(fixture type-f32.gguf)" || exit 1 ;;
-                    esac
-                done
-            done
-        ) &
+        "$PYTHON" - "$MNT" "$(fixture type-q8_0.gguf)" "$(fixture type-q4_K.gguf)" "$(fixture type-f16.gguf)" \
+            "$(fixture type-f32.gguf)" <<'PY' &
+import os, random, sys
+mnt, q8, q4, f16, f32 = sys.argv[1:]
+files = {"q8.gguf": q8, "q4.gguf": q4, "f16.gguf": f16}
+want = {path: open(path, "rb").read() for path in (q8, q4, f16, f32)}
+for _ in range(2):
+    names = os.listdir(mnt)
+    random.shuffle(names)
+    for m in names:
+        with open(os.path.join(mnt, m, "model.gguf"), "rb") as f:
+            got = f.read()
+        if got != want[files.get(m, f32)]:
+            sys.exit("%s/model.gguf differs from %s" % (m, files.get(m, f32)))
+PY
     done
     for r in 1 2 3 4; do wait -n || failed=1; done
     [ "$failed" -eq 0 ]
