@@ -209,6 +209,7 @@ EOF
     at_most 66
 }
 
+# bats test_tags=races
 @test "readers in parallel over a folder whose entries come and go get every byte right" {
     models 200
     mount_model "$DIR" "$MNT" -o max_open=1
@@ -238,6 +239,7 @@ PY
     at_most 66
 }
 
+# bats test_tags=races
 @test "SIGTERM, SIGINT and SIGHUP while walks keep the kernel forgetting end the daemon and the walkers" {
     models 200
     local round sig pid walker status i
