@@ -62,6 +62,7 @@ same_model() {
     diff -r "$MNT/$1" "$s"
 }
 
+# bats test_tags=drop_caches
 @test "what the kernel forgets, the daemon frees: after drop_caches only the open models remain" {
     models 100
     mount_model "$DIR" "$MNT" -o max_open=2
@@ -79,6 +80,7 @@ same_model() {
     [ "$(cat "$MNT"/*/header | grep -c '^version: 3')" -eq 103 ]
 }
 
+# bats test_tags=drop_caches
 @test "past 64 entries per model kept open that nothing uses, the least recently used are forgotten" {
     models 200
     mount_model "$DIR" "$MNT" -o max_open=1
