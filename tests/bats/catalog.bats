@@ -499,6 +499,7 @@ files_held() {
     find "/proc/$1/fd" -lname "$CATALOG/*" | wc -l
 }
 
+# bats test_tags=drop_caches
 @test "at most max_open models are open at once, and every model still answers" {
     mount_model "$CATALOG" "$MNT" -o max_open=2
     local pid=$(daemon_pid) m n=0 held i

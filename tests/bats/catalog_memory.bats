@@ -62,6 +62,7 @@ same_model() {
     diff -r "$MNT/$1" "$s"
 }
 
+# bats test_tags=drop_caches
 @test "what the kernel forgets, the daemon frees: after drop_caches only the open models remain" {
     models 100
     mount_model "$DIR" "$MNT" -o max_open=2
@@ -79,6 +80,7 @@ same_model() {
     [ "$(cat "$MNT"/*/header | grep -c '^version: 3')" -eq 103 ]
 }
 
+# bats test_tags=drop_caches
 @test "past 64 entries per model kept open that nothing uses, the least recently used are forgotten" {
     models 200
     mount_model "$DIR" "$MNT" -o max_open=1
@@ -209,29 +211,37 @@ EOF
     at_most 66
 }
 
+# bats test_tags=races
 @test "readers in parallel over a folder whose entries come and go get every byte right" {
     models 200
     mount_model "$DIR" "$MNT" -o max_open=1
+    # Four readers at once, each listing the folder and reading every
+    # model.gguf in an order of its own, twice, against its file: one
+    # process a reader, not one cmp a model.
     local r failed=0
     for r in 1 2 3 4; do
-        (
-            for round in 1 2; do
-                for m in $(cd "$MNT" && ls | shuf); do
-                    case $m in
-                    q8.gguf) cmp "$MNT/$m/model.gguf" "$(fixture type-q8_0.gguf)" || exit 1 ;;
-                    q4.gguf) cmp "$MNT/$m/model.gguf" "$(fixture type-q4_K.gguf)" || exit 1 ;;
-                    f16.gguf) cmp "$MNT/$m/model.gguf" "$(fixture type-f16.gguf)" || exit 1 ;;
-                    *) cmp "$MNT/$m/model.gguf" "$(fixture type-f32.gguf)" || exit 1 ;;
-                    esac
-                done
-            done
-        ) &
+        "$PYTHON" - "$MNT" "$(fixture type-q8_0.gguf)" "$(fixture type-q4_K.gguf)" "$(fixture type-f16.gguf)" \
+            "$(fixture type-f32.gguf)" <<'PY' &
+import os, random, sys
+mnt, q8, q4, f16, f32 = sys.argv[1:]
+files = {"q8.gguf": q8, "q4.gguf": q4, "f16.gguf": f16}
+want = {path: open(path, "rb").read() for path in (q8, q4, f16, f32)}
+for _ in range(2):
+    names = os.listdir(mnt)
+    random.shuffle(names)
+    for m in names:
+        with open(os.path.join(mnt, m, "model.gguf"), "rb") as f:
+            got = f.read()
+        if got != want[files.get(m, f32)]:
+            sys.exit("%s/model.gguf differs from %s" % (m, files.get(m, f32)))
+PY
     done
     for r in 1 2 3 4; do wait -n || failed=1; done
     [ "$failed" -eq 0 ]
     at_most 66
 }
 
+# bats test_tags=races
 @test "SIGTERM, SIGINT and SIGHUP while walks keep the kernel forgetting end the daemon and the walkers" {
     models 200
     local round sig pid walker status i

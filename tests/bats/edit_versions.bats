@@ -53,6 +53,7 @@ setup() {
     [ "$status" -eq 0 ]
 }
 
+# bats test_tags=races
 @test "jq reads metadata.json in a loop while a writer rewrites general.name: every read is JSON" {
     mount_model "$MODEL" "$MNT" -o edit
     "$PYTHON" "$READERS" name-writer "$MNT" 4 >"$BATS_TEST_TMPDIR/writer.out" &
@@ -144,6 +145,7 @@ os.write(fd, b"200\n"); os.setxattr(fd, "user.gguf.type", b"u8"); os.close(fd)' 
     grep "inode $old forgotten" "$BATS_TEST_TMPDIR/daemon.log"
 }
 
+# bats test_tags=races
 @test "node-llama-cpp gives the original's tokens from model.gguf while general.name is edited without pause, and the last name after" {
     require_llama_client
     run --separate-stderr llama_client "$MODEL"
@@ -187,6 +189,7 @@ print("same tokens", a["tokens"])' "$before" "$during" "$output"
     [ "$status" -eq 0 ]
 }
 
+# bats test_tags=races
 @test "two writers and two readers for 30 s: every copy ggml reads is whole, the daemon lives, PATH stays sound" {
     mount_model "$MODEL" "$MNT" -o edits="$EDITS"
     local daemon

@@ -122,6 +122,7 @@ check_hashes() {
     [ "${lines[3]}" = "sha256 $(sha256sum <"$all" | cut -d' ' -f1)" ]
 }
 
+# bats test_tags=races
 @test "many readers of one tensor's sha256 at once all read the same text, and so of hashes" {
     local mnt="$BATS_TEST_TMPDIR/mnt" i pids=()
     mount_model "$(fixture type-f32.gguf)" "$mnt"
@@ -195,6 +196,7 @@ check_hashes() {
 
 # ==== A stop during a long computation ====
 
+# bats test_tags=races
 @test "SIGTERM while hashes are computed stops the computation: the daemon exits within 3 s, status 0, unmounted" {
     local mnt="$BATS_TEST_TMPDIR/mnt"
     start_long_pass "$(long_pass_model)" "$mnt" hashes
@@ -210,6 +212,7 @@ check_hashes() {
     run ! mountpoint -q "$mnt"
 }
 
+# bats test_tags=races
 @test "SIGTERM while a big tensor's stats are computed stops the computation: the daemon exits within 3 s, status 0" {
     local mnt="$BATS_TEST_TMPDIR/mnt"
     start_long_pass "$(long_pass_model)" "$mnt" tensors/token_embd.weight/stats
@@ -218,6 +221,7 @@ check_hashes() {
     run ! mountpoint -q "$mnt"
 }
 
+# bats test_tags=races
 @test "a forced unmount while hashes are computed stops the computation: the daemon exits within 3 s, status 0" {
     [ "$(id -u)" -eq 0 ] || skip "umount -f needs root"
     local mnt="$BATS_TEST_TMPDIR/mnt"
@@ -231,6 +235,7 @@ check_hashes() {
     [[ "$(cat "$BATS_TEST_TMPDIR/reader.err")" == *"connection abort"* ]]
 }
 
+# bats test_tags=races
 @test "SIGTERM while a folder's model computes its hashes stops the computation: the daemon exits within 3 s, status 0" {
     local dir="$BATS_TEST_TMPDIR/models" mnt="$BATS_TEST_TMPDIR/mnt"
     mkdir -p "$dir"

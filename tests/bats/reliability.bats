@@ -89,6 +89,7 @@ tree_still_answers() {
     [ "$status" -eq 0 ]
 }
 
+# bats test_tags=races
 @test "SIGTERM under load: the daemon ends, the mount goes, readers stop with errors" {
     mount_model "$MODEL" "$MNT"
     local pid readers=() i
@@ -123,6 +124,7 @@ run_load() {
     [ "$status" -eq 0 ] || { cat "$BATS_TEST_TMPDIR"/load.*; return 1; }
 }
 
+# bats test_tags=races
 @test "many readers over several mounts: cat, dd at random offsets and numpy.memmap agree with ggml" {
     local models=(type-q4_K type-q6_K type-iq2_xs type-f16) m
     for m in "${models[@]}"; do

@@ -70,6 +70,7 @@ max_in_flight() {
     sed -n 's/.* inflight=//p' "$SERVER_DIR/proxy.log" | sort -n | tail -1
 }
 
+# bats test_tags=races
 @test "cat of model.gguf goes over many connections, every byte asked for once" {
     mount_model "$PROXIED/model.gguf" "$REMOTE"
     cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
@@ -100,6 +101,7 @@ max_in_flight() {
     done
 }
 
+# bats test_tags=races
 @test "a stalled range among those in flight costs its own retry; the others go on and every byte is right" {
     # The first request for bytes in the middle of t1 stalls (the server
     # sends nothing and holds the connection).
@@ -272,6 +274,7 @@ load_like_llama() {
     done
 }
 
+# bats test_tags=races
 @test "a load of model.gguf lets the prefetch go (-o prefetch_after_mb); its last close holds it again" {
     # (fd 7: bats keeps 3 for itself.)
     local size i
@@ -361,6 +364,7 @@ first_asking() {
     [ "$at36" -lt "$at8" ]
 }
 
+# bats test_tags=races
 @test "SIGTERM or an unmount while the prefetch hands bytes to the kernel ends the daemon cleanly" {
     local how pid i
     for how in TERM unmount TERM unmount; do
@@ -386,6 +390,7 @@ first_asking() {
     done
 }
 
+# bats test_tags=races
 @test "a prefetch waits out a server that went away: readers get EIO meanwhile, it finishes once the server is back" {
     local cache="$BATS_TEST_TMPDIR/cache" i
     # Every request for one byte of t1 is reset: the server is gone for it.
@@ -410,6 +415,7 @@ first_asking() {
     cmp "$REMOTE/model.gguf" "$FILES/model.gguf"
 }
 
+# bats test_tags=races
 @test "SIGTERM or an unmount while the prefetch waits on stalled requests ends the daemon within 2 s" {
     local how pid i
     for how in TERM unmount; do

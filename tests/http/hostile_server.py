@@ -54,12 +54,11 @@ that does not name them):
   s3-external            a listing naming an external entity (file:///etc/passwd)
   registry-big-template  a manifest whose template layer is 100 MB
 """
-import gzip
 import hashlib
 import http.server
-import io
 import json
 import os
+import struct
 import sys
 import threading
 import time
@@ -72,6 +71,8 @@ TOKEN = "registry_hostile_token_77"
 PARENT = os.getppid()
 lock = threading.Lock()
 counter = {"n": 0}
+bomb = []  # gzip_bomb()'s, once made
+bomb_lock = threading.Lock()
 with open(os.path.join(FILES, "model.gguf"), "rb") as f:
     MODEL = f.read()
 MODEL_HEX = hashlib.sha256(MODEL).hexdigest()
@@ -79,6 +80,25 @@ TEXT = b"{{ .Prompt }}"
 TEXT_HEX = hashlib.sha256(TEXT).hexdigest()
 BIG_TEMPLATE = 100 * 1000 * 1000  # bytes of registry-big-template's layer
 BIG_HEX = "b" * 64
+
+
+def gzip_bomb():
+    """1 GiB of zeros as gzip (about 1 MB), made once: a deflate block of
+    1 MiB of zeros after a full flush is the same bytes every time, so the
+    stream is its header, that block 1,024 times, an empty final block and
+    the trailer (CRC-32 and length of the whole), in a third of a second
+    where compressing it all takes seconds, longer than timeout_s."""
+    with bomb_lock:
+        if not bomb:
+            chunk = bytes(1 << 20)
+            z = zlib.compressobj(9, zlib.DEFLATED, 31)
+            first = z.compress(chunk) + z.flush(zlib.Z_FULL_FLUSH)  # the gzip header and a block
+            block = z.compress(chunk) + z.flush(zlib.Z_FULL_FLUSH)
+            crc = 0
+            for _ in range(1024):
+                crc = zlib.crc32(chunk, crc)
+            bomb.append(first + block * 1023 + b"\x03\x00" + struct.pack("<II", crc, (1024 << 20) & 0xFFFFFFFF))
+        return bomb[0]
 
 
 def mode():
@@ -186,14 +206,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
             return None
         if m == "gzip-bomb":
-            z = zlib.compressobj(9, zlib.DEFLATED, 31)
-            bomb = io.BytesIO()
-            chunk = bytes(1 << 20)
-            for _ in range(1024):
-                bomb.write(z.compress(chunk))
-            bomb.write(z.flush())
             headers.append(("Content-Encoding", "gzip"))
-            return self.reply(206, bomb.getvalue(), headers)
+            return self.reply(206, gzip_bomb(), headers)
         return self.reply(206 if rng else 200, body, headers)
 
     # ==== the Hub ====

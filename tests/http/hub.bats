@@ -289,6 +289,7 @@ refused() {
     [ "$(stat -c %s "$MNT/remote")" -eq "$(cat "$MNT/remote" | wc -c)" ]
 }
 
+# bats test_tags=races
 @test "remote at a collection's root read by 8 readers at once, each closing as soon as it has read, gives each the whole text" {
     mount_model "hf://org/repo" "$MNT"
     # A close right after a read's reply sends RELEASE while the daemon's
@@ -318,6 +319,7 @@ EOF
     [ "$output" = "0 of 2400 reads wrong" ]
 }
 
+# bats test_tags=races
 @test "listing a directory opens its models ahead, so that reading their headers fetches nothing more" {
     mount_model "hf://org/repo" "$MNT"
     ls "$MNT" >/dev/null
@@ -371,6 +373,7 @@ EOF
     diff -r "$MNT/type-q8_0.gguf/metadata" "$LOCAL/metadata"
 }
 
+# bats test_tags=races
 @test "SIGTERM while a listing's models are read ahead from a stalled server ends the daemon within 3 s" {
     fault stall
     mount_model "hf://org/repo" "$MNT" -o timeout_s=60

@@ -226,6 +226,7 @@ range_asked_for_byte() {
     [[ "$stderr" == *"range $((5 * BLOCK)) 10 5 "* ]]
 }
 
+# bats test_tags=races
 @test "a stalled server: EIO after timeout_s, and other ranges keep being read meanwhile" {
     local size
     size=$(size_of "$FILES/random.bin")
@@ -267,6 +268,7 @@ range_asked_for_byte() {
     [[ "$stderr" == *"answered 200 to a range request"* ]]
 }
 
+# bats test_tags=races
 @test "sequential readers get read-ahead; random ones do not; a read across blocks is one request" {
     local size
     size=$(size_of "$FILES/random.bin")
@@ -317,6 +319,7 @@ range_asked_for_byte() {
     [ "$small" -ge 18 ]
 }
 
+# bats test_tags=races
 @test "the disk cache: a second source reads nothing over the network, two at once share it" {
     local size
     size=$(size_of "$FILES/random.bin")
