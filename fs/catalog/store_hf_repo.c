@@ -87,7 +87,7 @@ static void ident_of_oid(const char *oid, ggfs_cat_ident *id)
     uint8_t b[16] = {0};
     for (size_t i = 0; i < 32 && oid && oid[i]; i++) {
         const char c = oid[i];
-        const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 0;
+        const int v = ggfs_hex_value(c) < 0 ? 0 : ggfs_hex_value(c);
         b[i / 2] |= (uint8_t)(i % 2 ? v : v << 4);
     }
     memcpy(id->w, b, sizeof b);

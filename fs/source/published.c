@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "source/published.h"
+#include "util/text.h"
 
 size_t ggfs_published_digest_size(ggfs_published_kind kind)
 {
@@ -16,17 +17,6 @@ size_t ggfs_published_digest_size(ggfs_published_kind kind)
 const char *ggfs_published_kind_name(ggfs_published_kind kind)
 {
     return kind == GGFS_PUBLISHED_SHA256 ? "sha256" : kind == GGFS_PUBLISHED_MD5 ? "md5" : "-";
-}
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 static void set(ggfs_published *p, ggfs_published_kind kind, const uint8_t *digest, const char *where)
@@ -47,7 +37,7 @@ bool ggfs_published_set_hex(ggfs_published *p, ggfs_published_kind kind, const c
         return false;
     uint8_t digest[32];
     for (size_t i = 0; i < size; i++) {
-        const int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+        const int hi = ggfs_hex_value(hex[2 * i]), lo = ggfs_hex_value(hex[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return false;
         digest[i] = (uint8_t)(hi << 4 | lo);

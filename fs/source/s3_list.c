@@ -16,6 +16,7 @@
 #include "util/log.h"
 #include "util/page_guard.h"
 #include "util/store_name.h"
+#include "util/text.h"
 
 #define TEXT_MAX 4096      // a key is at most 1,024 bytes, 3,072 encoded
 #define TOKEN_MAX 2048
@@ -45,11 +46,6 @@ typedef struct page {
     ggfs_page_guard guard; // the listing's pages and names (util/page_guard.h)
 } page;
 
-static int hex_value(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* Decodes a value S3 sent with encoding-type=url in place, as S3 encodes
  * it (and botocore decodes it, with unquote_plus): %XX is the byte XX, '+'
  * a space (a plus is %2B). A NUL it makes is kept. Returns the length, or
@@ -66,7 +62,7 @@ static size_t url_decode(char *s)
             s[w++] = s[r];
             continue;
         }
-        const int hi = hex_value(s[r + 1]), lo = hi < 0 ? -1 : hex_value(s[r + 2]);
+        const int hi = ggfs_hex_value(s[r + 1]), lo = hi < 0 ? -1 : ggfs_hex_value(s[r + 2]);
         if (hi < 0 || lo < 0)
             return SIZE_MAX;
         s[w++] = (char)(hi << 4 | lo);

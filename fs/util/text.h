@@ -15,6 +15,12 @@
  * a digit, so s need not be NUL-terminated. */
 size_t ggfs_lower_hex_span(const char *s, size_t n);
 
+/* The value of a hex digit of either case, or -1 for any other byte. */
+static inline int ggfs_hex_value(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 /* Makes the NUL-terminated s one line, in place: every control byte
  * (0x01-0x1f, as newline, tab and escape, and 0x7f) becomes '?', wherever
  * it stands; other bytes, UTF-8 included, are kept. */
