@@ -162,6 +162,8 @@ typedef struct hparams {
     uint32_t n_layer_all, n_layer_nextn, n_embd, n_ctx_train;
     uint32_t n_head[MAX_LAYERS], n_head_kv[MAX_LAYERS];
     uint32_t head_k_full, head_v_full, head_k_swa, head_v_swa;
+    // the keys (ARCH.suffix) each head size comes from, for the warnings
+    const char *head_k_full_key, *head_v_full_key, *head_k_swa_key, *head_v_swa_key;
     bool mla;
     bool is_swa[MAX_LAYERS], is_recr[MAX_LAYERS];
     uint32_t n_swa;
@@ -243,6 +245,16 @@ static bool read_recurrent(const ggp_file *keys, const char *arch, const arch_ru
     return false;
 }
 
+/* A head size from ARCH.suffix when given, noting the key it came from;
+ * false when the key is there but not a u32. */
+static bool get_head(const ggp_file *keys, const char *arch, const char *suffix, uint32_t *out, const char **from)
+{
+    const found f = get_u32(keys, arch, suffix, out);
+    if (f == FOUND)
+        *from = suffix;
+    return f != BAD;
+}
+
 static bool read_hparams(const ggp_file *keys, const char *arch, const arch_rules *r, hparams *h)
 {
     memset(h, 0, sizeof *h);
@@ -262,14 +274,17 @@ static bool read_hparams(const ggp_file *keys, const char *arch, const arch_rule
         return false;
     if (h->n_head[0] > 0) {
         h->head_k_full = h->head_v_full = h->n_embd / h->n_head[0];
-        if (get_u32(keys, arch, "attention.key_length", &h->head_k_full) == BAD ||
-            get_u32(keys, arch, "attention.value_length", &h->head_v_full) == BAD)
+        h->head_k_full_key = h->head_v_full_key = "attention.head_count";
+        if (!get_head(keys, arch, "attention.key_length", &h->head_k_full, &h->head_k_full_key) ||
+            !get_head(keys, arch, "attention.value_length", &h->head_v_full, &h->head_v_full_key))
             return false;
     }
     h->head_k_swa = h->head_k_full;
     h->head_v_swa = h->head_v_full;
-    if (get_u32(keys, arch, "attention.key_length_swa", &h->head_k_swa) == BAD ||
-        get_u32(keys, arch, "attention.value_length_swa", &h->head_v_swa) == BAD)
+    h->head_k_swa_key = h->head_k_full_key;
+    h->head_v_swa_key = h->head_v_full_key;
+    if (!get_head(keys, arch, "attention.key_length_swa", &h->head_k_swa, &h->head_k_swa_key) ||
+        !get_head(keys, arch, "attention.value_length_swa", &h->head_v_swa, &h->head_v_swa_key))
         return false;
     // llama_hparams::is_mla: both MLA head sizes given
     uint32_t k_mla = 0, v_mla = 0;
@@ -355,6 +370,36 @@ static bool state_bytes(const hparams *h, const arch_rules *r, uint64_t *out)
     return ok && add(&conv, ssm) && mul(conv, STATE_BYTES, out);
 }
 
+/* llama_init_from_model refuses a quantized K (then V) cache whose block
+ * size does not divide some trunk layer's head size, flash attention being
+ * on (its "auto" turns on for a quantized V cache). */
+static void note_refusals(const ggp_file *keys, const char *arch, const hparams *h, ggfs_memory_rules *rules)
+{
+    static const uint32_t block[GGFS_CACHE_TYPES] = {[GGFS_CACHE_F16] = 1, [GGFS_CACHE_Q8_0] = 32,
+                                                     [GGFS_CACHE_Q4_0] = 32};
+    const uint32_t n = h->n_layer_all - h->n_layer_nextn;
+    for (int t = 0; t < GGFS_CACHE_TYPES; t++) {
+        ggfs_cache_refusal *r = &rules->refusal[t];
+        for (int row = 0; row < 2 && !r->refused; row++) {
+            for (uint32_t il = 0; il < n && !r->refused; il++) {
+                const bool swa = h->is_swa[il];
+                const uint32_t head = row == 0 ? (swa ? h->head_k_swa : h->head_k_full)
+                                               : (swa ? h->head_v_swa : h->head_v_full);
+                if (head % block[t] == 0)
+                    continue;
+                const char *suffix = row == 0 ? (swa ? h->head_k_swa_key : h->head_k_full_key)
+                                              : (swa ? h->head_v_swa_key : h->head_v_full_key);
+                const ggp_kv *kv = arch_key(keys, arch, suffix);
+                r->refused = true;
+                r->row = row == 0 ? 'K' : 'V';
+                r->head = head;
+                r->offset = kv ? kv->offset : 0;
+                snprintf(r->key, sizeof r->key, "%s.%s", arch, suffix);
+            }
+        }
+    }
+}
+
 bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules *rules)
 {
     memset(rules, 0, sizeof *rules);
@@ -367,6 +412,7 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
     rules->n_ctx_train = h.n_ctx_train;
     rules->weights = weights;
     rules->n_swa = h.n_swa;
+    note_refusals(keys, r->name, &h, rules);
     // create_memory: a plain KV cache leaves out the n_layer_nextn
     // prediction layers at the end (their own context holds them) unless
     // every layer is one; a hybrid's attention cache keeps every layer that
@@ -406,8 +452,11 @@ void ggfs_memory_at(const ggfs_memory_rules *rules, uint32_t ctx, ggfs_memory *o
     out->kv_cells = rules->full.layers ? cells : 0;
     out->swa_layers = rules->swa.layers;
     out->swa_cells = rules->swa.layers ? swa_cells : 0;
-    for (int t = 0; t < GGFS_CACHE_TYPES; t++)
-        out->kv[t] = rules->full.cell_bytes[t] * out->kv_cells + rules->swa.cell_bytes[t] * out->swa_cells;
+    for (int t = 0; t < GGFS_CACHE_TYPES; t++) {
+        out->refused[t] = rules->refusal[t].refused;
+        out->kv[t] = out->refused[t] ? 0
+                                     : rules->full.cell_bytes[t] * out->kv_cells + rules->swa.cell_bytes[t] * out->swa_cells;
+    }
     out->recurrent = rules->recurrent;
     out->total_f16 = out->weights + out->kv[GGFS_CACHE_F16] + out->recurrent;
 }

@@ -33,6 +33,17 @@ typedef struct ggfs_kv_rule {
     uint64_t cell_bytes[GGFS_CACHE_TYPES];
 } ggfs_kv_rule;
 
+/* Why llama.cpp refuses a quantized cache type for a model
+ * (llama_init_from_model): the first trunk layer whose K (then V) head
+ * size the type's block size does not divide. */
+typedef struct ggfs_cache_refusal {
+    bool refused;
+    char row;          // 'K' or 'V'
+    uint32_t head;     // the head size (n_embd_head_k or n_embd_head_v)
+    uint64_t offset;   // file offset of the key that gives it
+    char key[96];      // that key's name
+} ggfs_cache_refusal;
+
 /* What a model's keys fix, read once by ggfs_memory_read. */
 typedef struct ggfs_memory_rules {
     uint32_t n_ctx_train;  // the trained context (context_length)
@@ -41,6 +52,7 @@ typedef struct ggfs_memory_rules {
     uint32_t n_swa;        // the window, when swa.layers > 0
     uint64_t recurrent;    // bytes of recurrent state (f32), any context
     uint64_t weights;      // bytes of tensor data
+    ggfs_cache_refusal refusal[GGFS_CACHE_TYPES]; // never refused: f16
 } ggfs_memory_rules;
 
 /* The figures of memory/CTX, in its order (bytes unless said). */
@@ -52,6 +64,7 @@ typedef struct ggfs_memory {
     uint32_t swa_layers;
     uint64_t swa_cells;  // 0 when swa_layers is 0
     uint64_t kv[GGFS_CACHE_TYPES];
+    bool refused[GGFS_CACHE_TYPES]; // no figure: llama.cpp makes no such cache
     uint64_t recurrent;
     uint64_t total_f16;  // weights + kv[GGFS_CACHE_F16] + recurrent
 } ggfs_memory;

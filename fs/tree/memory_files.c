@@ -21,6 +21,18 @@ bool ggfs_memory_name_parse(const char *name, uint32_t *ctx)
     return true;
 }
 
+static const char *const cache_names[GGFS_CACHE_TYPES] = {
+    [GGFS_CACHE_F16] = "f16", [GGFS_CACHE_Q8_0] = "q8_0", [GGFS_CACHE_Q4_0] = "q4_0"};
+
+/* A cache's bytes, or `-` for a cache type llama.cpp refuses. */
+static void put_kv(const ggfs_memory *m, int type, ggp_sink *sink)
+{
+    if (m->refused[type])
+        ggp_sink_printf(sink, "-");
+    else
+        ggp_sink_printf(sink, "%" PRIu64, m->kv[type]);
+}
+
 static void render_ctx(const ggfs_memory *m, ggp_sink *sink)
 {
     ggp_sink_printf(sink, "context: %" PRIu64 "\n", m->context);
@@ -29,9 +41,11 @@ static void render_ctx(const ggfs_memory *m, ggp_sink *sink)
     ggp_sink_printf(sink, "kv_cells: %" PRIu64 "\n", m->kv_cells);
     ggp_sink_printf(sink, "swa_layers: %" PRIu32 "\n", m->swa_layers);
     ggp_sink_printf(sink, "swa_cells: %" PRIu64 "\n", m->swa_cells);
-    ggp_sink_printf(sink, "kv_f16: %" PRIu64 "\n", m->kv[GGFS_CACHE_F16]);
-    ggp_sink_printf(sink, "kv_q8_0: %" PRIu64 "\n", m->kv[GGFS_CACHE_Q8_0]);
-    ggp_sink_printf(sink, "kv_q4_0: %" PRIu64 "\n", m->kv[GGFS_CACHE_Q4_0]);
+    for (int t = 0; t < GGFS_CACHE_TYPES; t++) {
+        ggp_sink_printf(sink, "kv_%s: ", cache_names[t]);
+        put_kv(m, t, sink);
+        ggp_sink_printf(sink, "\n");
+    }
     ggp_sink_printf(sink, "recurrent: %" PRIu64 "\n", m->recurrent);
     ggp_sink_printf(sink, "total_f16: %" PRIu64 "\n", m->total_f16);
 }
@@ -43,12 +57,12 @@ static void render_tsv(const ggfs_memory_rules *rules, ggp_sink *sink)
     for (uint32_t i = 0; (ctx = ggfs_memory_listed(rules, i)) != 0; i++) {
         ggfs_memory m;
         ggfs_memory_at(rules, ctx, &m);
-        ggp_sink_printf(sink, "%" PRIu32, ctx);
-        const uint64_t fields[] = {m.weights,   m.kv[GGFS_CACHE_F16], m.kv[GGFS_CACHE_Q8_0], m.kv[GGFS_CACHE_Q4_0],
-                                   m.recurrent, m.total_f16};
-        for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
-            ggp_sink_printf(sink, "\t%" PRIu64, fields[f]);
-        ggp_sink_printf(sink, "\n");
+        ggp_sink_printf(sink, "%" PRIu32 "\t%" PRIu64, ctx, m.weights);
+        for (int t = 0; t < GGFS_CACHE_TYPES; t++) {
+            ggp_sink_printf(sink, "\t");
+            put_kv(&m, t, sink);
+        }
+        ggp_sink_printf(sink, "\t%" PRIu64 "\t%" PRIu64 "\n", m.recurrent, m.total_f16);
     }
 }
 
@@ -70,4 +84,21 @@ bool ggfs_memory_tsv_render(const ggp_file *keys, uint64_t weights, ggp_sink *si
         return false;
     render_tsv(&rules, sink);
     return true;
+}
+
+void ggfs_memory_warnings_render(const ggp_file *keys, ggp_sink *sink)
+{
+    ggfs_memory_rules rules;
+    if (!ggfs_memory_read(keys, 0, &rules))
+        return;
+    for (int t = 0; t < GGFS_CACHE_TYPES; t++) {
+        const ggfs_cache_refusal *r = &rules.refusal[t];
+        if (!r->refused)
+            continue;
+        // llama.cpp's own message, then what it means here
+        ggp_sink_printf(sink,
+                        "offset %" PRIu64 ": %s: %c cache type %s with block size 32 does not divide n_embd_head_%c=%" PRIu32
+                        ": llama.cpp makes no %s KV cache for this model\n",
+                        r->offset, r->key, r->row, cache_names[t], r->row == 'K' ? 'k' : 'v', r->head, cache_names[t]);
+    }
 }

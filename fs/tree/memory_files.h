@@ -24,4 +24,9 @@ bool ggfs_memory_ctx_render(const ggp_file *keys, uint64_t weights, uint32_t ctx
 /* The same for memory.tsv. */
 bool ggfs_memory_tsv_render(const ggp_file *keys, uint64_t weights, ggp_sink *sink);
 
+/* Appends a `warnings` line for each cache type llama.cpp refuses for the
+ * model whose keys are keys (its memory/ reads `-` there), naming the key
+ * whose head size the type's block size does not divide. */
+void ggfs_memory_warnings_render(const ggp_file *keys, ggp_sink *sink);
+
 #endif

@@ -123,14 +123,20 @@ static void prefix_write(ggp_sink *sink, const char *bytes, size_t len)
  * edited: its offsets are those of its keys' header as the view has it. */
 static bool render_warnings(const ggfs_model *m, const ggfs_view *view, ggp_sink *sink)
 {
-    if (!ggfs_model_is_split(m))
-        return ggp_render_warnings(view->keys, sink);
+    if (!ggfs_model_is_split(m)) {
+        if (!ggp_render_warnings(view->keys, sink))
+            return false;
+        ggfs_memory_warnings_render(view->keys, sink);
+        return true;
+    }
     for (uint32_t k = 0; k < m->n_shards; k++) {
         char prefix[GGFS_NAME_MAX + 3];
         snprintf(prefix, sizeof prefix, "%s: ", m->shards[k].file_name);
         prefix_sink p = {{prefix_write}, sink, prefix, true};
         if (!ggp_render_warnings(k == 0 ? view->keys : m->shards[k].file, &p.sink))
             return false;
+        if (k == 0)
+            ggfs_memory_warnings_render(view->keys, &p.sink);
     }
     return true;
 }

@@ -4,7 +4,9 @@ while node-llama-cpp created each context (memory_client.mjs's JSON lines,
 on stdin): the padded context (n_ctx), the full-attention and
 sliding-window caches' cells and layers (one "llama_kv_cache: size" line
 each; the sliding-window one second), the K and V bytes of each cache type
-to the 0.01 MiB llama.cpp prints, and the recurrent state's. Also checks
+to the 0.01 MiB llama.cpp prints, and the recurrent state's; a context
+llama.cpp refuses must read `-` and `warnings` must give llama.cpp's
+reason. Also checks
 that each context ran with llama.cpp's n_ubatch (512, or the context when
 smaller), the condition memory/ is for. Prints each difference; exits 1
 if any.
@@ -24,7 +26,13 @@ MIB = 1024 * 1024
 
 def memory_file(mount, ctx):
     with open(f"{mount}/memory/{ctx}") as f:
-        return {k: int(v) for k, v in (line.split(": ") for line in f.read().splitlines())}
+        return {k: v if v == "-" else int(v) for k, v in (line.split(": ") for line in f.read().splitlines())}
+
+
+def refusal_lines(mount):
+    """The warnings lines for refused cache types: llama.cpp's message in each."""
+    with open(f"{mount}/warnings") as f:
+        return [line for line in f.read().splitlines() if "does not divide" in line]
 
 
 def mib(n):
@@ -43,6 +51,19 @@ def main():
             if got != want:
                 problems.append("%s %s: memory/ says %s, llama.cpp %s" % (where, what, want, got))
 
+        kv = ours["kv_" + run["type"]]
+        if run["refused"] or kv == "-":
+            # llama.cpp made no context: memory/ must have no figure, and
+            # warnings must carry llama.cpp's own reason.
+            # (llama.cpp's log arrives late: a line of the context before
+            # may come first, hence the type in the filter)
+            said = [t.split(": ", 1)[1] for t in run["lines"]
+                    if "does not divide" in t and "cache type %s " % run["type"] in t]
+            expect("refused", run["refused"] is not None, kv == "-")
+            ours_said = [w for w in refusal_lines(mounts[run["model"]]) if "cache type %s " % run["type"] in w]
+            expect("reason", bool(said) and len(ours_said) == 1 and said[0] in ours_said[0], True)
+            checked += 1
+            continue
         caches, recurrent, params = [], [], {}
         for text in run["lines"]:
             if m := KV.match(text):
@@ -65,7 +86,6 @@ def main():
         # Each printed size is rounded to 0.01 MiB: one cache must print ours;
         # two must add up to it within their rounding.
         printed = sum(float(c[0]) for c in caches)
-        kv = ours["kv_" + run["type"]]
         if len(caches) <= 1:
             expect("kv_" + run["type"], "%.2f" % printed, mib(kv))
         elif abs(printed - kv / MIB) > 0.005 * len(caches) + 1e-9:

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes tiny llama.cpp-loadable models of ten families, with random
+"""Writes tiny llama.cpp-loadable models of eleven families, with random
 weights, through ggml's own gguf writer (libggml-base.so, loaded with
 ctypes): each family's keys and the tensors its llama.cpp loader asks for
 (src/models/ARCH.cpp), small enough that loading takes well under a
 second. They cover every architecture memory/ knows and each of its rules:
-grouped-query attention (llama, qwen2), head sizes given apart (qwen3),
+grouped-query attention (llama, qwen2), heads too small for a quantized
+cache (llama_head8), head sizes given apart (qwen3),
 experts (qwen3moe), sliding-window layers by default and by a given window
 (gemma2, gemma3), an MLA cache (deepseek2), recurrent state without and
 with groups (mamba, mamba2) and a hybrid whose conv layers have no KV heads
@@ -196,6 +197,16 @@ def llama(g):  # grouped-query attention: 8 heads of 32, 2 of them for K and V
     return w
 
 
+def llama_head8(g):  # heads of 8: llama.cpp refuses q8_0 and q4_0 caches (blocks of 32)
+    w = Writer(g, "llama")
+    common(w, 64, 2, 128, 8, 4)
+    w.u32("rope.dimension_count", 8)
+    for i in range(2):
+        attention(w, i, 64, 64, 32, 32)
+        ffn(w, i, 64, 128)
+    return w
+
+
 def qwen3(g):  # head size given apart from the embedding: 64 x 4 heads, 2 for K and V
     w = Writer(g, "qwen3")
     common(w, 128, 2, 256, 4, 2)
@@ -347,7 +358,7 @@ def lfm2(g):  # hybrid: conv layers (no KV heads) and attention layers
     return w
 
 
-FAMILIES = [llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, deepseek2, mamba, mamba2, lfm2]
+FAMILIES = [llama, llama_head8, qwen2, qwen3, qwen3moe, gemma2, gemma3, deepseek2, mamba, mamba2, lfm2]
 
 
 def main():

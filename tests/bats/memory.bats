@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # memory/CTX and memory.tsv: the memory llama.cpp allocates for a model at a
 # context, against llama.cpp itself. make_memory_models.py writes tiny
-# models of ten families with ggml's own gguf writer (cached in the
+# models of eleven families with ggml's own gguf writer (cached in the
 # fixtures' cache); node-llama-cpp creates contexts of three sizes with f16,
 # q8_0 and q4_0 caches and check_memory.py compares what llama.cpp logs with
 # the mount's files.
@@ -12,7 +12,7 @@ load llama_client
 # padded to 512, 1536 and 5120: gemma3's window (700) plus a batch is 1280
 # cells, gemma2's (4096, llama.cpp's default) 4608
 CONTEXTS=512,1300,5000
-FAMILIES=(llama qwen2 qwen3 qwen3moe gemma2 gemma3 deepseek2 mamba mamba2 lfm2)
+FAMILIES=(llama llama_head8 qwen2 qwen3 qwen3moe gemma2 gemma3 deepseek2 mamba mamba2 lfm2)
 
 setup() {
     require_fuse
@@ -38,7 +38,7 @@ field() {
     awk -v k="$2" -F ': ' '$1 == k {print $2}' "$1"
 }
 
-@test "memory/CTX equals what llama.cpp allocates, ten families and the sample model at three contexts with f16, q8_0 and q4_0 caches" {
+@test "memory/CTX equals what llama.cpp allocates, eleven families and the sample model at three contexts with f16, q8_0 and q4_0 caches" {
     require_llama_client
     local f name args=() models=()
     # the sample model is the one the demo and the client suites run
@@ -50,7 +50,7 @@ field() {
         args+=("$f=$BATS_TEST_TMPDIR/$name")
         models+=("$f")
     done
-    [ "${#models[@]}" -eq 11 ]
+    [ "${#models[@]}" -eq 12 ]
     run --separate-stderr llama_memory "$CONTEXTS" "${models[@]}"
     [ "$status" -eq 0 ] || { echo "node-llama-cpp failed: $stderr"; return 1; }
     [ "$(wc -l <<<"$output")" -eq $((${#models[@]} * 3 * 3)) ]
@@ -141,4 +141,33 @@ field() {
     run ! test -e "$mnt/memory.tsv"
     printf 'llama\n' >"$mnt/metadata/general.architecture"
     [ "$(field "$mnt/memory/4096" kv_layers)" = 3 ]
+}
+
+@test "a cache type llama.cpp refuses reads - in memory/ and memory.tsv, and warnings says why" {
+    local mnt="$BATS_TEST_TMPDIR/mnt" off
+    mount_model "$MODELS/llama_head8.gguf" "$mnt" -o edit
+    # heads of 64 / 8 = 8: blocks of 32 do not divide a K row's head
+    [ "$(field "$mnt/memory/512" kv_f16)" = $((2 * 512 * 4 * 8 * 2 * 2)) ]
+    [ "$(field "$mnt/memory/512" kv_q8_0)" = - ]
+    [ "$(field "$mnt/memory/512" kv_q4_0)" = - ]
+    [ "$(sed -n 2p "$mnt/memory.tsv" | cut -f 3-5)" = "$(printf '%s\t-\t-' $((2 * 512 * 4 * 8 * 2 * 2)))" ]
+    [ "$(stat -c %s "$mnt/memory.tsv")" -eq "$(wc -c <"$mnt/memory.tsv")" ]
+    off=$("$PYTHON" "$HELPERS/key_offset.py" "$MODELS/llama_head8.gguf" llama.attention.head_count)
+    run grep 'does not divide' "$mnt/warnings"
+    [ "${lines[0]}" = "offset $off: llama.attention.head_count: K cache type q8_0 with block size 32 does not divide n_embd_head_k=8: llama.cpp makes no q8_0 KV cache for this model" ]
+    [ "${lines[1]}" = "offset $off: llama.attention.head_count: K cache type q4_0 with block size 32 does not divide n_embd_head_k=8: llama.cpp makes no q4_0 KV cache for this model" ]
+    [ "${#lines[@]}" -eq 2 ]
+    [ "$(stat -c %s "$mnt/warnings")" -eq "$(wc -c <"$mnt/warnings")" ]
+    # a key_length of 32 makes K rows whole blocks; V's head is still 8
+    touch "$mnt/metadata/llama.attention.key_length" "$mnt/metadata/llama.attention.value_length"
+    setfattr -n user.gguf.type -v u32 "$mnt/metadata/llama.attention.key_length"
+    setfattr -n user.gguf.type -v u32 "$mnt/metadata/llama.attention.value_length"
+    printf '8\n' >"$mnt/metadata/llama.attention.value_length"
+    printf '32\n' >"$mnt/metadata/llama.attention.key_length"
+    run grep -c 'V cache type q8_0 with block size 32 does not divide n_embd_head_v=8' "$mnt/warnings"
+    [ "$output" = 1 ]
+    printf '32\n' >"$mnt/metadata/llama.attention.value_length"
+    run grep -c 'does not divide' "$mnt/warnings"
+    [ "$output" = 0 ]
+    [ "$(field "$mnt/memory/512" kv_q8_0)" = $((2 * 512 * 4 * 32 * 2 / 32 * 34)) ]
 }

@@ -5,7 +5,8 @@
 // one JSON line per context with the lines llama.cpp logs while creating it
 // (n_ctx, n_ubatch, "llama_kv_cache: size = ...", "llama_memory_recurrent:
 // size = ...") and, beside them, node-llama-cpp's own estimate of the
-// context's memory (GgufInsights), for comparison only.
+// context's memory (GgufInsights), for comparison only. A context llama.cpp
+// refuses (a cache type whose blocks do not divide a head) has `refused` set.
 //
 //   usage: NODE_PATH=DIR/node_modules node memory_client.mjs CTX,CTX,... MODEL...
 import {createRequire} from "node:module";
@@ -24,7 +25,7 @@ const llama = await getLlama({
     gpu: false, build: "never", logLevel: LlamaLogLevel.debug,
     logger: (level, message) => {
         for (const line of String(message).split("\n")) {
-            if (/^llama_(kv_cache|memory_recurrent): size = |^llama_context: n_(ubatch|ctx) /.test(line))
+            if (/^llama_(kv_cache|memory_recurrent): size = |^llama_context: n_(ubatch|ctx) |does not divide/.test(line))
                 lines.push(line.trim());
         }
     },
@@ -38,12 +39,18 @@ for (const modelPath of models) {
     for (const ctx of contexts.split(",").map(Number)) {
         for (const type of types) {
             lines = [];
-            const context = await model.createContext({
-                contextSize: ctx, batchSize, threads: 1, flashAttention: "auto",
-                experimentalKvCacheKeyType: type, experimentalKvCacheValueType: type,
-            });
+            let refused = null;
+            try {
+                const context = await model.createContext({
+                    contextSize: ctx, batchSize, threads: 1, flashAttention: "auto",
+                    experimentalKvCacheKeyType: type, experimentalKvCacheValueType: type,
+                });
+                await context.dispose();
+            } catch (e) {
+                // llama.cpp refused the context: its reason is among the lines
+                refused = String(e.message ?? e);
+            }
             const logged = lines;
-            await context.dispose();
             let estimate = null;
             try {
                 estimate = model.fileInsights.estimateContextResourceRequirements({
@@ -53,7 +60,7 @@ for (const modelPath of models) {
             } catch (e) {
                 estimate = String(e.message ?? e);
             }
-            console.log(JSON.stringify({model: modelPath, ctx, type: type.toLowerCase(), lines: logged, estimate}));
+            console.log(JSON.stringify({model: modelPath, ctx, type: type.toLowerCase(), lines: logged, refused, estimate}));
         }
     }
     await model.dispose();

@@ -355,6 +355,59 @@ static int test_tree_places(void)
     return ok;
 }
 
+/* llama_init_from_model's refusals: a quantized cache whose block of 32
+ * does not divide some trunk layer's K (then V) head size. */
+static int test_refused_cache_types(void)
+{
+    // heads of 64 / 8 = 8 (stories260K): q8_0 and q4_0 refused for K
+    static const char *const small[] = {
+        "llama.context_length=512", "llama.embedding_length=64", "llama.block_count=5",
+        "llama.attention.head_count=8", "llama.attention.head_count_kv=4",
+    };
+    ggfs_memory_rules r;
+    ggfs_memory m;
+    EXPECT(rules_of("llama", small, N(small), 0, &r));
+    EXPECT(!r.refusal[GGFS_CACHE_F16].refused);
+    for (int t = GGFS_CACHE_Q8_0; t <= GGFS_CACHE_Q4_0; t++) {
+        EXPECT(r.refusal[t].refused);
+        EXPECT_EQ(r.refusal[t].row, 'K');
+        EXPECT_EQ(r.refusal[t].head, 8);
+        EXPECT(strcmp(r.refusal[t].key, "llama.attention.head_count") == 0);
+    }
+    ggfs_memory_at(&r, 512, &m);
+    EXPECT(!m.refused[GGFS_CACHE_F16] && m.refused[GGFS_CACHE_Q8_0] && m.refused[GGFS_CACHE_Q4_0]);
+    EXPECT_EQ(m.kv[GGFS_CACHE_F16], 5 * 512 * 2 * 32 * 2);
+    EXPECT_EQ(m.kv[GGFS_CACHE_Q8_0], 0);
+    // K rows of 64 given, V's still 8: V refused, named by its own key
+    static const char *const v_small[] = {
+        "llama.context_length=512", "llama.embedding_length=64", "llama.block_count=5",
+        "llama.attention.head_count=8", "llama.attention.key_length=64",
+    };
+    EXPECT(rules_of("llama", v_small, N(v_small), 0, &r));
+    EXPECT(r.refusal[GGFS_CACHE_Q8_0].refused);
+    EXPECT_EQ(r.refusal[GGFS_CACHE_Q8_0].row, 'V');
+    EXPECT(strcmp(r.refusal[GGFS_CACHE_Q8_0].key, "llama.attention.head_count") == 0);
+    // sliding-window layers are checked with their own head sizes: only
+    // key_length_swa (48) is not whole blocks
+    static const char *const swa[] = {
+        "gemma2.context_length=8192", "gemma2.embedding_length=256", "gemma2.block_count=4",
+        "gemma2.attention.head_count=4", "gemma2.attention.key_length_swa=48",
+    };
+    EXPECT(rules_of("gemma2", swa, N(swa), 0, &r));
+    EXPECT(r.refusal[GGFS_CACHE_Q4_0].refused);
+    EXPECT_EQ(r.refusal[GGFS_CACHE_Q4_0].row, 'K');
+    EXPECT_EQ(r.refusal[GGFS_CACHE_Q4_0].head, 48);
+    EXPECT(strcmp(r.refusal[GGFS_CACHE_Q4_0].key, "gemma2.attention.key_length_swa") == 0);
+    // a recurrent model has no heads: nothing to refuse
+    static const char *const mamba[] = {
+        "mamba.context_length=512", "mamba.embedding_length=64", "mamba.block_count=2", "mamba.ssm.conv_kernel=4",
+        "mamba.ssm.inner_size=128", "mamba.ssm.state_size=16",
+    };
+    EXPECT(rules_of("mamba", mamba, N(mamba), 0, &r));
+    EXPECT(!r.refusal[GGFS_CACHE_Q8_0].refused && !r.refusal[GGFS_CACHE_Q4_0].refused);
+    return 1;
+}
+
 int main(void)
 {
     int ok = 1;
@@ -362,6 +415,7 @@ int main(void)
     ok &= test_sliding_windows();
     ok &= test_mla_recurrent_hybrid();
     ok &= test_unknown();
+    ok &= test_refused_cache_types();
     ok &= test_listed_and_names();
     ok &= test_tree_places();
     puts(ok ? "test_memory: ok" : "test_memory: FAILED");
