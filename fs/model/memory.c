@@ -9,7 +9,7 @@
 
 #include "model/memory.h"
 
-#define MAX_LAYERS 512   // LLAMA_MAX_LAYERS
+#define MAX_LAYERS GGFS_MEMORY_MAX_LAYERS
 #define CTX_PAD 256      // llama_context: n_ctx = GGML_PAD(n_ctx, 256); the SWA cache likewise
 #define N_UBATCH 512     // llama_context_default_params().n_ubatch
 #define STATE_BYTES 4    // recurrent state is f32 (create_memory)
@@ -336,7 +336,7 @@ static bool row_bytes(int type, uint64_t ne, uint64_t *out)
 
 /* One layer's K and V rows in rule (llama_kv_cache's constructor: K of
  * n_embd_k_gqa, V of n_embd_v_gqa unless MLA, which keeps no V). */
-static bool add_layer(ggfs_kv_rule *rule, const hparams *h, uint32_t il)
+static bool add_layer(ggfs_kv_rule *rule, ggfs_layer_memory *layer, const hparams *h, uint32_t il)
 {
     const bool swa = h->is_swa[il];
     uint64_t k, v = 0;
@@ -344,11 +344,13 @@ static bool add_layer(ggfs_kv_rule *rule, const hparams *h, uint32_t il)
         (!h->mla && !mul(swa ? h->head_v_swa : h->head_v_full, h->n_head_kv[il], &v)))
         return false;
     rule->layers++;
+    layer->cache = swa ? GGFS_LAYER_SWA : GGFS_LAYER_FULL;
     for (int t = 0; t < GGFS_CACHE_TYPES; t++) {
         uint64_t k_bytes, v_bytes;
         if (!row_bytes(t, k, &k_bytes) || !row_bytes(t, v, &v_bytes) || !add(&rule->cell_bytes[t], k_bytes) ||
             !add(&rule->cell_bytes[t], v_bytes))
             return false;
+        layer->cell_bytes[t] = k_bytes + v_bytes;
     }
     return rule->cell_bytes[GGFS_CACHE_F16] <= CELL_MAX; // f16's is the largest
 }
@@ -420,13 +422,16 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
     // (is_recr is never set past them).
     const uint32_t n_trunk = h.n_layer_all - h.n_layer_nextn;
     const uint32_t n_attn = r->kind == KV_PLAIN && h.n_layer_nextn > 0 && n_trunk > 0 ? n_trunk : h.n_layer_all;
-    uint64_t state;
+    uint64_t state = 0;
     bool ok = true;
+    rules->n_layer = h.n_layer_all;
     for (uint32_t il = 0; ok && il < h.n_layer_all; il++) {
-        if (h.is_recr[il])
+        if (h.is_recr[il]) {
             ok = state_bytes(&h, r, &state) && add(&rules->recurrent, state);
-        else if (r->kind != KV_RECURRENT && il < n_attn)
-            ok = add_layer(h.is_swa[il] ? &rules->swa : &rules->full, &h, il);
+            rules->layer[il].state = state;
+        } else if (r->kind != KV_RECURRENT && il < n_attn) {
+            ok = add_layer(h.is_swa[il] ? &rules->swa : &rules->full, &rules->layer[il], &h, il);
+        }
     }
     return ok;
 }
@@ -436,16 +441,34 @@ static uint64_t pad(uint64_t n, uint64_t to)
     return (n + to - 1) / to * to;
 }
 
-void ggfs_memory_at(const ggfs_memory_rules *rules, uint32_t ctx, ggfs_memory *out)
+/* The full-attention cache's cells and the sliding-window cache's. */
+static void cells_at(const ggfs_memory_rules *rules, uint32_t ctx, uint64_t *cells, uint64_t *swa_cells)
 {
-    memset(out, 0, sizeof *out);
     // llama_context: n_ctx = GGML_PAD(n_ctx, 256); one sequence, n_ctx_seq = n_ctx.
-    const uint64_t cells = pad(ctx, CTX_PAD);
+    *cells = pad(ctx, CTX_PAD);
     // n_ubatch = min(n_batch, 512) where n_batch = min(n_ctx before padding, 2048).
     const uint64_t ubatch = ctx < N_UBATCH ? ctx : N_UBATCH;
     // llama_kv_cache_iswa: GGML_PAD(min(size_base, n_swa + n_ubatch), 256).
     const uint64_t swa_want = (uint64_t)rules->n_swa + ubatch;
-    const uint64_t swa_cells = pad(cells < swa_want ? cells : swa_want, CTX_PAD);
+    *swa_cells = pad(*cells < swa_want ? *cells : swa_want, CTX_PAD);
+}
+
+uint64_t ggfs_memory_layer_cells(const ggfs_memory_rules *rules, uint32_t il, uint32_t ctx)
+{
+    uint64_t cells, swa_cells;
+    cells_at(rules, ctx, &cells, &swa_cells);
+    switch (il < rules->n_layer ? rules->layer[il].cache : GGFS_LAYER_NO_KV) {
+    case GGFS_LAYER_FULL: return cells;
+    case GGFS_LAYER_SWA: return swa_cells;
+    default: return 0;
+    }
+}
+
+void ggfs_memory_at(const ggfs_memory_rules *rules, uint32_t ctx, ggfs_memory *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t cells, swa_cells;
+    cells_at(rules, ctx, &cells, &swa_cells);
     out->context = cells;
     out->weights = rules->weights;
     out->kv_layers = rules->full.layers;

@@ -21,6 +21,7 @@
 
 #define GGFS_MEMORY_CTX_MAX (UINT32_C(1) << 24) // the largest context looked up
 #define GGFS_MEMORY_LISTED_FIRST 512             // memory/ lists 512, 1024, ...
+#define GGFS_MEMORY_MAX_LAYERS 512               // LLAMA_MAX_LAYERS
 
 /* Cache element types, in the order of ggfs_memory's kv[]. */
 enum { GGFS_CACHE_F16, GGFS_CACHE_Q8_0, GGFS_CACHE_Q4_0, GGFS_CACHE_TYPES };
@@ -44,6 +45,18 @@ typedef struct ggfs_cache_refusal {
     char key[96];      // that key's name
 } ggfs_cache_refusal;
 
+/* Which cache a layer's K and V rows are in. */
+enum { GGFS_LAYER_NO_KV, GGFS_LAYER_FULL, GGFS_LAYER_SWA };
+
+/* One layer's share: its cache, the bytes one cell of it takes (K and V,
+ * per cache type) and its recurrent state. offload/ places each layer's
+ * share on the layer's device, as llama.cpp does (offload_kqv). */
+typedef struct ggfs_layer_memory {
+    uint8_t cache;                          // GGFS_LAYER_*
+    uint64_t cell_bytes[GGFS_CACHE_TYPES];  // 0 unless cache is FULL or SWA
+    uint64_t state;                         // bytes of recurrent state
+} ggfs_layer_memory;
+
 /* What a model's keys fix, read once by ggfs_memory_read. */
 typedef struct ggfs_memory_rules {
     uint32_t n_ctx_train;  // the trained context (context_length)
@@ -53,6 +66,8 @@ typedef struct ggfs_memory_rules {
     uint64_t recurrent;    // bytes of recurrent state (f32), any context
     uint64_t weights;      // bytes of tensor data
     ggfs_cache_refusal refusal[GGFS_CACHE_TYPES]; // never refused: f16
+    uint32_t n_layer;      // block_count, prediction layers included
+    ggfs_layer_memory layer[GGFS_MEMORY_MAX_LAYERS];
 } ggfs_memory_rules;
 
 /* The figures of memory/CTX, in its order (bytes unless said). */
@@ -77,6 +92,9 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
 
 /* The figures at a context of ctx tokens (1 <= ctx <= GGFS_MEMORY_CTX_MAX). */
 void ggfs_memory_at(const ggfs_memory_rules *rules, uint32_t ctx, ggfs_memory *out);
+
+/* The cells of a layer's cache at a context of ctx tokens. */
+uint64_t ggfs_memory_layer_cells(const ggfs_memory_rules *rules, uint32_t il, uint32_t ctx);
 
 /* The contexts memory/ lists, ascending: 512 doubling while below the
  * trained context, then the trained context (capped at

@@ -107,6 +107,7 @@ uint64_t ggfs_size(ggfs_tree *tree, ggfs_node node)
     case GGFS_SHARD:
     case GGFS_MEMORY_CTX:
     case GGFS_MEMORY_TSV:
+    case GGFS_OFFLOAD_CTX:
         if (!(view = ggfs_node_view(tree, node)))
             return 0;
         size = ggfs_text_size(tree, view, node);
@@ -167,7 +168,7 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
         st->st_mode = S_IFDIR | (0555 & dir_allowed);
         // ".", its entry, and the subdirectories' ".."
         st->st_nlink = 4 + ggfs_model_is_split(tree->model) +
-                       ggfs_node_exists(tree, ggfs_node_at(GGFS_MEMORY_DIR, 0)) +
+                       2 * ggfs_node_exists(tree, ggfs_node_at(GGFS_MEMORY_DIR, 0)) + // and offload/
                        ggfs_node_exists(tree, ggfs_node_at(GGFS_TOKENIZER_DIR, 0)) +
                        (tree->ollama != NULL);
         break;
@@ -176,6 +177,7 @@ bool ggfs_stat(ggfs_tree *tree, ggfs_node node, struct stat *st)
     case GGFS_TOKENIZER_DIR:
     case GGFS_TENSOR_DIR:
     case GGFS_MEMORY_DIR:
+    case GGFS_OFFLOAD_DIR:
         st->st_mode = S_IFDIR | (0555 & dir_allowed) | write;
         st->st_nlink = 2;
         break;

@@ -47,7 +47,7 @@ static void add_stale_entries(const ggfs_tree *tree, const ggfs_view *view, cons
         const uint64_t parent = ggfs_ino_of(tree, ggfs_node_at(dirs[k], 0));
         for (const ggfs_row *r = ggfs_fixed_rows(dirs[k]); r->name && d->n_entries < MAX_ENTRIES; r++) {
             if (!ggfs_kind_is(r->kind, GGFS_K_FOLLOWS_KEYS) && r->kind != GGFS_TOKENIZER_DIR &&
-                r->kind != GGFS_MEMORY_DIR)
+                r->kind != GGFS_MEMORY_DIR && r->kind != GGFS_OFFLOAD_DIR)
                 continue;
             stale_entry *s = &d->entries[d->n_entries++];
             s->parent = parent;

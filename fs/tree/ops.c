@@ -132,7 +132,8 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
         *node = ggfs_node_at(GGFS_TENSOR_DIR, i);
         return true;
     }
-    case GGFS_MEMORY_DIR: {
+    case GGFS_MEMORY_DIR:
+    case GGFS_OFFLOAD_DIR: {
         // the contexts listed for the keys as they are now
         if (i > UINT32_MAX || !ggfs_memory_read(view->keys, tree->memory_weights, &memory))
             return false;
@@ -140,7 +141,7 @@ static bool dir_entry(ggfs_tree *tree, const ggfs_view *view, ggfs_node dir, uin
         if (ctx == 0)
             return false;
         snprintf(name, GGFS_NAME_MAX + 1, "%" PRIu32, ctx);
-        *node = ggfs_node_at(GGFS_MEMORY_CTX, ctx);
+        *node = ggfs_node_at(dir.kind == GGFS_MEMORY_DIR ? GGFS_MEMORY_CTX : GGFS_OFFLOAD_CTX, ctx);
         return true;
     }
     case GGFS_LAYERS_DIR: {

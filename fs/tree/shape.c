@@ -21,6 +21,7 @@ const ggfs_row ggfs_root_rows[] = {
     {"tensors", GGFS_TENSORS_DIR, GGFS_INO_TENSORS},
     {"shards", GGFS_SHARDS_DIR, GGFS_INO_SHARDS},
     {"memory", GGFS_MEMORY_DIR, GGFS_INO_MEMORY},
+    {"offload", GGFS_OFFLOAD_DIR, GGFS_INO_OFFLOAD},
     {"tokenizer", GGFS_TOKENIZER_DIR, GGFS_INO_TOKENIZER},
     {"layers", GGFS_LAYERS_DIR, GGFS_INO_LAYERS},
     {NULL, GGFS_NONE, 0},
@@ -90,6 +91,8 @@ static const unsigned kinds[] = {
     [GGFS_LAYER] = TEXT,
     [GGFS_LAYER_TREE] = DIR,
     [GGFS_VERIFY] = TEXT | DATA,
+    [GGFS_OFFLOAD_DIR] = DIR,
+    [GGFS_OFFLOAD_CTX] = TEXT | KEYS,
 };
 
 _Static_assert(sizeof kinds / sizeof kinds[0] == GGFS_KIND_COUNT, "one line per kind");

@@ -50,6 +50,8 @@ typedef enum ggfs_kind {
     GGFS_LAYER,
     GGFS_LAYER_TREE, // layers/projector, layers/adapter: another tree's root
     GGFS_VERIFY,
+    GGFS_OFFLOAD_DIR,
+    GGFS_OFFLOAD_CTX, // offload/CTX: its index is CTX
     GGFS_KIND_COUNT,
 } ggfs_kind;
 
@@ -75,7 +77,8 @@ enum {
     GGFS_INO_MODELFILE = 17,
     GGFS_INO_LAYERS = 18,
     GGFS_INO_VERIFY = 19,
-    // 20 to 23 are kept for further fixed files
+    GGFS_INO_OFFLOAD = 20,
+    // 21 to 23 are kept for further fixed files
     GGFS_INO_FIRST_KV = 24,
 };
 

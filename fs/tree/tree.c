@@ -31,10 +31,16 @@ static uint64_t first_memory_ino(const ggfs_tree *tree)
     return first_tensor_ino(tree) + tree->model->n_tensors * GGFS_TENSOR_INODES;
 }
 
-/* Files made in metadata/ by edits are numbered after memory/'s. */
-static uint64_t first_new_kv_ino(const ggfs_tree *tree)
+/* offload/CTX after memory/CTX, likewise. */
+static uint64_t first_offload_ino(const ggfs_tree *tree)
 {
     return first_memory_ino(tree) + GGFS_MEMORY_CTX_MAX;
+}
+
+/* Files made in metadata/ by edits are numbered after offload/'s. */
+static uint64_t first_new_kv_ino(const ggfs_tree *tree)
+{
+    return first_offload_ino(tree) + GGFS_MEMORY_CTX_MAX;
 }
 
 /* Ids from here on are files made by edits. */
@@ -52,9 +58,10 @@ ggfs_view *ggfs_tree_view(const ggfs_tree *tree)
 
 #define PIN_SLOT_MASK UINT64_C(0xffffffff)
 #define PIN_VERSION_MAX UINT64_C(0xfffff)
-// A pinned memory/CTX's slot: the last 2^24 slots, CTX 1 first (keys'
-// slots stay below).
+// A pinned memory/CTX's slot: the last 2^24 slots, CTX 1 first; a pinned
+// offload/CTX's the 2^24 before (keys' slots stay below).
 #define PIN_MEMORY_BASE (PIN_SLOT_MASK + 1 - GGFS_MEMORY_CTX_MAX)
+#define PIN_OFFLOAD_BASE (PIN_MEMORY_BASE - GGFS_MEMORY_CTX_MAX)
 
 /* The version of node's file in view; UINT64_MAX when view has no such
  * file (a key it does not hold). */
@@ -73,7 +80,7 @@ ggfs_node ggfs_node_pin(const ggfs_tree *tree, const ggfs_view *view, ggfs_node 
         return node;
     const uint64_t version = version_in(view, node);
     // Past 2^20 versions (edits), or 2^32 files, a file is no longer versioned.
-    if (version <= PIN_VERSION_MAX && (node.kind != GGFS_KV || node.index < PIN_MEMORY_BASE - GGFS_INO_FIRST_KV)) {
+    if (version <= PIN_VERSION_MAX && (node.kind != GGFS_KV || node.index < PIN_OFFLOAD_BASE - GGFS_INO_FIRST_KV)) {
         node.pinned = true;
         node.version = version;
     }
@@ -113,6 +120,8 @@ static ggfs_node pinned_node_of(uint64_t ino)
     const uint64_t slot = ino & PIN_SLOT_MASK, version = (ino >> 32) & PIN_VERSION_MAX;
     if (slot >= PIN_MEMORY_BASE)
         return (ggfs_node){GGFS_MEMORY_CTX, slot - PIN_MEMORY_BASE + 1, true, version};
+    if (slot >= PIN_OFFLOAD_BASE)
+        return (ggfs_node){GGFS_OFFLOAD_CTX, slot - PIN_OFFLOAD_BASE + 1, true, version};
     if (slot >= GGFS_INO_FIRST_KV)
         return (ggfs_node){GGFS_KV, slot - GGFS_INO_FIRST_KV, true, version};
     const ggfs_row *row = ggfs_fixed_row_at_ino(slot);
@@ -322,8 +331,10 @@ ggfs_node ggfs_node_of(const ggfs_tree *tree, uint64_t ino)
     const uint64_t first_tensor = first_tensor_ino(tree);
     if (ino >= GGFS_INO_FIRST_KV && ino < first_shard)
         return ggfs_node_at(GGFS_KV, ino - GGFS_INO_FIRST_KV);
-    if (ino >= first_memory_ino(tree) && ino < first_new_kv_ino(tree))
+    if (ino >= first_memory_ino(tree) && ino < first_offload_ino(tree))
         return ggfs_node_at(GGFS_MEMORY_CTX, ino - first_memory_ino(tree) + 1);
+    if (ino >= first_offload_ino(tree) && ino < first_new_kv_ino(tree))
+        return ggfs_node_at(GGFS_OFFLOAD_CTX, ino - first_offload_ino(tree) + 1);
     if (tree->edits && ino >= first_new_kv_ino(tree))
         return ggfs_node_at(GGFS_KV, first_new_id(tree) + (ino - first_new_kv_ino(tree)));
     if (ino >= first_shard && ino < first_tensor)
@@ -354,6 +365,8 @@ static uint64_t local_ino_of(const ggfs_tree *tree, ggfs_node node)
     case GGFS_TENSOR_DIR: return tensor_base;
     case GGFS_MEMORY_CTX:
         return node.index >= 1 && node.index <= GGFS_MEMORY_CTX_MAX ? first_memory_ino(tree) + node.index - 1 : 0;
+    case GGFS_OFFLOAD_CTX:
+        return node.index >= 1 && node.index <= GGFS_MEMORY_CTX_MAX ? first_offload_ino(tree) + node.index - 1 : 0;
     default:
         if ((row = ggfs_row_of_kind(ggfs_tensor_rows, node.kind)) != NULL)
             return tensor_base + row->ino;
@@ -368,6 +381,7 @@ uint64_t ggfs_ino_of(const ggfs_tree *tree, ggfs_node node)
         const ggfs_node current = ggfs_node_at(node.kind, node.index);
         const uint64_t slot = node.kind == GGFS_KV           ? GGFS_INO_FIRST_KV + node.index
                             : node.kind == GGFS_MEMORY_CTX ? PIN_MEMORY_BASE + node.index - 1
+                            : node.kind == GGFS_OFFLOAD_CTX ? PIN_OFFLOAD_BASE + node.index - 1
                                                            : local_ino_of(tree, current);
         return GGFS_INO_PINNED | node.version << 32 | slot;
     }
@@ -525,9 +539,12 @@ ggfs_node ggfs_lookup(const ggfs_tree *tree, ggfs_node parent, const char *name)
     case GGFS_TENSOR_DIR:
         row = ggfs_row_named(ggfs_tensor_rows, name);
         return row ? ggfs_node_at(row->kind, parent.index) : none;
-    case GGFS_MEMORY_DIR: {
+    case GGFS_MEMORY_DIR:
+    case GGFS_OFFLOAD_DIR: {
         uint32_t ctx;
-        return ggfs_memory_name_parse(name, &ctx) ? ggfs_node_at(GGFS_MEMORY_CTX, ctx) : none;
+        if (!ggfs_memory_name_parse(name, &ctx))
+            return none;
+        return ggfs_node_at(parent.kind == GGFS_MEMORY_DIR ? GGFS_MEMORY_CTX : GGFS_OFFLOAD_CTX, ctx);
     }
     case GGFS_LAYERS_DIR:
         for (i = 0; i < 2; i++)
@@ -577,10 +594,12 @@ bool ggfs_node_exists(const ggfs_tree *tree, ggfs_node node)
 {
     switch (node.kind) {
     case GGFS_MEMORY_CTX:
+    case GGFS_OFFLOAD_CTX:
         if (node.index < 1 || node.index > GGFS_MEMORY_CTX_MAX)
             return false;
         return has_memory(tree, node);
     case GGFS_MEMORY_DIR:
+    case GGFS_OFFLOAD_DIR:
     case GGFS_MEMORY_TSV:
         return has_memory(tree, node);
     case GGFS_NONE:

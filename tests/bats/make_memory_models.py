@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes tiny llama.cpp-loadable models of eleven families, with random
+"""Writes tiny llama.cpp-loadable models of twelve families, with random
 weights, through ggml's own gguf writer (libggml-base.so, loaded with
 ctypes): each family's keys and the tensors its llama.cpp loader asks for
 (src/models/ARCH.cpp), small enough that loading takes well under a
 second. They cover every architecture memory/ knows and each of its rules:
-grouped-query attention (llama, qwen2), heads too small for a quantized
+grouped-query attention (llama, qwen2), the proportions of real models (f16
+matrices, a vocabulary well above the embedding: llama_f16), heads too small for a quantized
 cache (llama_head8), head sizes given apart (qwen3),
 experts (qwen3moe), sliding-window layers by default and by a given window
 (gemma2, gemma3), an MLA cache (deepseek2), recurrent state without and
@@ -21,6 +22,7 @@ import sys
 import numpy as np
 
 GGML_TYPE_F32 = 0
+GGML_TYPE_F16 = 1
 GGUF_TYPE_INT32 = 5
 CONTEXT = 8192  # every family's trained context
 
@@ -72,6 +74,8 @@ class Writer:
         self.g, self.arch = g, arch
         self.ctx = g.gguf_init_empty()
         self.tensors = []
+        self.half = False  # matrices in f16, as real models have them
+        self.extra_tokens = 0
         self.str("general.architecture", arch)
         self.str("general.name", "memory-" + arch)
 
@@ -103,11 +107,11 @@ class Writer:
         self.tensors.append((name, ne))
 
     def vocab(self):
-        tokens = byte_tokens() + ["<s>", "</s>"]
+        tokens = byte_tokens() + ["<s>", "</s>"] + ["<t%d>" % i for i in range(self.extra_tokens)]
         self.str("tokenizer.ggml.model", "gpt2")
         self.str("tokenizer.ggml.pre", "llama-bpe")
         self.strs("tokenizer.ggml.tokens", tokens)
-        self.i32s("tokenizer.ggml.token_type", [1] * 256 + [3, 3])
+        self.i32s("tokenizer.ggml.token_type", [1] * 256 + [3, 3] + [1] * self.extra_tokens)
         self.strs("tokenizer.ggml.merges", ["Ġ t", "h e"])
         self.u32("tokenizer.ggml.bos_token_id", 256)
         self.u32("tokenizer.ggml.eos_token_id", 257)
@@ -119,13 +123,14 @@ class Writer:
         ggml = self.g.ggml_init(InitParams(total + 1024 * 1024, None, False))
         for name, ne in self.tensors:
             dims = (ctypes.c_int64 * len(ne))(*ne)
-            t = self.g.ggml_new_tensor(ggml, GGML_TYPE_F32, len(ne), dims)
+            half = self.half and len(ne) >= 2
+            t = self.g.ggml_new_tensor(ggml, GGML_TYPE_F16 if half else GGML_TYPE_F32, len(ne), dims)
             self.g.ggml_set_name(t, name.encode())
             n = int(np.prod(ne))
-            data = (rng.standard_normal(n) * 0.02).astype(np.float32)
+            data = (rng.standard_normal(n) * 0.02).astype(np.float16 if half else np.float32)
             if name.endswith("norm.weight") or name.endswith("norm"):
                 data = np.ones(n, np.float32)
-            ctypes.memmove(self.g.ggml_get_data(t), data.ctypes.data, n * 4)
+            ctypes.memmove(self.g.ggml_get_data(t), data.ctypes.data, data.nbytes)
             self.g.gguf_add_tensor(self.ctx, t)
         tmp = path + ".tmp"
         if not self.g.gguf_write_to_file(self.ctx, tmp.encode(), False):
@@ -194,6 +199,17 @@ def llama(g):  # grouped-query attention: 8 heads of 32, 2 of them for K and V
     for i in range(3):
         attention(w, i, 256, 256, 64, 64)
         ffn(w, i, 256, 512)
+    return w
+
+
+def llama_f16(g):  # shaped as real models are: f16 matrices, a vocabulary of 8192 well above the embedding
+    w = Writer(g, "llama")
+    w.half, w.extra_tokens = True, 8192 - 258
+    common(w, 512, 4, 1536, 8, 2)
+    w.u32("rope.dimension_count", 64)
+    for i in range(4):
+        attention(w, i, 512, 512, 128, 128)
+        ffn(w, i, 512, 1536)
     return w
 
 
@@ -315,7 +331,7 @@ def mamba(g):  # recurrent: conv and SSM state per layer, f32, no KV cache
 
 def mamba2(g):  # recurrent with groups: the conv state covers B and C of each group
     w = Writer(g, "mamba2")
-    embd, inner, conv, state, groups, heads = 256, 512, 4, 64, 2, 8
+    embd, inner, conv, state, groups, heads = 256, 512, 4, 128, 2, 8
     common(w, embd, 3, 0, 0, 0)
     w.u32s({"ssm.conv_kernel": conv, "ssm.inner_size": inner, "ssm.state_size": state,
             "ssm.time_step_rank": heads, "ssm.group_count": groups})
@@ -358,7 +374,7 @@ def lfm2(g):  # hybrid: conv layers (no KV heads) and attention layers
     return w
 
 
-FAMILIES = [llama, llama_head8, qwen2, qwen3, qwen3moe, gemma2, gemma3, deepseek2, mamba, mamba2, lfm2]
+FAMILIES = [llama, llama_f16, llama_head8, qwen2, qwen3, qwen3moe, gemma2, gemma3, deepseek2, mamba, mamba2, lfm2]
 
 
 def main():

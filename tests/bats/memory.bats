@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # memory/CTX and memory.tsv: the memory llama.cpp allocates for a model at a
 # context, against llama.cpp itself. make_memory_models.py writes tiny
-# models of eleven families with ggml's own gguf writer (cached in the
+# models of twelve families with ggml's own gguf writer (cached in the
 # fixtures' cache); node-llama-cpp creates contexts of three sizes with f16,
 # q8_0 and q4_0 caches and check_memory.py compares what llama.cpp logs with
 # the mount's files.
@@ -12,7 +12,7 @@ load llama_client
 # padded to 512, 1536 and 5120: gemma3's window (700) plus a batch is 1280
 # cells, gemma2's (4096, llama.cpp's default) 4608
 CONTEXTS=512,1300,5000
-FAMILIES=(llama llama_head8 qwen2 qwen3 qwen3moe gemma2 gemma3 deepseek2 mamba mamba2 lfm2)
+FAMILIES=(llama llama_f16 llama_head8 qwen2 qwen3 qwen3moe gemma2 gemma3 deepseek2 mamba mamba2 lfm2)
 
 setup() {
     require_fuse
@@ -38,7 +38,7 @@ field() {
     awk -v k="$2" -F ': ' '$1 == k {print $2}' "$1"
 }
 
-@test "memory/CTX equals what llama.cpp allocates, eleven families and the sample model at three contexts with f16, q8_0 and q4_0 caches" {
+@test "memory/CTX equals what llama.cpp allocates, twelve families and the sample model at three contexts with f16, q8_0 and q4_0 caches" {
     require_llama_client
     local f name args=() models=()
     # the sample model is the one the demo and the client suites run
@@ -50,7 +50,7 @@ field() {
         args+=("$f=$BATS_TEST_TMPDIR/$name")
         models+=("$f")
     done
-    [ "${#models[@]}" -eq 12 ]
+    [ "${#models[@]}" -eq 13 ]
     run --separate-stderr llama_memory "$CONTEXTS" "${models[@]}"
     [ "$status" -eq 0 ] || { echo "node-llama-cpp failed: $stderr"; return 1; }
     [ "$(wc -l <<<"$output")" -eq $((${#models[@]} * 3 * 3)) ]

@@ -1,0 +1,347 @@
+/*
+ * Where llama.cpp puts a model's bytes with one GPU (see offload.h). Each
+ * rule names the llama.cpp code it follows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/offload.h"
+
+/* Where llama_model_loader::create_tensor puts a tensor: its layer's
+ * device (LLM_TENSOR_INFOS' layer of the tensor's kind). */
+typedef enum place {
+    PLACE_INPUT,      // the token embeddings: always the host
+    PLACE_LAYER,      // blk.N.*: layer N's device
+    PLACE_OUTPUT,     // the output layer's device (the first to go to the GPU)
+    PLACE_EACH_LAYER, // rope_freqs and rope factors: one copy per device that has a layer
+} place;
+
+/* A file's bytes the host maps: from the first byte of its first tensor
+ * on the host to the end of its last (llama_model_loader::
+ * get_mapping_range; a CPU buffer made from the mapping). */
+typedef struct hull {
+    uint64_t start, end;
+} hull;
+
+typedef struct placed {
+    uint64_t start, end; // the data's bytes in its file
+    uint32_t shard;
+    uint32_t layer;      // PLACE_LAYER's N
+    uint8_t place;
+    bool expert;         // an expert tensor --n-cpu-moe keeps on the host
+} placed;
+
+struct ggfs_offload {
+    const ggfs_memory_rules *rules;
+    uint32_t n_shards;
+    uint64_t n_tensors;
+    placed *tensors;
+    hull *hulls;          // one per shard, for each line's host mapping
+    uint64_t tied_output; // bytes of the token embeddings, when the output reuses them; else 0
+    bool has_experts;
+    uint64_t n_vocab;
+    uint64_t n_embd, n_ff; // n_ff: the largest layer's feed-forward length
+};
+
+/* A GPU buffer holds each tensor at an offset aligned to its buffer
+ * type's alignment (ggml_backend_alloc_ctx_tensors_from_buft). */
+#define GPU_ALIGN 16
+
+static uint64_t aligned(uint64_t n)
+{
+    return (n + GPU_ALIGN - 1) / GPU_ALIGN * GPU_ALIGN;
+}
+
+static bool has_prefix(ggp_str name, const char *prefix)
+{
+    const size_t n = strlen(prefix);
+    return name.len >= n && memcmp(name.ptr, prefix, n) == 0;
+}
+
+static bool contains(ggp_str name, const char *part)
+{
+    const size_t n = strlen(part);
+    for (size_t i = 0; i + n <= name.len; i++) {
+        if (memcmp(name.ptr + i, part, n) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* blk.N.: N, or false when the name is not a layer's. */
+static bool layer_of(ggp_str name, uint32_t *layer)
+{
+    if (!has_prefix(name, "blk."))
+        return false;
+    uint64_t n = 0;
+    size_t i = 4;
+    for (; i < name.len && name.ptr[i] >= '0' && name.ptr[i] <= '9' && n <= UINT32_MAX; i++)
+        n = n * 10 + (uint64_t)(name.ptr[i] - '0');
+    if (i == 4 || i >= name.len || name.ptr[i] != '.' || n > UINT32_MAX)
+        return false;
+    *layer = (uint32_t)n;
+    return true;
+}
+
+/* common.h's LLM_FFN_EXPS_REGEX, "\.ffn_(up|down|gate|gate_up)_(ch|)exps",
+ * which --n-cpu-moe applies to blk.N for N below its value. */
+static bool is_expert(ggp_str name)
+{
+    static const char *const parts[] = {".ffn_up_exps",  ".ffn_down_exps",  ".ffn_gate_exps",  ".ffn_gate_up_exps",
+                                        ".ffn_up_chexps", ".ffn_down_chexps", ".ffn_gate_chexps", ".ffn_gate_up_chexps"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (contains(name, parts[i]))
+            return true;
+    }
+    return false;
+}
+
+static bool name_is(ggp_str name, const char *s)
+{
+    return name.len == strlen(s) && memcmp(name.ptr, s, name.len) == 0;
+}
+
+static place place_of(ggp_str name)
+{
+    // LLM_TENSOR_INFOS: the input layer's kinds, and the kinds each layer
+    // loads a copy of (TENSOR_DUPLICATED past layer 0, one per device)
+    static const char *const input[] = {"token_embd.", "position_embd.", "token_types.", "per_layer_token_embd."};
+    static const char *const each[] = {"rope_freqs.", "rope_factors_long.", "rope_factors_short."};
+    for (size_t i = 0; i < sizeof input / sizeof input[0]; i++) {
+        if (has_prefix(name, input[i]))
+            return PLACE_INPUT;
+    }
+    for (size_t i = 0; i < sizeof each / sizeof each[0]; i++) {
+        if (has_prefix(name, each[i]))
+            return PLACE_EACH_LAYER;
+    }
+    return PLACE_OUTPUT;
+}
+
+static uint64_t key_count(const ggp_file *keys, const char *key)
+{
+    const ggp_kv *kv = ggp_kv_find(keys, key, strlen(key));
+    return kv && kv->value.type == GGP_V_ARRAY ? kv->value.count : 0;
+}
+
+/* A positive integer value of any integer type, else 0. */
+static uint64_t positive(const ggp_file *keys, const ggp_value *v)
+{
+    switch (v->type) {
+    case GGP_V_U8:
+    case GGP_V_U16:
+    case GGP_V_U32:
+    case GGP_V_U64: return ggp_value_u64(keys, v);
+    case GGP_V_I8:
+    case GGP_V_I16:
+    case GGP_V_I32:
+    case GGP_V_I64: {
+        const int64_t i = ggp_value_i64(keys, v);
+        return i > 0 ? (uint64_t)i : 0;
+    }
+    default: return 0;
+    }
+}
+
+/* ARCH.suffix as an unsigned integer, or the largest element of an array
+ * of them; 0 when absent or not one. */
+static uint64_t arch_max(const ggp_file *keys, const char *suffix)
+{
+    static const char arch_key[] = "general.architecture";
+    const ggp_kv *a = ggp_kv_find(keys, arch_key, sizeof arch_key - 1);
+    if (!a || a->value.type != GGP_V_STRING)
+        return 0;
+    const ggp_str arch = ggp_value_str(keys, &a->value);
+    char name[160];
+    const int n = snprintf(name, sizeof name, "%.*s.%s", (int)(arch.len < 64 ? arch.len : 64), arch.ptr, suffix);
+    const ggp_kv *kv = n > 0 && (size_t)n < sizeof name ? ggp_kv_find(keys, name, (size_t)n) : NULL;
+    if (!kv)
+        return 0;
+    if (kv->value.type != GGP_V_ARRAY)
+        return positive(keys, &kv->value);
+    uint64_t most = 0;
+    ggp_array_iter it;
+    ggp_value elem;
+    ggp_array_iter_init(&it, keys, &kv->value);
+    while (ggp_array_next(&it, &elem)) {
+        const uint64_t v = positive(keys, &elem);
+        if (v > most)
+            most = v;
+    }
+    return most;
+}
+
+ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys)
+{
+    ggfs_offload *o = calloc(1, sizeof *o);
+    if (!o || !(o->tensors = calloc(m->n_tensors ? m->n_tensors : 1, sizeof *o->tensors)) ||
+        !(o->hulls = calloc(m->n_shards, sizeof *o->hulls))) {
+        ggfs_offload_free(o);
+        return NULL;
+    }
+    o->rules = rules;
+    o->n_shards = m->n_shards;
+    o->n_tensors = m->n_tensors;
+    o->n_vocab = key_count(keys, "tokenizer.ggml.tokens");
+    o->n_embd = arch_max(keys, "embedding_length");
+    o->n_ff = arch_max(keys, "feed_forward_length");
+    bool has_output = false;
+    uint64_t embd = 0;
+    for (uint64_t i = 0; i < m->n_tensors; i++) {
+        uint32_t shard;
+        const ggp_tensor *t = ggfs_model_tensor(m, i, &shard);
+        placed *p = &o->tensors[i];
+        p->shard = shard;
+        p->start = t->offset;
+        p->end = t->offset + t->bytes;
+        if (layer_of(t->name, &p->layer)) {
+            if (p->layer >= rules->n_layer) {
+                ggfs_offload_free(o);
+                return NULL;
+            }
+            p->place = PLACE_LAYER;
+            p->expert = is_expert(t->name);
+            o->has_experts |= p->expert;
+        } else {
+            p->place = (uint8_t)place_of(t->name);
+        }
+        if (name_is(t->name, "output.weight"))
+            has_output = true;
+        if (name_is(t->name, "token_embd.weight"))
+            embd = t->bytes;
+    }
+    // llama.cpp's loaders take the token embeddings as the output matrix
+    // when the file has none (TENSOR_DUPLICATED): a second copy only where
+    // the output layer's device is not the host's.
+    o->tied_output = has_output ? 0 : embd;
+    return o;
+}
+
+void ggfs_offload_free(ggfs_offload *o)
+{
+    if (!o)
+        return;
+    free(o->tensors);
+    free(o->hulls);
+    free(o);
+}
+
+bool ggfs_offload_has_experts(const ggfs_offload *o)
+{
+    return o->has_experts;
+}
+
+static void hull_add(hull *h, const placed *p)
+{
+    if (h->start == h->end) {
+        h->start = p->start, h->end = p->end;
+        return;
+    }
+    if (p->start < h->start)
+        h->start = p->start;
+    if (p->end > h->end)
+        h->end = p->end;
+}
+
+/* The model's bytes on each device; *host_largest, the largest layer
+ * tensor left on the host. */
+static void place_weights(const ggfs_offload *o, uint32_t i_gpu_start, uint32_t cpu_moe, ggfs_offload_row *row,
+                          uint64_t *host_largest)
+{
+    const uint32_t n_layer = o->rules->n_layer;
+    const bool output_on_gpu = n_layer >= i_gpu_start;
+    // layers [0, i_gpu_start) on the host, [i_gpu_start, n_layer) on the GPU
+    const bool host_has_layer = i_gpu_start > 0;
+    const bool gpu_has_layer = i_gpu_start < n_layer;
+    hull *hulls = o->hulls;
+    memset(hulls, 0, o->n_shards * sizeof *hulls);
+    uint64_t gpu = 0;
+    for (uint64_t i = 0; i < o->n_tensors; i++) {
+        const placed *p = &o->tensors[i];
+        bool on_gpu = false, on_host = false;
+        switch (p->place) {
+        case PLACE_INPUT: on_host = true; break;
+        case PLACE_LAYER:
+            on_gpu = p->layer >= i_gpu_start && !(p->expert && p->layer < cpu_moe);
+            on_host = !on_gpu;
+            break;
+        case PLACE_OUTPUT:
+            on_gpu = output_on_gpu;
+            on_host = !on_gpu;
+            break;
+        case PLACE_EACH_LAYER:
+            on_gpu = gpu_has_layer;
+            on_host = host_has_layer;
+            break;
+        }
+        if (on_gpu)
+            gpu += aligned(p->end - p->start);
+        if (on_host)
+            hull_add(&hulls[p->shard], p);
+        if (on_host && p->place == PLACE_LAYER && p->end - p->start > *host_largest)
+            *host_largest = p->end - p->start;
+    }
+    if (output_on_gpu)
+        gpu += aligned(o->tied_output);
+    uint64_t host = 0;
+    for (uint32_t s = 0; s < o->n_shards; s++)
+        host += hulls[s].end - hulls[s].start;
+    row->gpu_model = gpu;
+    row->host_model = host;
+}
+
+/* The KV cache and recurrent state: each layer's on its device
+ * (llama_kv_cache and llama_memory_recurrent with offload_kqv). */
+static void place_caches(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t i_gpu_start, ggfs_offload_row *row)
+{
+    const ggfs_memory_rules *r = o->rules;
+    for (uint32_t il = 0; il < r->n_layer; il++) {
+        const uint64_t bytes = ggfs_memory_layer_cells(r, il, ctx) * r->layer[il].cell_bytes[cache] + r->layer[il].state;
+        if (il >= i_gpu_start)
+            row->gpu_kv += bytes;
+        else
+            row->host_kv += bytes;
+    }
+}
+
+/* The compute buffers, modelled on the peak of what ggml's graph
+ * allocator keeps live for a ubatch of n_ubatch tokens (sched_reserve's
+ * worst case: n_ubatch tokens, as many outputs). On the GPU, which runs
+ * the large products even of weights left on the host (op offload): the
+ * larger of the ubatch's logits and the feed-forward activations (gate,
+ * up and their product, n_ff wide, with the f16 attention mask over the
+ * cells), beside two embedding-wide activations; plus a copy of the
+ * largest weight left on the host. On the host: the input embeddings, one
+ * more embedding-wide activation and the mask. */
+static void place_compute(const ggfs_offload *o, uint32_t ctx, uint64_t host_largest, ggfs_offload_row *row)
+{
+    const uint64_t ubatch = ctx < 512 ? ctx : 512;
+    const uint64_t cells = (ctx + UINT64_C(255)) / 256 * 256;
+    const uint64_t mask = o->rules->full.layers + o->rules->swa.layers ? cells * ubatch * 2 : 0;
+    const uint64_t logits = ubatch * 4 * o->n_vocab;
+    const uint64_t ffn = ubatch * 4 * (3 * o->n_ff + 6) + mask;
+    const uint64_t embd = ubatch * 4 * 2 * o->n_embd;
+    row->gpu_compute = (logits > ffn ? logits : ffn) + embd + host_largest;
+    row->host_compute = embd + mask;
+}
+
+void ggfs_offload_at(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t gpu_layers, uint32_t cpu_moe,
+                     ggfs_offload_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->cache = cache;
+    row->gpu_layers = gpu_layers;
+    row->cpu_moe = cpu_moe;
+    // load_tensors: i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0), the
+    // output layer being number n_layer
+    const uint32_t n_layer = o->rules->n_layer;
+    const uint32_t i_gpu_start = gpu_layers > n_layer ? 0 : n_layer + 1 - gpu_layers;
+    uint64_t host_largest = 0;
+    place_weights(o, i_gpu_start, cpu_moe, row, &host_largest);
+    place_caches(o, ctx, cache, i_gpu_start, row);
+    place_compute(o, ctx, host_largest, row);
+    // output_reserve: the logits of one output per sequence, f32, in the
+    // output device's host buffer type (host memory either way)
+    row->host_output = o->n_vocab * 4;
+}

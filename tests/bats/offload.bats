@@ -1,0 +1,113 @@
+#!/usr/bin/env bats
+# offload/CTX: what llama.cpp allocates on a GPU and on the host for each
+# -ngl and cache type, against llama.cpp itself really offloading:
+# node-llama-cpp's Vulkan build on a Vulkan device (Mesa's llvmpipe, a
+# Vulkan device on the CPU, where the machine has no GPU) loads the memory
+# suite's models (make_memory_models.py) with -ngl 0, half the layers and
+# all of them, and creates contexts of two sizes with f16, q8_0 and q4_0
+# caches; check_offload.py compares what it allocates with the mounts.
+
+load test_helper
+
+setup() {
+    require_fuse
+    local cache=${GGUF_FS_CACHE:-$HOME/.cache/gguf-fs} key
+    key=$(sha256sum "$HELPERS/make_memory_models.py" | cut -c1-16)
+    MODELS="$cache/memory-models-$key"
+    if [ ! -f "$MODELS/.complete" ]; then
+        mkdir -p "$MODELS"
+        "$PYTHON" "$HELPERS/make_memory_models.py" "$GGML_LIB" "$MODELS" >/dev/null
+        touch "$MODELS/.complete"
+    fi
+}
+
+# require_vulkan_client: $VULKAN_CLIENT names the directory whose
+# node_modules hold node-llama-cpp's Vulkan build, and a Vulkan device is
+# there; the test skips, saying why, otherwise.
+require_vulkan_client() {
+    VULKAN_CLIENT=$("$GGUF_FS_SCRIPTS/fixtures/llama-client-setup" vulkan 2>/dev/null) ||
+        skip "node-llama-cpp's Vulkan build is not installed (scripts/setup installs it)"
+    [ -n "$(ls /usr/share/vulkan/icd.d/ 2>/dev/null)" ] ||
+        skip "no Vulkan driver (scripts/setup installs Mesa's mesa-vulkan-drivers)"
+}
+
+# offload_client CTX,... NGL,... MODEL...: offload_client.mjs's lines.
+offload_client() {
+    mkdir -p -m 700 "$BATS_TEST_TMPDIR/xdg"
+    env NODE_PATH="$VULKAN_CLIENT/node_modules" GGML_VK_VISIBLE_DEVICES=0 XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/xdg" \
+        node "$HELPERS/offload_client.mjs" "$@"
+}
+
+@test "offload/CTX equals what llama.cpp allocates on a Vulkan device and the host: -ngl 0, half and all, two contexts, three cache types" {
+    require_vulkan_client
+    # mamba's scan runs on no Vulkan device, so llvmpipe keeps its weights
+    # on the host whatever -ngl says: a device's gap, not llama.cpp's rule
+    local families=(llama llama_f16 llama_head8 qwen2 qwen3 qwen3moe gemma2 gemma3 deepseek2 mamba2 lfm2)
+    local f args=() models=()
+    for f in "${families[@]}"; do
+        mount_model "$MODELS/$f.gguf" "$BATS_TEST_TMPDIR/$f"
+        args+=("$MODELS/$f.gguf=$BATS_TEST_TMPDIR/$f")
+        models+=("$MODELS/$f.gguf")
+    done
+    run --separate-stderr offload_client 512,4096 0,half,all "${models[@]}"
+    [ "$status" -eq 0 ] || { echo "node-llama-cpp failed: $stderr"; return 1; }
+    [ "$(wc -l <<<"$output")" -eq $((${#models[@]} * 3 * 2 * 3)) ]
+    # compute buffers are checked for the plain dense transformers (the
+    # others' errors are printed: doc/SEMANTICS.md says how far off)
+    run "$PYTHON" "$HELPERS/check_offload.py" --compute llama,llama_head8,qwen2 "${args[@]}" <<<"$output"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = "$((${#models[@]} * 3 * 2 * 3)) contexts checked, 0 differences" ]
+}
+
+@test "offload/ lists memory/'s contexts; a line per cache type and -ngl from 0 to every layer and the output; stat sizes exact" {
+    local mnt="$BATS_TEST_TMPDIR/mnt"
+    mount_model "$MODELS/llama.gguf" "$mnt"
+    [ "$(ls -v "$mnt/offload")" = "$(ls -v "$mnt/memory")" ]
+    local f=$mnt/offload/4096
+    [ "$(head -n 1 "$f")" = "$(printf 'cache\tgpu_layers\tcpu_moe\tgpu_model\tgpu_kv\tgpu_compute\thost_model\thost_kv\thost_compute\thost_output\tgpu_total\thost_total')" ]
+    # 3 layers and the output: -ngl 0 to 4, for each of 3 cache types
+    [ "$(tail -n +2 "$f" | cut -f 1,2,3 | tr '\t' ' ' | paste -sd ';')" = "f16 0 0;f16 1 0;f16 2 0;f16 3 0;f16 4 0;q8_0 0 0;q8_0 1 0;q8_0 2 0;q8_0 3 0;q8_0 4 0;q4_0 0 0;q4_0 1 0;q4_0 2 0;q4_0 3 0;q4_0 4 0" ]
+    [ "$(stat -c %s "$f")" -eq "$(wc -c <"$f")" ]
+    # every line: the KV on both sides is memory/'s, the totals their sums;
+    # -ngl 1 puts the output layer alone on the GPU, all of it the rest
+    # but the token embeddings
+    local kv weights embd
+    weights=$(awk -F ': ' '$1 == "weights" {print $2}' "$mnt/memory/4096")
+    embd=$(awk -F '\t' '$1 == "token_embd.weight" {print $5}' "$mnt/tensors.tsv")
+    for c in f16 q8_0 q4_0; do
+        kv=$(awk -F ': ' -v k="kv_$c" '$1 == k {print $2}' "$mnt/memory/4096")
+        run awk -F '\t' -v c="$c" -v kv="$kv" -v w="$weights" -v e="$embd" '
+            $1 == c && $5 + $8 != kv {print "kv", NR}
+            $1 == c && $11 != $4 + $5 + $6 {print "gpu_total", NR}
+            $1 == c && $12 != $7 + $8 + $9 + $10 {print "host_total", NR}
+            $1 == c && $2 == 0 && ($4 != 0 || $5 != 0 || $7 != w) {print "ngl 0", NR}
+            $1 == c && $2 == 1 && $5 != 0 {print "ngl 1", NR}
+            $1 == c && $2 == 4 && ($8 != 0 || $7 != e || $4 != w - e) {print "ngl all", NR}' "$f"
+        [ -z "$output" ]
+    done
+    run ! test -e "$mnt/offload/0"
+    run ! test -e "$mnt/offload/16777217"
+    [ "$(head -n 1 "$mnt/offload/16777216" | cut -f 1)" = cache ]
+}
+
+@test "a model with experts has lines for --n-cpu-moe with every layer offloaded, each moving its layer's experts to the host" {
+    local mnt="$BATS_TEST_TMPDIR/mnt"
+    mount_model "$MODELS/qwen3moe.gguf" "$mnt"
+    local f=$mnt/offload/512
+    # 2 layers: -ngl 0 to 3, then --n-cpu-moe 1 and 2 at -ngl 3
+    [ "$(awk -F '\t' '$1 == "f16" {print $2 "/" $3}' "$f" | tr '\n' ' ')" = "0/0 1/0 2/0 3/0 3/1 3/2 " ]
+    local experts
+    experts=$(awk -F '\t' '$1 ~ /^blk\.0\.ffn_(gate|up|down)_exps\.weight$/ {s += $5} END {print s}' "$mnt/tensors.tsv")
+    [ "$experts" -gt 0 ]
+    # the GPU loses exactly layer 0's experts, the KV stays where it was
+    run awk -F '\t' -v x="$experts" '$1 == "f16" && $2 == 3 && $3 == 0 {g = $4; k = $5}
+        $1 == "f16" && $2 == 3 && $3 == 1 {print g - $4 == x && k == $5}' "$f"
+    [ "$output" = 1 ]
+}
+
+@test "a cache type llama.cpp refuses has no lines in offload/" {
+    local mnt="$BATS_TEST_TMPDIR/mnt"
+    mount_model "$MODELS/llama_head8.gguf" "$mnt"
+    [ "$(tail -n +2 "$mnt/offload/512" | cut -f 1 | sort -u)" = f16 ]
+}
