@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/memory.h"
+#include "model/memory_arches.h"
 
 #define MAX_LAYERS GGFS_MEMORY_MAX_LAYERS
 #define CTX_PAD 256      // llama_context: n_ctx = GGML_PAD(n_ctx, 256); the SWA cache likewise
@@ -16,61 +17,14 @@
 
 /* ==== Architectures ==== */
 
-typedef enum kv_kind {
-    KV_PLAIN,     // llama_kv_cache over every layer
-    KV_RECURRENT, // llama_memory_recurrent over every layer, no KV cache
-    KV_HYBRID,    // llama_memory_hybrid: attention layers and recurrent layers
-} kv_kind;
-
-typedef enum swa_rule {
-    SWA_NONE,
-    SWA_GEMMA2, // window 4096 unless given, pattern 2 unless given
-    SWA_GEMMA3, // sliding only when a window is given; pattern 6 unless given
-    SWA_LFM2,   // every attention layer, when a window is given
-} swa_rule;
-
-typedef enum recr_rule {
-    RECR_NONE,
-    RECR_MAMBA,  // ssm.*: conv state (d_conv-1)*d_inner, ssm state d_state*d_inner
-    RECR_MAMBA2, // the same with groups: conv state (d_conv-1)*(d_inner+2*groups*d_state)
-    RECR_LFM2,  // shortconv: n_embd*(l_cache-1); the recurrent layers are those with no KV heads
-} recr_rule;
-
-typedef struct arch_rules {
-    const char *name;
-    kv_kind kind;
-    swa_rule swa;
-    recr_rule recr;
-} arch_rules;
-
-/* The architectures whose rules are written here (doc/SEMANTICS.md lists
- * them). An architecture not listed has no memory/: a wrong figure is worse
- * than none. */
-static const arch_rules arches[] = {
-    {"llama", KV_PLAIN, SWA_NONE, RECR_NONE},
-    {"qwen2", KV_PLAIN, SWA_NONE, RECR_NONE},
-    {"qwen3", KV_PLAIN, SWA_NONE, RECR_NONE},
-    {"qwen3moe", KV_PLAIN, SWA_NONE, RECR_NONE},
-    {"deepseek2", KV_PLAIN, SWA_NONE, RECR_NONE},
-    {"gemma2", KV_PLAIN, SWA_GEMMA2, RECR_NONE},
-    {"gemma3", KV_PLAIN, SWA_GEMMA3, RECR_NONE},
-    {"mamba", KV_RECURRENT, SWA_NONE, RECR_MAMBA},
-    {"mamba2", KV_RECURRENT, SWA_NONE, RECR_MAMBA2},
-    {"lfm2", KV_HYBRID, SWA_LFM2, RECR_LFM2},
-};
-
-static const arch_rules *arch_of(const ggp_file *keys)
+static const ggfs_arch_rules *arch_of(const ggp_file *keys)
 {
     static const char key[] = "general.architecture";
     const ggp_kv *kv = ggp_kv_find(keys, key, sizeof key - 1);
     if (!kv || kv->value.type != GGP_V_STRING)
         return NULL;
     const ggp_str name = ggp_value_str(keys, &kv->value);
-    for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++) {
-        if (strlen(arches[i].name) == name.len && memcmp(arches[i].name, name.ptr, name.len) == 0)
-            return &arches[i];
-    }
-    return NULL;
+    return ggfs_arch_rules_of(name.ptr, name.len);
 }
 
 /* ==== Reading keys ==== */
@@ -160,25 +114,41 @@ static found get_per_layer(const ggp_file *keys, const char *arch, const char *s
 
 typedef struct hparams {
     uint32_t n_layer_all, n_layer_nextn, n_embd, n_ctx_train;
-    uint32_t n_head[MAX_LAYERS], n_head_kv[MAX_LAYERS];
+    uint32_t n_head[MAX_LAYERS], n_head_kv[MAX_LAYERS], n_ff[MAX_LAYERS];
     uint32_t head_k_full, head_v_full, head_k_swa, head_v_swa;
     // the keys (ARCH.suffix) each head size comes from, for the warnings
     const char *head_k_full_key, *head_v_full_key, *head_k_swa_key, *head_v_swa_key;
     bool mla;
     bool is_swa[MAX_LAYERS], is_recr[MAX_LAYERS];
     uint32_t n_swa;
+    uint32_t n_layer_kv; // layers from here on reuse another's cache (gemma3n, gemma4)
     uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_n_group, shortconv_l_cache;
+    uint32_t wkv_head_size, token_shift_count, kda_head_dim;
 } hparams;
 
-/* llama_model_base::load_swa_pattern: an array of flags, or one period
- * (the last layer of each period attends fully; 0: every layer slides). */
-static bool swa_pattern(const ggp_file *keys, const char *arch, uint32_t period, hparams *h)
+/* The trunk: the layers before the prediction layers. */
+static uint32_t trunk(const hparams *h)
+{
+    return h->n_layer_all - h->n_layer_nextn;
+}
+
+/* llama_hparams::set_swa_pattern: the full-attention layer last (or
+ * first) of each period; period 0: every layer slides. */
+static void set_swa_pattern(hparams *h, uint32_t period, bool dense_first)
+{
+    for (uint32_t il = 0; il < trunk(h); il++)
+        h->is_swa[il] = period == 0 || (dense_first ? il % period != 0 : il % period < period - 1);
+}
+
+/* llama_model_base::load_swa_pattern: the pattern key's array of flags
+ * (required when `array`), or its period, else `period`. */
+static bool swa_pattern(const ggp_file *keys, const char *arch, uint32_t period, bool dense_first, bool array,
+                        hparams *h)
 {
     const ggp_kv *kv = arch_key(keys, arch, "attention.sliding_window_pattern");
-    const uint32_t n = h->n_layer_all - h->n_layer_nextn;
     if (kv && kv->value.type == GGP_V_ARRAY) {
         // get_arr copies as many flags as the array holds, at most the layers
-        if (kv->value.count > MAX_LAYERS)
+        if (kv->value.count > h->n_layer_all)
             return false;
         ggp_array_iter it;
         ggp_value elem;
@@ -191,56 +161,104 @@ static bool swa_pattern(const ggp_file *keys, const char *arch, uint32_t period,
         }
         return true;
     }
-    if (kv && !value_u32(keys, &kv->value, &period))
+    if (array || (kv && !value_u32(keys, &kv->value, &period)))
         return false;
-    for (uint32_t il = 0; il < n; il++)
-        h->is_swa[il] = period == 0 || il % period < period - 1;
+    set_swa_pattern(h, period, dense_first);
     return true;
 }
 
-static bool read_swa(const ggp_file *keys, const char *arch, const arch_rules *r, hparams *h)
+/* The window and the sliding layers (each load_hparams' own rule). */
+static bool read_swa(const ggp_file *keys, const char *arch, const ggfs_arch_rules *r, hparams *h)
 {
-    found f;
-    switch (r->swa) {
-    case SWA_NONE:
+    if (r->swa == GGFS_SWA_NONE)
         return true;
-    case SWA_GEMMA2:
-        h->n_swa = 4096;
-        if (get_u32(keys, arch, "attention.sliding_window", &h->n_swa) == BAD)
+    uint32_t window = r->window_size;
+    const found f = get_u32(keys, arch, "attention.sliding_window", &window);
+    if (f == BAD)
+        return false;
+    if (r->swa == GGFS_SWA_LLAMA4) {
+        // chunked attention over 8192 tokens unless the key says 0
+        if (f == FOUND && window == 0)
+            return true;
+        h->n_swa = 8192;
+        return swa_pattern(keys, arch, 4, false, false, h);
+    }
+    switch (r->window) {
+    case GGFS_WIN_REQUIRED:
+        if (f == ABSENT)
             return false;
-        return swa_pattern(keys, arch, 2, h);
-    case SWA_GEMMA3:
-        if ((f = get_u32(keys, arch, "attention.sliding_window", &h->n_swa)) == BAD)
-            return false;
-        return f == ABSENT || h->n_swa == 0 || swa_pattern(keys, arch, 6, h);
-    case SWA_LFM2:
-        if ((f = get_u32(keys, arch, "attention.sliding_window", &h->n_swa)) == BAD)
-            return false;
-        for (uint32_t il = 0; f == FOUND && h->n_swa > 0 && il < h->n_layer_all - h->n_layer_nextn; il++)
+        break;
+    case GGFS_WIN_IF_GIVEN:
+    case GGFS_WIN_FORCED:
+        if (f == ABSENT || window == 0)
+            return true;
+        if (r->window == GGFS_WIN_FORCED)
+            window = r->window_size;
+        break;
+    default:
+        break;
+    }
+    if (r->window_64 && h->n_layer_all != 64)
+        return true;
+    h->n_swa = window;
+    if (r->swa == GGFS_SWA_LFM2) {
+        for (uint32_t il = 0; il < trunk(h); il++)
             h->is_swa[il] = !h->is_recr[il];
         return true;
     }
-    return false;
+    return swa_pattern(keys, arch, r->period, r->dense_first, r->swa == GGFS_SWA_ARRAY, h);
 }
 
-static bool read_recurrent(const ggp_file *keys, const char *arch, const arch_rules *r, hparams *h)
+/* Which layers are recurrent, and the keys their state's size needs. */
+static bool read_recurrent(const ggp_file *keys, const char *arch, const ggfs_arch_rules *r, hparams *h)
 {
-    const uint32_t n = h->n_layer_all - h->n_layer_nextn;
-    switch (r->recr) {
-    case RECR_NONE:
-        return true;
-    case RECR_MAMBA:
-    case RECR_MAMBA2:
-        for (uint32_t il = 0; il < n; il++)
+    const uint32_t n = trunk(h);
+    uint32_t interval = r->interval;
+    uint32_t flags[MAX_LAYERS];
+    found f;
+    switch (r->recr_layers) {
+    case GGFS_RL_ALL:
+        for (uint32_t il = 0; il < n && r->recr != GGFS_RECR_NONE; il++)
             h->is_recr[il] = true;
+        break;
+    case GGFS_RL_NO_KV_HEADS:
+        for (uint32_t il = 0; il < n; il++)
+            h->is_recr[il] = h->n_head_kv[il] == 0;
+        break;
+    case GGFS_RL_NEMOTRON:
+        for (uint32_t il = 0; il < n; il++)
+            h->is_recr[il] = h->n_head_kv[il] == 0 && h->n_ff[il] == 0;
+        break;
+    case GGFS_RL_INTERVAL:
+        if ((f = get_per_layer(keys, arch, "attention.recurrent_layers", h->n_layer_all, flags)) == BAD)
+            return false;
+        if (f == ABSENT && (get_u32(keys, arch, "full_attention_interval", &interval) == BAD || interval == 0))
+            return false;
+        for (uint32_t il = 0; il < n; il++)
+            h->is_recr[il] = f == FOUND ? flags[il] != 0 : (il + 1) % interval != 0;
+        break;
+    default:
+        return false;
+    }
+    switch (r->recr) {
+    case GGFS_RECR_NONE:
+    case GGFS_RECR_LA:
+        return true;
+    case GGFS_RECR_SSM:
+    case GGFS_RECR_SSM_GROUPS:
         return get_u32(keys, arch, "ssm.conv_kernel", &h->ssm_d_conv) == FOUND &&
                get_u32(keys, arch, "ssm.inner_size", &h->ssm_d_inner) == FOUND &&
                get_u32(keys, arch, "ssm.state_size", &h->ssm_d_state) == FOUND &&
-               (r->recr == RECR_MAMBA || get_u32(keys, arch, "ssm.group_count", &h->ssm_n_group) == FOUND);
-    case RECR_LFM2:
-        for (uint32_t il = 0; il < n; il++)
-            h->is_recr[il] = h->n_head_kv[il] == 0;
+               (r->recr == GGFS_RECR_SSM || get_u32(keys, arch, "ssm.group_count", &h->ssm_n_group) == FOUND);
+    case GGFS_RECR_RWKV:
+        h->token_shift_count = 2;
+        return get_u32(keys, arch, "wkv.head_size", &h->wkv_head_size) == FOUND &&
+               get_u32(keys, arch, "token_shift_count", &h->token_shift_count) != BAD;
+    case GGFS_RECR_CONV:
         return get_u32(keys, arch, "shortconv.l_cache", &h->shortconv_l_cache) == FOUND;
+    case GGFS_RECR_KDA:
+        return get_u32(keys, arch, "ssm.conv_kernel", &h->ssm_d_conv) == FOUND &&
+               get_u32(keys, arch, "kda.head_dim", &h->kda_head_dim) == FOUND;
     }
     return false;
 }
@@ -255,7 +273,28 @@ static bool get_head(const ggp_file *keys, const char *arch, const char *suffix,
     return f != BAD;
 }
 
-static bool read_hparams(const ggp_file *keys, const char *arch, const arch_rules *r, hparams *h)
+/* gemma3n's and gemma4's layers past n_layer_kv reuse an earlier one's
+ * cache (llama_hparams::n_layer_kv_from_start). */
+static bool read_kv_from(const ggp_file *keys, const char *arch, const ggfs_arch_rules *r, hparams *h)
+{
+    h->n_layer_kv = h->n_layer_all;
+    uint32_t shared = 0;
+    switch (r->kv_from) {
+    case GGFS_KV_FROM_20:
+        if (h->n_layer_all > 20)
+            h->n_layer_kv = 20;
+        return true;
+    case GGFS_KV_FROM_SHARED:
+        if (get_u32(keys, arch, "attention.shared_kv_layers", &shared) == BAD || shared > h->n_layer_all)
+            return false;
+        h->n_layer_kv = h->n_layer_all - shared;
+        return true;
+    default:
+        return true;
+    }
+}
+
+static bool read_hparams(const ggp_file *keys, const char *arch, const ggfs_arch_rules *r, hparams *h)
 {
     memset(h, 0, sizeof *h);
     if (get_u32(keys, arch, "context_length", &h->n_ctx_train) != FOUND ||
@@ -267,7 +306,8 @@ static bool read_hparams(const ggp_file *keys, const char *arch, const arch_rule
     if (get_u32(keys, arch, "nextn_predict_layers", &h->n_layer_nextn) == BAD || h->n_layer_nextn > h->n_layer_all)
         return false;
     const uint32_t n = h->n_layer_all;
-    if (get_per_layer(keys, arch, "attention.head_count", n, h->n_head) == BAD)
+    if (get_per_layer(keys, arch, "attention.head_count", n, h->n_head) == BAD ||
+        get_per_layer(keys, arch, "feed_forward_length", n, h->n_ff) == BAD)
         return false;
     memcpy(h->n_head_kv, h->n_head, sizeof h->n_head); // head_count_kv defaults to head_count
     if (get_per_layer(keys, arch, "attention.head_count_kv", n, h->n_head_kv) == BAD)
@@ -286,13 +326,17 @@ static bool read_hparams(const ggp_file *keys, const char *arch, const arch_rule
     if (!get_head(keys, arch, "attention.key_length_swa", &h->head_k_swa, &h->head_k_swa_key) ||
         !get_head(keys, arch, "attention.value_length_swa", &h->head_v_swa, &h->head_v_swa_key))
         return false;
-    // llama_hparams::is_mla: both MLA head sizes given
+    if (r->swa_heads && (!arch_key(keys, arch, "attention.key_length_swa") ||
+                         !arch_key(keys, arch, "attention.value_length_swa")))
+        return false;
+    // llama_hparams::is_mla: both MLA head sizes given, for the
+    // architectures that read them
     uint32_t k_mla = 0, v_mla = 0;
-    if (get_u32(keys, arch, "attention.key_length_mla", &k_mla) == BAD ||
-        get_u32(keys, arch, "attention.value_length_mla", &v_mla) == BAD)
+    if (r->mla && (get_u32(keys, arch, "attention.key_length_mla", &k_mla) == BAD ||
+                   get_u32(keys, arch, "attention.value_length_mla", &v_mla) == BAD))
         return false;
     h->mla = k_mla != 0 && v_mla != 0;
-    return read_recurrent(keys, arch, r, h) && read_swa(keys, arch, r, h);
+    return read_recurrent(keys, arch, r, h) && read_swa(keys, arch, r, h) && read_kv_from(keys, arch, r, h);
 }
 
 /* ==== Sizes ==== */
@@ -356,34 +400,83 @@ static bool add_layer(ggfs_kv_rule *rule, ggfs_layer_memory *layer, const hparam
 }
 
 /* llama_hparams::n_embd_r plus n_embd_s, in bytes of f32 state. */
-static bool state_bytes(const hparams *h, const arch_rules *r, uint64_t *out)
+static bool state_bytes(const hparams *h, const ggfs_arch_rules *r, uint64_t *out)
 {
-    uint64_t conv, ssm = 0, width;
-    bool ok;
-    if (r->recr == RECR_LFM2) {
-        ok = mul(h->n_embd, h->shortconv_l_cache > 0 ? h->shortconv_l_cache - 1 : 0, &conv);
-    } else {
-        uint64_t groups;
+    uint64_t conv = 0, scan = 0, width, groups, heads;
+    bool ok = true;
+    switch (r->recr) {
+    case GGFS_RECR_SSM:
+    case GGFS_RECR_SSM_GROUPS:
         width = h->ssm_d_inner;
         ok = mul(h->ssm_n_group, h->ssm_d_state, &groups) && mul(groups, 2, &groups) && add(&width, groups) &&
              mul(h->ssm_d_conv > 0 ? h->ssm_d_conv - 1 : 0, width, &conv) &&
-             mul(h->ssm_d_state, h->ssm_d_inner, &ssm);
+             mul(h->ssm_d_state, h->ssm_d_inner, &scan);
+        break;
+    case GGFS_RECR_RWKV:
+        ok = mul(h->token_shift_count, h->n_embd, &conv) && mul(h->n_embd, h->wkv_head_size, &scan);
+        break;
+    case GGFS_RECR_CONV:
+        ok = mul(h->n_embd, h->shortconv_l_cache > 0 ? h->shortconv_l_cache - 1 : 0, &conv);
+        break;
+    case GGFS_RECR_KDA:
+        ok = mul(3 * (uint64_t)(h->ssm_d_conv > 0 ? h->ssm_d_conv - 1 : 3), h->n_head[0], &heads) &&
+             mul(heads, h->kda_head_dim, &conv) && mul(h->kda_head_dim, h->kda_head_dim, &scan) &&
+             mul(scan, h->n_head[0], &scan);
+        break;
+    case GGFS_RECR_LA:
+        ok = mul(h->head_k_full, h->head_k_full, &scan) && mul(scan, h->n_head[0], &scan);
+        break;
+    default:
+        break;
     }
-    return ok && add(&conv, ssm) && mul(conv, STATE_BYTES, out);
+    return ok && add(&conv, scan) && mul(conv, STATE_BYTES, out);
 }
 
-/* llama_init_from_model refuses a quantized K (then V) cache whose block
- * size does not divide some trunk layer's head size, flash attention being
- * on (its "auto" turns on for a quantized V cache). */
-static void note_refusals(const ggp_file *keys, const char *arch, const hparams *h, ggfs_memory_rules *rules)
+/* Whether layer il has a cache of its own (create_memory's filters). */
+static bool has_attention(const hparams *h, const ggfs_arch_rules *r, uint32_t il)
+{
+    switch (r->kv) {
+    case GGFS_KV_PLAIN:
+        // the prediction layers at the end have their own context's cache,
+        // unless every layer is one; gemma3n's and gemma4's last layers
+        // reuse an earlier one's
+        if (h->n_layer_nextn > 0 && trunk(h) > 0 && il >= trunk(h))
+            return false;
+        return il < h->n_layer_kv;
+    case GGFS_KV_HYBRID:
+        switch (r->attn_layers) {
+        case GGFS_AL_ALL: return true;
+        case GGFS_AL_TRUNK_NOT_RECR: return il < trunk(h) && !h->is_recr[il];
+        case GGFS_AL_NEMOTRON: return !h->is_recr[il] && h->n_ff[il] == 0;
+        default: return !h->is_recr[il];
+        }
+    default:
+        return false;
+    }
+}
+
+/* llama_init_from_model refuses a quantized cache when flash attention is
+ * forced off (a quantized V needs it), and a quantized K (then V) cache
+ * whose block size does not divide some trunk layer's head size, flash
+ * attention being on (its "auto" turns on for a quantized V cache). */
+static void note_refusals(const ggp_file *keys, const ggfs_arch_rules *a, const hparams *h, ggfs_memory_rules *rules)
 {
     static const uint32_t block[GGFS_CACHE_TYPES] = {[GGFS_CACHE_F16] = 1, [GGFS_CACHE_Q8_0] = 32,
                                                      [GGFS_CACHE_Q4_0] = 32};
-    const uint32_t n = h->n_layer_all - h->n_layer_nextn;
+    static const char arch_key_name[] = "general.architecture";
+    const char *arch = a->name;
     for (int t = 0; t < GGFS_CACHE_TYPES; t++) {
         ggfs_cache_refusal *r = &rules->refusal[t];
+        if (a->no_flash && block[t] > 1) {
+            const ggp_kv *kv = ggp_kv_find(keys, arch_key_name, sizeof arch_key_name - 1);
+            r->refused = r->no_flash = true;
+            r->row = 'V';
+            r->offset = kv ? kv->offset : 0;
+            snprintf(r->key, sizeof r->key, "%s", arch_key_name);
+            continue;
+        }
         for (int row = 0; row < 2 && !r->refused; row++) {
-            for (uint32_t il = 0; il < n && !r->refused; il++) {
+            for (uint32_t il = 0; il < trunk(h) && !r->refused; il++) {
                 const bool swa = h->is_swa[il];
                 const uint32_t head = row == 0 ? (swa ? h->head_k_swa : h->head_k_full)
                                                : (swa ? h->head_v_swa : h->head_v_full);
@@ -405,7 +498,7 @@ static void note_refusals(const ggp_file *keys, const char *arch, const hparams 
 bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules *rules)
 {
     memset(rules, 0, sizeof *rules);
-    const arch_rules *r = arch_of(keys);
+    const ggfs_arch_rules *r = arch_of(keys);
     if (!r || weights > FIGURE_MAX)
         return false;
     hparams h;
@@ -414,24 +507,19 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
     rules->n_ctx_train = h.n_ctx_train;
     rules->weights = weights;
     rules->n_swa = h.n_swa;
-    note_refusals(keys, r->name, &h, rules);
-    // create_memory: a plain KV cache leaves out the n_layer_nextn
-    // prediction layers at the end (their own context holds them) unless
-    // every layer is one; a hybrid's attention cache keeps every layer that
-    // is not recurrent; recurrent state is for the trunk's layers
-    // (is_recr is never set past them).
-    const uint32_t n_trunk = h.n_layer_all - h.n_layer_nextn;
-    const uint32_t n_attn = r->kind == KV_PLAIN && h.n_layer_nextn > 0 && n_trunk > 0 ? n_trunk : h.n_layer_all;
+    note_refusals(keys, r, &h, rules);
     uint64_t state = 0;
     bool ok = true;
     rules->n_layer = h.n_layer_all;
     for (uint32_t il = 0; ok && il < h.n_layer_all; il++) {
-        if (h.is_recr[il]) {
+        // recurrent state for the trunk's recurrent layers (is_recr is
+        // never set past them)
+        if (h.is_recr[il] && r->kv != GGFS_KV_PLAIN && r->kv != GGFS_KV_NONE) {
             ok = state_bytes(&h, r, &state) && add(&rules->recurrent, state);
             rules->layer[il].state = state;
-        } else if (r->kind != KV_RECURRENT && il < n_attn) {
-            ok = add_layer(h.is_swa[il] ? &rules->swa : &rules->full, &rules->layer[il], &h, il);
         }
+        if (ok && has_attention(&h, r, il))
+            ok = add_layer(h.is_swa[il] ? &rules->swa : &rules->full, &rules->layer[il], &h, il);
     }
     return ok;
 }

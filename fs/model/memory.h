@@ -35,10 +35,12 @@ typedef struct ggfs_kv_rule {
 } ggfs_kv_rule;
 
 /* Why llama.cpp refuses a quantized cache type for a model
- * (llama_init_from_model): the first trunk layer whose K (then V) head
- * size the type's block size does not divide. */
+ * (llama_init_from_model): flash attention forced off (no_flash), or the
+ * first trunk layer whose K (then V) head size the type's block size does
+ * not divide. */
 typedef struct ggfs_cache_refusal {
     bool refused;
+    bool no_flash;     // the architecture's flash attention is off: a quantized V needs it
     char row;          // 'K' or 'V'
     uint32_t head;     // the head size (n_embd_head_k or n_embd_head_v)
     uint64_t offset;   // file offset of the key that gives it

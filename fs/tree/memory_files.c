@@ -95,10 +95,16 @@ void ggfs_memory_warnings_render(const ggp_file *keys, ggp_sink *sink)
         const ggfs_cache_refusal *r = &rules.refusal[t];
         if (!r->refused)
             continue;
-        // llama.cpp's own message, then what it means here
-        ggp_sink_printf(sink,
-                        "offset %" PRIu64 ": %s: %c cache type %s with block size 32 does not divide n_embd_head_%c=%" PRIu32
-                        ": llama.cpp makes no %s KV cache for this model\n",
-                        r->offset, r->key, r->row, cache_names[t], r->row == 'K' ? 'k' : 'v', r->head, cache_names[t]);
+        // llama.cpp's own message, then what it means here (in pieces:
+        // one printf's line is short)
+        ggp_sink_printf(sink, "offset %" PRIu64 ": ", r->offset);
+        ggp_sink_printf(sink, "%s: ", r->key);
+        if (r->no_flash)
+            ggp_sink_printf(sink, "quantized V cache requires flash_attn to be enabled, which llama.cpp turns off for "
+                                  "this architecture");
+        else
+            ggp_sink_printf(sink, "%c cache type %s with block size 32 does not divide n_embd_head_%c=%" PRIu32, r->row,
+                            cache_names[t], r->row == 'K' ? 'k' : 'v', r->head);
+        ggp_sink_printf(sink, ": llama.cpp makes no %s KV cache for this model\n", cache_names[t]);
     }
 }

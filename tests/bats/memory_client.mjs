@@ -25,7 +25,7 @@ const llama = await getLlama({
     gpu: false, build: "never", logLevel: LlamaLogLevel.debug,
     logger: (level, message) => {
         for (const line of String(message).split("\n")) {
-            if (/^llama_(kv_cache|memory_recurrent): size = |^llama_context: n_(ubatch|ctx) |does not divide/.test(line))
+            if (/^llama_(kv_cache|memory_recurrent): size = |^llama_context: n_(ubatch|ctx) |does not divide|quantized V cache requires/.test(line))
                 lines.push(line.trim());
         }
     },
@@ -52,6 +52,10 @@ for (const modelPath of models) {
             }
             const logged = lines;
             let estimate = null;
+            if (process.env.MEMORY_CLIENT_NO_ESTIMATE) {
+                console.log(JSON.stringify({model: modelPath, ctx, type: type.toLowerCase(), lines: logged, refused}));
+                continue;
+            }
             try {
                 estimate = model.fileInsights.estimateContextResourceRequirements({
                     contextSize: ctx, modelGpuLayers: 0, batchSize: 512, flashAttention: true,

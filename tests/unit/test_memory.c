@@ -346,9 +346,14 @@ static int test_tree_places(void)
     ok = ok && ggfs_ino_of(&tree, ggfs_node_at(GGFS_MEMORY_CTX, 1)) == last_tensor + 1;
     ok = ok && ggfs_ino_of(&tree, ggfs_node_at(GGFS_MEMORY_CTX, 0)) == 0;
     ok = ok && ggfs_ino_of(&tree, ggfs_node_at(GGFS_MEMORY_CTX, GGFS_MEMORY_CTX_MAX + 1)) == 0;
-    ok = ok && ggfs_node_of(&tree, last_tensor + GGFS_MEMORY_CTX_MAX + 1).kind == GGFS_NONE;
+    // then offload/'s, CTX 1 first, and none of another file after them
+    ok = ok && ggfs_ino_of(&tree, ggfs_node_at(GGFS_OFFLOAD_CTX, 1)) == last_tensor + GGFS_MEMORY_CTX_MAX + 1;
+    ok = ok && ggfs_node_of(&tree, last_tensor + GGFS_MEMORY_CTX_MAX + 1).kind == GGFS_OFFLOAD_CTX;
+    ok = ok && ggfs_node_of(&tree, last_tensor + 2 * GGFS_MEMORY_CTX_MAX).index == GGFS_MEMORY_CTX_MAX;
+    ok = ok && ggfs_node_of(&tree, last_tensor + 2 * GGFS_MEMORY_CTX_MAX + 1).kind == GGFS_NONE;
     struct stat st;
-    ok = ok && ggfs_stat(&tree, ggfs_node_at(GGFS_ROOT, 0), &st) && st.st_nlink == 5;
+    // ".", its entry and the subdirectories' "..": metadata, tensors, memory, offload
+    ok = ok && ggfs_stat(&tree, ggfs_node_at(GGFS_ROOT, 0), &st) && st.st_nlink == 6;
     ggfs_tree_destroy(&tree);
     ggfs_model_close(model);
     tmptree_free(root);
