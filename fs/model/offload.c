@@ -174,42 +174,59 @@ static uint64_t arch_max(const ggp_file *keys, const char *suffix)
 
 ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys)
 {
+    const ggp_file **files = malloc(m->n_shards * sizeof *files);
+    if (!files)
+        return NULL;
+    for (uint32_t k = 0; k < m->n_shards; k++)
+        files[k] = m->shards[k].file;
+    ggfs_offload *o = ggfs_offload_new_files(files, m->n_shards, rules, keys);
+    free(files);
+    return o;
+}
+
+ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_files, const ggfs_memory_rules *rules,
+                                     const ggp_file *keys)
+{
+    uint64_t n_tensors = 0;
+    for (uint32_t k = 0; k < n_files; k++)
+        n_tensors += ggp_tensor_count(files[k]);
     ggfs_offload *o = calloc(1, sizeof *o);
-    if (!o || !(o->tensors = calloc(m->n_tensors ? m->n_tensors : 1, sizeof *o->tensors)) ||
-        !(o->hulls = calloc(m->n_shards, sizeof *o->hulls))) {
+    if (!o || !(o->tensors = calloc(n_tensors ? n_tensors : 1, sizeof *o->tensors)) ||
+        !(o->hulls = calloc(n_files ? n_files : 1, sizeof *o->hulls))) {
         ggfs_offload_free(o);
         return NULL;
     }
     o->rules = rules;
-    o->n_shards = m->n_shards;
-    o->n_tensors = m->n_tensors;
+    o->n_shards = n_files;
+    o->n_tensors = n_tensors;
     o->n_vocab = key_count(keys, "tokenizer.ggml.tokens");
     o->n_embd = arch_max(keys, "embedding_length");
     o->n_ff = arch_max(keys, "feed_forward_length");
     bool has_output = false;
-    uint64_t embd = 0;
-    for (uint64_t i = 0; i < m->n_tensors; i++) {
-        uint32_t shard;
-        const ggp_tensor *t = ggfs_model_tensor(m, i, &shard);
-        placed *p = &o->tensors[i];
-        p->shard = shard;
-        p->start = t->offset;
-        p->end = t->offset + t->bytes;
-        if (layer_of(t->name, &p->layer)) {
-            if (p->layer >= rules->n_layer) {
-                ggfs_offload_free(o);
-                return NULL;
+    uint64_t embd = 0, i = 0;
+    for (uint32_t shard = 0; shard < n_files; shard++) {
+        for (uint64_t j = 0; j < ggp_tensor_count(files[shard]); j++, i++) {
+            const ggp_tensor *t = ggp_tensor_at(files[shard], j);
+            placed *p = &o->tensors[i];
+            p->shard = shard;
+            p->start = t->offset;
+            p->end = t->offset + t->bytes;
+            if (layer_of(t->name, &p->layer)) {
+                if (p->layer >= rules->n_layer) {
+                    ggfs_offload_free(o);
+                    return NULL;
+                }
+                p->place = PLACE_LAYER;
+                p->expert = is_expert(t->name);
+                o->has_experts |= p->expert;
+            } else {
+                p->place = (uint8_t)place_of(t->name);
             }
-            p->place = PLACE_LAYER;
-            p->expert = is_expert(t->name);
-            o->has_experts |= p->expert;
-        } else {
-            p->place = (uint8_t)place_of(t->name);
+            if (name_is(t->name, "output.weight"))
+                has_output = true;
+            if (name_is(t->name, "token_embd.weight"))
+                embd = t->bytes;
         }
-        if (name_is(t->name, "output.weight"))
-            has_output = true;
-        if (name_is(t->name, "token_embd.weight"))
-            embd = t->bytes;
     }
     // llama.cpp's loaders take the token embeddings as the output matrix
     // when the file has none (TENSOR_DUPLICATED): a second copy only where

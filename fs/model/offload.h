@@ -33,6 +33,10 @@ typedef struct ggfs_offload ggfs_offload;
  * when out of memory or a tensor's name places it in no layer llama.cpp
  * has (a blk.N past block_count). */
 ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys);
+/* The same for the tensors of files[0, n_files), a split set's shards in
+ * order. */
+ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_files, const ggfs_memory_rules *rules,
+                                     const ggp_file *keys);
 void ggfs_offload_free(ggfs_offload *o);
 
 /* Whether the model has expert tensors (and so lines for --n-cpu-moe). */
