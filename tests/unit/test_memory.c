@@ -413,6 +413,120 @@ static int test_refused_cache_types(void)
     return 1;
 }
 
+/* Rows of the architecture table with rules of their own, each figure
+ * worked out from llama.cpp's source apart from the code. */
+static int test_arch_rows(void)
+{
+    ggfs_memory_rules r;
+    ggfs_memory m;
+    // llama4: chunks of 8192 whatever the window key says, three of every
+    // four layers; none at all when the key is 0
+    static const char *const l4[] = {
+        "llama4.context_length=65536", "llama4.embedding_length=256", "llama4.block_count=8",
+        "llama4.attention.head_count=4", "llama4.attention.sliding_window=100",
+    };
+    EXPECT(rules_of("llama4", l4, N(l4), 0, &r));
+    EXPECT_EQ(r.swa.layers, 6);
+    EXPECT_EQ(r.full.layers, 2);
+    EXPECT_EQ(r.n_swa, 8192);
+    ggfs_memory_at(&r, 65536, &m);
+    EXPECT_EQ(m.swa_cells, 8704);
+    static const char *const l4_off[] = {
+        "llama4.context_length=65536", "llama4.embedding_length=256", "llama4.block_count=8",
+        "llama4.attention.head_count=4", "llama4.attention.sliding_window=0",
+    };
+    EXPECT(rules_of("llama4", l4_off, N(l4_off), 0, &r));
+    EXPECT_EQ(r.swa.layers, 0);
+    // exaone4: a window only with 64 layers
+    static const char *const ex32[] = {
+        "exaone4.context_length=8192", "exaone4.embedding_length=256", "exaone4.block_count=32",
+        "exaone4.attention.head_count=4",
+    };
+    EXPECT(rules_of("exaone4", ex32, N(ex32), 0, &r));
+    EXPECT_EQ(r.swa.layers, 0);
+    static const char *const ex64[] = {
+        "exaone4.context_length=8192", "exaone4.embedding_length=256", "exaone4.block_count=64",
+        "exaone4.attention.head_count=4",
+    };
+    EXPECT(rules_of("exaone4", ex64, N(ex64), 0, &r));
+    EXPECT_EQ(r.swa.layers, 48);
+    EXPECT_EQ(r.n_swa, 4096);
+    // smallthinker: a given window becomes 4096, the dense layer first
+    static const char *const st[] = {
+        "smallthinker.context_length=8192", "smallthinker.embedding_length=256", "smallthinker.block_count=8",
+        "smallthinker.attention.head_count=4", "smallthinker.attention.sliding_window=100",
+    };
+    EXPECT(rules_of("smallthinker", st, N(st), 0, &r));
+    EXPECT_EQ(r.n_swa, 4096);
+    EXPECT_EQ(r.layer[0].cache, GGFS_LAYER_FULL);
+    EXPECT_EQ(r.layer[1].cache, GGFS_LAYER_SWA);
+    EXPECT_EQ(r.layer[4].cache, GGFS_LAYER_FULL);
+    // gpt-oss requires its window
+    static const char *const oss[] = {
+        "gpt-oss.context_length=8192", "gpt-oss.embedding_length=256", "gpt-oss.block_count=4",
+        "gpt-oss.attention.head_count=4",
+    };
+    EXPECT(!rules_of("gpt-oss", oss, N(oss), 0, &r));
+    // gemma3n: layers from 20 on reuse an earlier one's cache
+    static const char *const g3n[] = {
+        "gemma3n.context_length=8192", "gemma3n.embedding_length=256", "gemma3n.block_count=30",
+        "gemma3n.attention.head_count=4", "gemma3n.attention.sliding_window=512",
+    };
+    EXPECT(rules_of("gemma3n", g3n, N(g3n), 0, &r));
+    EXPECT_EQ(r.full.layers + r.swa.layers, 20);
+    EXPECT_EQ(r.full.layers, 4); // 4, 9, 14, 19
+    // grok: no quantized cache at all
+    static const char *const grok[] = {
+        "grok.context_length=8192", "grok.embedding_length=256", "grok.block_count=2", "grok.attention.head_count=4",
+    };
+    EXPECT(rules_of("grok", grok, N(grok), 0, &r));
+    EXPECT(r.refusal[GGFS_CACHE_Q8_0].refused && r.refusal[GGFS_CACHE_Q8_0].no_flash);
+    EXPECT(r.refusal[GGFS_CACHE_Q4_0].refused && !r.refusal[GGFS_CACHE_F16].refused);
+    // rwkv6: token shift 2 x n_embd and n_embd x head size, f32, a layer
+    static const char *const rwkv[] = {
+        "rwkv6.context_length=8192", "rwkv6.embedding_length=256", "rwkv6.block_count=3", "rwkv6.wkv.head_size=64",
+    };
+    EXPECT(rules_of("rwkv6", rwkv, N(rwkv), 0, &r));
+    EXPECT_EQ(r.recurrent, 3 * (2 * 256 + 256 * 64) * 4);
+    EXPECT_EQ(r.full.layers, 0);
+    // falcon-h1: attention and state in every layer
+    static const char *const fh[] = {
+        "falcon-h1.context_length=8192", "falcon-h1.embedding_length=256", "falcon-h1.block_count=2",
+        "falcon-h1.attention.head_count=4", "falcon-h1.attention.head_count_kv=1", "falcon-h1.ssm.conv_kernel=4",
+        "falcon-h1.ssm.inner_size=512", "falcon-h1.ssm.state_size=16", "falcon-h1.ssm.group_count=1",
+    };
+    EXPECT(rules_of("falcon-h1", fh, N(fh), 0, &r));
+    EXPECT_EQ(r.full.layers, 2);
+    EXPECT_EQ(r.recurrent, 2 * (3 * (512 + 2 * 16) + 16 * 512) * 4);
+    // nemotron_h: layers with a feed-forward have neither cache
+    static const char *const nh[] = {
+        "nemotron_h.context_length=8192", "nemotron_h.embedding_length=256", "nemotron_h.block_count=3",
+        "nemotron_h.attention.head_count=4", "nemotron_h.attention.head_count_kv=[0,2,0]",
+        "nemotron_h.feed_forward_length=[0,0,512]", "nemotron_h.ssm.conv_kernel=4", "nemotron_h.ssm.inner_size=512",
+        "nemotron_h.ssm.state_size=16", "nemotron_h.ssm.group_count=1",
+    };
+    EXPECT(rules_of("nemotron_h", nh, N(nh), 0, &r));
+    EXPECT_EQ(r.full.layers, 1);
+    EXPECT(r.layer[0].state > 0 && r.layer[1].state == 0 && r.layer[2].state == 0);
+    EXPECT_EQ(r.layer[2].cache, GGFS_LAYER_NO_KV);
+    // MLA keys mean nothing to an architecture that does not read them
+    static const char *const mla[] = {
+        "qwen2.context_length=8192", "qwen2.embedding_length=256", "qwen2.block_count=1",
+        "qwen2.attention.head_count=4", "qwen2.attention.key_length_mla=64", "qwen2.attention.value_length_mla=64",
+    };
+    EXPECT(rules_of("qwen2", mla, N(mla), 0, &r));
+    EXPECT_EQ(r.full.cell_bytes[GGFS_CACHE_F16], 2 * 256 * 2);
+    // an encoder: no cache, weights only
+    static const char *const bert[] = {
+        "bert.context_length=512", "bert.embedding_length=256", "bert.block_count=2", "bert.attention.head_count=4",
+    };
+    EXPECT(rules_of("bert", bert, N(bert), 1000, &r));
+    ggfs_memory_at(&r, 512, &m);
+    EXPECT_EQ(m.kv[GGFS_CACHE_F16], 0);
+    EXPECT_EQ(m.total_f16, 1000);
+    return 1;
+}
+
 int main(void)
 {
     int ok = 1;
@@ -421,6 +535,7 @@ int main(void)
     ok &= test_mla_recurrent_hybrid();
     ok &= test_unknown();
     ok &= test_refused_cache_types();
+    ok &= test_arch_rows();
     ok &= test_listed_and_names();
     ok &= test_tree_places();
     puts(ok ? "test_memory: ok" : "test_memory: FAILED");
