@@ -28,9 +28,12 @@ setup() {
     fi
 }
 
-# llama_memory CTX,... MODEL...: memory_client.mjs's lines.
+# llama_memory CTX,... MODEL...: memory_client.mjs's lines. Without the
+# test runner's MALLOC_PERTURB_, which would have glibc fill every buffer
+# llama.cpp allocates (its caches, of no concern here) and make each
+# context several times slower.
 llama_memory() {
-    env NODE_PATH="$LLAMA_CLIENT/node_modules" node "$HELPERS/memory_client.mjs" "$@"
+    env -u MALLOC_PERTURB_ NODE_PATH="$LLAMA_CLIENT/node_modules" node "$HELPERS/memory_client.mjs" "$@"
 }
 
 # field FILE KEY: the value of a `key: value` line.
@@ -186,24 +189,20 @@ field() {
             models+=("$f")
         else
             without+=("$name")
+            fusermount3 -u "$BATS_TEST_TMPDIR/$name"
         fi
-        fusermount3 -u "$BATS_TEST_TMPDIR/$name"
     done
     # the architectures whose caches are of other kinds, or that share
     # another context's (doc/SEMANTICS.md)
     [ "${without[*]}" = "deepseek32 deepseek4 dflash dots3note eagle3 gemma4-assistant glm-dsa graniteswitch hy_v4 minimax-m3 nanbeige qwen4exp" ]
     [ "${#with[@]}" -ge 120 ]
-    for f in "${models[@]}"; do
-        name=$(basename "$f" .gguf)
-        mount_model "$f" "$BATS_TEST_TMPDIR/$name"
-    done
     # One client for them all; llama.cpp itself crashes building the graph
     # of a few of these random models (after their caches, which are all
     # this test reads): the client goes on after each with the rest.
     local remaining=("${models[@]}") kept="" crashed=() done_models
+    export MEMORY_CLIENT_NO_ESTIMATE=1
     while [ "${#remaining[@]}" -gt 0 ]; do
-        run --separate-stderr env MEMORY_CLIENT_NO_ESTIMATE=1 NODE_PATH="$LLAMA_CLIENT/node_modules" \
-            node "$HELPERS/memory_client.mjs" 512,1300,5000 "${remaining[@]}"
+        run --separate-stderr llama_memory 512,1300,5000 "${remaining[@]}"
         # the models with all nine lines are done
         done_models=$(jq -r .model <<<"$output" | uniq -c | awk '$1 == 9 {n++} END {print n + 0}')
         kept+=$(jq -cs 'group_by(.model) | map(select(length == 9)) | flatten | .[]' <<<"$output")$'\n'

@@ -34,7 +34,9 @@ require_vulkan_client() {
 # offload_client CTX,... NGL,... MODEL...: offload_client.mjs's lines.
 offload_client() {
     mkdir -p -m 700 "$BATS_TEST_TMPDIR/xdg"
-    env NODE_PATH="$VULKAN_CLIENT/node_modules" GGML_VK_VISIBLE_DEVICES=0 XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/xdg" \
+    # (without the runner's MALLOC_PERTURB_: llama.cpp's buffers are no concern here)
+    env -u MALLOC_PERTURB_ NODE_PATH="$VULKAN_CLIENT/node_modules" GGML_VK_VISIBLE_DEVICES=0 \
+        XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/xdg" \
         node "$HELPERS/offload_client.mjs" "$@"
 }
 
