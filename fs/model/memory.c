@@ -511,6 +511,9 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
     uint64_t state = 0;
     bool ok = true;
     rules->n_layer = h.n_layer_all;
+    rules->n_embd = h.n_embd;
+    for (uint32_t il = 0; il < h.n_layer_all; il++)
+        rules->n_ff = h.n_ff[il] > rules->n_ff ? h.n_ff[il] : rules->n_ff;
     for (uint32_t il = 0; ok && il < h.n_layer_all; il++) {
         // recurrent state for the trunk's recurrent layers (is_recr is
         // never set past them)
@@ -522,6 +525,13 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
             ok = add_layer(h.is_swa[il] ? &rules->swa : &rules->full, &rules->layer[il], &h, il);
     }
     return ok;
+}
+
+const char *ggfs_cache_name(int type)
+{
+    static const char *const names[GGFS_CACHE_TYPES] = {
+        [GGFS_CACHE_F16] = "f16", [GGFS_CACHE_Q8_0] = "q8_0", [GGFS_CACHE_Q4_0] = "q4_0"};
+    return type >= 0 && type < GGFS_CACHE_TYPES ? names[type] : "?";
 }
 
 static uint64_t pad(uint64_t n, uint64_t to)

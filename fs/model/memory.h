@@ -69,6 +69,8 @@ typedef struct ggfs_memory_rules {
     uint64_t weights;      // bytes of tensor data
     ggfs_cache_refusal refusal[GGFS_CACHE_TYPES]; // never refused: f16
     uint32_t n_layer;      // block_count, prediction layers included
+    uint32_t n_embd;       // embedding_length
+    uint32_t n_ff;         // feed_forward_length, the largest layer's
     ggfs_layer_memory layer[GGFS_MEMORY_MAX_LAYERS];
 } ggfs_memory_rules;
 
@@ -94,6 +96,9 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
 
 /* The figures at a context of ctx tokens (1 <= ctx <= GGFS_MEMORY_CTX_MAX). */
 void ggfs_memory_at(const ggfs_memory_rules *rules, uint32_t ctx, ggfs_memory *out);
+
+/* A cache type's name: "f16", "q8_0", "q4_0". */
+const char *ggfs_cache_name(int type);
 
 /* The cells of a layer's cache at a context of ctx tokens. */
 uint64_t ggfs_memory_layer_cells(const ggfs_memory_rules *rules, uint32_t il, uint32_t ctx);

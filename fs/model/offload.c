@@ -2,7 +2,6 @@
  * Where llama.cpp puts a model's bytes with one GPU (see offload.h). Each
  * rule names the llama.cpp code it follows.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +40,6 @@ struct ggfs_offload {
     uint64_t tied_output; // bytes of the token embeddings, when the output reuses them; else 0
     bool has_experts;
     uint64_t n_vocab;
-    uint64_t n_embd, n_ff; // n_ff: the largest layer's feed-forward length
 };
 
 /* A GPU buffer holds each tensor at an offset aligned to its buffer
@@ -125,53 +123,6 @@ static uint64_t key_count(const ggp_file *keys, const char *key)
     return kv && kv->value.type == GGP_V_ARRAY ? kv->value.count : 0;
 }
 
-/* A positive integer value of any integer type, else 0. */
-static uint64_t positive(const ggp_file *keys, const ggp_value *v)
-{
-    switch (v->type) {
-    case GGP_V_U8:
-    case GGP_V_U16:
-    case GGP_V_U32:
-    case GGP_V_U64: return ggp_value_u64(keys, v);
-    case GGP_V_I8:
-    case GGP_V_I16:
-    case GGP_V_I32:
-    case GGP_V_I64: {
-        const int64_t i = ggp_value_i64(keys, v);
-        return i > 0 ? (uint64_t)i : 0;
-    }
-    default: return 0;
-    }
-}
-
-/* ARCH.suffix as an unsigned integer, or the largest element of an array
- * of them; 0 when absent or not one. */
-static uint64_t arch_max(const ggp_file *keys, const char *suffix)
-{
-    static const char arch_key[] = "general.architecture";
-    const ggp_kv *a = ggp_kv_find(keys, arch_key, sizeof arch_key - 1);
-    if (!a || a->value.type != GGP_V_STRING)
-        return 0;
-    const ggp_str arch = ggp_value_str(keys, &a->value);
-    char name[160];
-    const int n = snprintf(name, sizeof name, "%.*s.%s", (int)(arch.len < 64 ? arch.len : 64), arch.ptr, suffix);
-    const ggp_kv *kv = n > 0 && (size_t)n < sizeof name ? ggp_kv_find(keys, name, (size_t)n) : NULL;
-    if (!kv)
-        return 0;
-    if (kv->value.type != GGP_V_ARRAY)
-        return positive(keys, &kv->value);
-    uint64_t most = 0;
-    ggp_array_iter it;
-    ggp_value elem;
-    ggp_array_iter_init(&it, keys, &kv->value);
-    while (ggp_array_next(&it, &elem)) {
-        const uint64_t v = positive(keys, &elem);
-        if (v > most)
-            most = v;
-    }
-    return most;
-}
-
 ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys)
 {
     const ggp_file **files = malloc(m->n_shards * sizeof *files);
@@ -200,8 +151,6 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
     o->n_shards = n_files;
     o->n_tensors = n_tensors;
     o->n_vocab = key_count(keys, "tokenizer.ggml.tokens");
-    o->n_embd = arch_max(keys, "embedding_length");
-    o->n_ff = arch_max(keys, "feed_forward_length");
     bool has_output = false;
     uint64_t embd = 0, i = 0;
     for (uint32_t shard = 0; shard < n_files; shard++) {
@@ -337,8 +286,8 @@ static void place_compute(const ggfs_offload *o, uint32_t ctx, uint64_t host_lar
     const uint64_t cells = (ctx + UINT64_C(255)) / 256 * 256;
     const uint64_t mask = o->rules->full.layers + o->rules->swa.layers ? cells * ubatch * 2 : 0;
     const uint64_t logits = ubatch * 4 * o->n_vocab;
-    const uint64_t ffn = ubatch * 4 * (3 * o->n_ff + 6) + mask;
-    const uint64_t embd = ubatch * 4 * 2 * o->n_embd;
+    const uint64_t ffn = ubatch * 4 * (3 * (uint64_t)o->rules->n_ff + 6) + mask;
+    const uint64_t embd = ubatch * 4 * 2 * (uint64_t)o->rules->n_embd;
     row->gpu_compute = (logits > ffn ? logits : ffn) + embd + host_largest;
     row->host_compute = embd + mask;
 }

@@ -21,9 +21,6 @@ bool ggfs_memory_name_parse(const char *name, uint32_t *ctx)
     return true;
 }
 
-static const char *const cache_names[GGFS_CACHE_TYPES] = {
-    [GGFS_CACHE_F16] = "f16", [GGFS_CACHE_Q8_0] = "q8_0", [GGFS_CACHE_Q4_0] = "q4_0"};
-
 /* A cache's bytes, or `-` for a cache type llama.cpp refuses. */
 static void put_kv(const ggfs_memory *m, int type, ggp_sink *sink)
 {
@@ -42,7 +39,7 @@ static void render_ctx(const ggfs_memory *m, ggp_sink *sink)
     ggp_sink_printf(sink, "swa_layers: %" PRIu32 "\n", m->swa_layers);
     ggp_sink_printf(sink, "swa_cells: %" PRIu64 "\n", m->swa_cells);
     for (int t = 0; t < GGFS_CACHE_TYPES; t++) {
-        ggp_sink_printf(sink, "kv_%s: ", cache_names[t]);
+        ggp_sink_printf(sink, "kv_%s: ", ggfs_cache_name(t));
         put_kv(m, t, sink);
         ggp_sink_printf(sink, "\n");
     }
@@ -104,7 +101,7 @@ void ggfs_memory_warnings_render(const ggp_file *keys, ggp_sink *sink)
                                   "this architecture");
         else
             ggp_sink_printf(sink, "%c cache type %s with block size 32 does not divide n_embd_head_%c=%" PRIu32, r->row,
-                            cache_names[t], r->row == 'K' ? 'k' : 'v', r->head);
-        ggp_sink_printf(sink, ": llama.cpp makes no %s KV cache for this model\n", cache_names[t]);
+                            ggfs_cache_name(t), r->row == 'K' ? 'k' : 'v', r->head);
+        ggp_sink_printf(sink, ": llama.cpp makes no %s KV cache for this model\n", ggfs_cache_name(t));
     }
 }

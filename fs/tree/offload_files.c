@@ -7,9 +7,6 @@
 #include "model/offload.h"
 #include "tree/offload_files.h"
 
-static const char *const cache_names[GGFS_CACHE_TYPES] = {
-    [GGFS_CACHE_F16] = "f16", [GGFS_CACHE_Q8_0] = "q8_0", [GGFS_CACHE_Q4_0] = "q4_0"};
-
 static void put_row(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t gpu_layers, uint32_t cpu_moe,
                     ggp_sink *sink)
 {
@@ -20,17 +17,18 @@ static void put_row(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t gpu
     ggp_sink_printf(sink,
                     "%s\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
                     "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
-                    cache_names[cache], gpu_layers, cpu_moe, r.gpu_model, r.gpu_kv, r.gpu_compute, r.host_model,
+                    ggfs_cache_name(cache), gpu_layers, cpu_moe, r.gpu_model, r.gpu_kv, r.gpu_compute, r.host_model,
                     r.host_kv, r.host_compute, r.host_output, gpu_total, host_total);
 }
 
-bool ggfs_offload_ctx_render(const ggp_file *keys, const ggfs_model *m, uint32_t ctx, ggp_sink *sink)
+bool ggfs_offload_ctx_render(const ggp_file *keys, const ggfs_model *m, uint64_t weights, uint32_t ctx,
+                             ggp_sink *sink)
 {
     ggfs_memory_rules *rules = malloc(sizeof *rules);
     if (!rules)
         return false;
     ggfs_offload *o = NULL;
-    if (ctx < 1 || ctx > GGFS_MEMORY_CTX_MAX || !ggfs_memory_read(keys, ggfs_memory_weights(m), rules) ||
+    if (ctx < 1 || ctx > GGFS_MEMORY_CTX_MAX || !ggfs_memory_read(keys, weights, rules) ||
         !(o = ggfs_offload_new(m, rules, keys))) {
         free(rules);
         return false;
