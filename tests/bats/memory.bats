@@ -7,6 +7,7 @@
 # the mount's files.
 
 load test_helper
+load memory_models
 load llama_client
 
 # padded to 512, 1536 and 5120: gemma3's window (700) plus a batch is 1280
@@ -16,16 +17,7 @@ FAMILIES=(llama llama_f16 llama_head8 qwen2 qwen3 qwen3moe gemma2 gemma3 deepsee
 
 setup() {
     require_fuse
-    local cache=${GGUF_FS_CACHE:-$HOME/.cache/gguf-fs}
-    # Keyed by the generator's contents: a changed generator makes new models.
-    local key
-    key=$(sha256sum "$HELPERS/make_memory_models.py" | cut -c1-16)
-    MODELS="$cache/memory-models-$key"
-    if [ ! -f "$MODELS/.complete" ]; then
-        mkdir -p "$MODELS"
-        "$PYTHON" "$HELPERS/make_memory_models.py" "$GGML_LIB" "$MODELS" >/dev/null
-        touch "$MODELS/.complete"
-    fi
+    memory_models
 }
 
 # llama_memory CTX,... MODEL...: memory_client.mjs's lines. Without the

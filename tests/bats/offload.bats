@@ -8,17 +8,11 @@
 # caches; check_offload.py compares what it allocates with the mounts.
 
 load test_helper
+load memory_models
 
 setup() {
     require_fuse
-    local cache=${GGUF_FS_CACHE:-$HOME/.cache/gguf-fs} key
-    key=$(sha256sum "$HELPERS/make_memory_models.py" | cut -c1-16)
-    MODELS="$cache/memory-models-$key"
-    if [ ! -f "$MODELS/.complete" ]; then
-        mkdir -p "$MODELS"
-        "$PYTHON" "$HELPERS/make_memory_models.py" "$GGML_LIB" "$MODELS" >/dev/null
-        touch "$MODELS/.complete"
-    fi
+    memory_models
 }
 
 # require_vulkan_client: $VULKAN_CLIENT names the directory whose
