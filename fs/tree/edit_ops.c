@@ -363,7 +363,7 @@ void ggfs_edit_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int
         st.st_size = (off_t)o->text.len;
         pthread_mutex_unlock(&o->lock);
     }
-    fuse_reply_attr(req, &st, GGFS_CACHE_SECONDS);
+    fuse_reply_attr(req, &st, ggfs_tree_attr_timeout(tree, node.kind));
 }
 
 /* ==== Names ==== */

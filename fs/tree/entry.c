@@ -9,6 +9,24 @@
 #include "tree/entry.h"
 #include "tree/shape.h"
 
+static bool comes_and_goes(ggfs_kind kind)
+{
+    return kind == GGFS_TOKENIZER_DIR || kind == GGFS_MEMORY_DIR || kind == GGFS_OFFLOAD_DIR;
+}
+
+double ggfs_tree_entry_timeout(const ggfs_tree *tree, ggfs_kind kind)
+{
+    // A file that follows the keys is looked up at each open, which finds
+    // the version meant for the process (a new inode after an edit).
+    const bool changes = comes_and_goes(kind) || ggfs_kind_is(kind, GGFS_K_FOLLOWS_KEYS);
+    return ggfs_tree_editable(tree) && changes ? 0 : GGFS_CACHE_SECONDS;
+}
+
+double ggfs_tree_attr_timeout(const ggfs_tree *tree, ggfs_kind kind)
+{
+    return ggfs_tree_editable(tree) && kind == GGFS_ROOT ? 0 : GGFS_CACHE_SECONDS;
+}
+
 bool ggfs_tree_entry(ggfs_tree *tree, ggfs_view *view, ggfs_node node, struct fuse_entry_param *e)
 {
     memset(e, 0, sizeof *e);
@@ -21,12 +39,8 @@ bool ggfs_tree_entry(ggfs_tree *tree, ggfs_view *view, ggfs_node node, struct fu
         return false;
     }
     e->ino = e->attr.st_ino;
-    e->attr_timeout = GGFS_CACHE_SECONDS;
-    // An edited tree's files that follow the keys are looked up at each
-    // open, which finds the version meant for the process (a new inode
-    // after an edit).
-    const bool versioned = ggfs_tree_editable(tree) && ggfs_kind_is(node.kind, GGFS_K_FOLLOWS_KEYS);
-    e->entry_timeout = versioned ? 0 : GGFS_CACHE_SECONDS;
+    e->attr_timeout = ggfs_tree_attr_timeout(tree, node.kind);
+    e->entry_timeout = ggfs_tree_entry_timeout(tree, node.kind);
     return true;
 }
 

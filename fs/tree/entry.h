@@ -16,6 +16,15 @@
 /* How long the kernel keeps what does not change: a year. */
 #define GGFS_CACHE_SECONDS (365.0 * 24 * 3600)
 
+/* How long the kernel may keep node's entry, found or not, and its
+ * attributes. An edited tree's root and its directories that come and go
+ * with keys (tokenizer/, memory/, offload/) change with each edit, and
+ * the kernel is told so only after the edit's reply: they are asked for
+ * again at each use, so that no process sees the tree as it was before an
+ * edit it saw acknowledged. */
+double ggfs_tree_entry_timeout(const ggfs_tree *tree, ggfs_kind kind);
+double ggfs_tree_attr_timeout(const ggfs_tree *tree, ggfs_kind kind);
+
 /* Fills e with node's entry as found in view: pinned to its version
  * there, with the kernel's reference to it held (a reply that fails gives
  * it back with ggfs_tree_forget). False when node does not exist. */

@@ -62,8 +62,8 @@ unsigned ggfs_tree_op_lookup(ggfs_tree *tree, fuse_req_t req, fuse_ino_t parent,
     const bool found = ggfs_tree_entry(tree, view, node, &e);
     ggfs_view_put(view);
     if (!found) {
-        // A negative entry is cached as long as a positive one: the tree is fixed.
-        e.entry_timeout = GGFS_CACHE_SECONDS;
+        // A negative entry is cached as long as a positive one would be.
+        e.entry_timeout = ggfs_tree_entry_timeout(tree, node.kind);
         fuse_reply_entry(req, &e);
         return 0;
     }
@@ -84,7 +84,7 @@ void ggfs_tree_op_getattr(ggfs_tree *tree, fuse_req_t req, fuse_ino_t ino)
         fuse_reply_err(req, ENOENT);
         return;
     }
-    fuse_reply_attr(req, &st, GGFS_CACHE_SECONDS);
+    fuse_reply_attr(req, &st, ggfs_tree_attr_timeout(tree, ggfs_node_of(tree, ino).kind));
 }
 
 /* ==== Directories ==== */
