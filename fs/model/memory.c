@@ -515,6 +515,7 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
     for (uint32_t il = 0; il < h.n_layer_all; il++)
         rules->n_ff = h.n_ff[il] > rules->n_ff ? h.n_ff[il] : rules->n_ff;
     for (uint32_t il = 0; ok && il < h.n_layer_all; il++) {
+        rules->layer[il].sliding = h.is_swa[il];
         // recurrent state for the trunk's recurrent layers (is_recr is
         // never set past them)
         if (h.is_recr[il] && r->kv != GGFS_KV_PLAIN && r->kv != GGFS_KV_NONE) {

@@ -57,6 +57,7 @@ typedef struct ggfs_layer_memory {
     uint8_t cache;                          // GGFS_LAYER_*
     uint64_t cell_bytes[GGFS_CACHE_TYPES];  // 0 unless cache is FULL or SWA
     uint64_t state;                         // bytes of recurrent state
+    bool sliding;                           // its attention slides (is_swa), cache or not
 } ggfs_layer_memory;
 
 /* What a model's keys fix, read once by ggfs_memory_read. */

@@ -37,7 +37,9 @@ struct ggfs_offload {
     uint64_t n_tensors;
     placed *tensors;
     hull *hulls;          // one per shard, for each line's host mapping
-    uint64_t tied_output; // bytes of the token embeddings, when the output reuses them; else 0
+    uint64_t tied_output; // bytes of a second copy on the output layer's device: the token
+                          // embeddings as the output matrix, or the output as the embeddings
+    uint32_t rope_first, rope_last; // the first and last layers that load rope_freqs (PLACE_EACH_LAYER)
     bool has_experts;
     uint64_t n_vocab;
 };
@@ -67,21 +69,6 @@ static bool contains(ggp_str name, const char *part)
     return false;
 }
 
-/* blk.N.: N, or false when the name is not a layer's. */
-static bool layer_of(ggp_str name, uint32_t *layer)
-{
-    if (!has_prefix(name, "blk."))
-        return false;
-    uint64_t n = 0;
-    size_t i = 4;
-    for (; i < name.len && name.ptr[i] >= '0' && name.ptr[i] <= '9' && n <= UINT32_MAX; i++)
-        n = n * 10 + (uint64_t)(name.ptr[i] - '0');
-    if (i == 4 || i >= name.len || name.ptr[i] != '.' || n > UINT32_MAX)
-        return false;
-    *layer = (uint32_t)n;
-    return true;
-}
-
 /* common.h's LLM_FFN_EXPS_REGEX, "\.ffn_(up|down|gate|gate_up)_(ch|)exps",
  * which --n-cpu-moe applies to blk.N for N below its value. */
 static bool is_expert(ggp_str name)
@@ -100,12 +87,69 @@ static bool name_is(ggp_str name, const char *s)
     return name.len == strlen(s) && memcmp(name.ptr, s, name.len) == 0;
 }
 
-static place place_of(ggp_str name)
+/* The architectures whose loaders never take the token embeddings as the
+ * output matrix (no TENSOR_DUPLICATED copy in their load_arch_tensors):
+ * without output.weight they have no output layer's matrix at all. */
+static const char *const untied_output[] = {
+    "apertus", "arwkv7", "baichuan", "bailingmoe", "bailingmoe2", "bert", "bitnet", "codeshell", "dbrx", "dots1",
+    "eurobert", "gpt-oss", "gptneox", "internlm2", "jais", "jina-bert-v2", "jina-bert-v3", "kimi-k3", "kimi-linear",
+    "llada-moe", "maple", "mellum", "mimo2", "minimax-m2", "modern-bert", "muse-glimmer", "nemotron", "neo-bert",
+    "nomic-bert", "nomic-bert-moe", "olmo2", "olmoe", "orion", "phi2", "phimoe", "plamo", "qwen", "qwen2moe", "rwkv6",
+    "rwkv6qwen2", "rwkv7", "stablelm", "step35", "talkie", "wavtokenizer-dec", "xverse",
+};
+
+/* The architectures whose loaders take the output matrix as the token
+ * embeddings when the file has none: a TENSOR_DUPLICATED copy of the
+ * output kind, so a second copy on the output layer's device. */
+static const char *const output_as_input[] = {"codeshell"};
+
+/* The architectures that load rope_freqs in their full-attention layers
+ * only (not in the sliding ones). */
+static const char *const rope_freqs_full_only[] = {"gemma4"};
+
+/* The architectures whose token_embd_norm is the output norm
+ * (LLM_TENSOR_OUTPUT_NORM_LFM2); elsewhere it is layer 0's. */
+static const char *const embd_norm_output[] = {"lfm2", "lfm2moe"};
+
+static bool listed(ggp_str arch, const char *const *names, size_t n)
 {
-    // LLM_TENSOR_INFOS: the input layer's kinds, and the kinds each layer
-    // loads a copy of (TENSOR_DUPLICATED past layer 0, one per device)
-    static const char *const input[] = {"token_embd.", "position_embd.", "token_types.", "per_layer_token_embd."};
+    for (size_t i = 0; i < n; i++) {
+        if (name_is(arch, names[i]))
+            return true;
+    }
+    return false;
+}
+
+/* N of prefix N. at the start of name, or false. */
+static bool number_after(ggp_str name, const char *prefix, uint32_t *out)
+{
+    const size_t start = strlen(prefix);
+    if (!has_prefix(name, prefix))
+        return false;
+    uint64_t n = 0;
+    size_t i = start;
+    for (; i < name.len && name.ptr[i] >= '0' && name.ptr[i] <= '9' && n <= UINT32_MAX; i++)
+        n = n * 10 + (uint64_t)(name.ptr[i] - '0');
+    if (i == start || i >= name.len || name.ptr[i] != '.' || n > UINT32_MAX)
+        return false;
+    *out = (uint32_t)n;
+    return true;
+}
+
+/* Where a tensor goes by its name (LLM_TENSOR_INFOS' layer of its kind,
+ * and the layer number its loader gives a repeating kind); *layer is set
+ * for PLACE_LAYER. */
+static place place_of(ggp_str name, ggp_str arch, uint32_t *layer)
+{
+    static const char *const input[] = {"token_embd.", "position_embd.", "token_types.", "per_layer_token_embd.",
+                                        "hrm."};
     static const char *const each[] = {"rope_freqs.", "rope_factors_long.", "rope_factors_short."};
+    // repeating kinds outside blk.N that their loaders give layer 0
+    static const char *const first_layer[] = {"token_embd_norm.", "conv1d.", "per_layer_model_proj.",
+                                              "per_layer_proj_norm."};
+    if (number_after(name, "blk.", layer) || number_after(name, "posnet.", layer) ||
+        number_after(name, "convnext.", layer))
+        return PLACE_LAYER;
     for (size_t i = 0; i < sizeof input / sizeof input[0]; i++) {
         if (has_prefix(name, input[i]))
             return PLACE_INPUT;
@@ -114,7 +158,36 @@ static place place_of(ggp_str name)
         if (has_prefix(name, each[i]))
             return PLACE_EACH_LAYER;
     }
+    const size_t n_norm = sizeof embd_norm_output / sizeof embd_norm_output[0];
+    for (size_t i = 0; i < sizeof first_layer / sizeof first_layer[0]; i++) {
+        if (has_prefix(name, first_layer[i]) && !(i == 0 && listed(arch, embd_norm_output, n_norm))) {
+            *layer = 0;
+            return PLACE_LAYER;
+        }
+    }
     return PLACE_OUTPUT;
+}
+
+/* The layers that load rope_freqs: each, or the full-attention ones. */
+static void find_rope_layers(ggfs_offload *o, ggp_str arch)
+{
+    const size_t n_full_only = sizeof rope_freqs_full_only / sizeof rope_freqs_full_only[0];
+    const bool full_only = listed(arch, rope_freqs_full_only, n_full_only);
+    o->rope_first = UINT32_MAX;
+    o->rope_last = 0;
+    for (uint32_t il = 0; il < o->rules->n_layer; il++) {
+        if (full_only && o->rules->layer[il].sliding)
+            continue;
+        o->rope_first = il < o->rope_first ? il : o->rope_first;
+        o->rope_last = il;
+    }
+}
+
+static ggp_str architecture(const ggp_file *keys)
+{
+    static const char key[] = "general.architecture";
+    const ggp_kv *kv = ggp_kv_find(keys, key, sizeof key - 1);
+    return kv && kv->value.type == GGP_V_STRING ? ggp_value_str(keys, &kv->value) : (ggp_str){0};
 }
 
 static uint64_t key_count(const ggp_file *keys, const char *key)
@@ -151,8 +224,9 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
     o->n_shards = n_files;
     o->n_tensors = n_tensors;
     o->n_vocab = key_count(keys, "tokenizer.ggml.tokens");
-    bool has_output = false;
-    uint64_t embd = 0, i = 0;
+    const ggp_str arch = architecture(keys);
+    bool has_output = false, has_embd = false;
+    uint64_t embd = 0, output = 0, i = 0;
     for (uint32_t shard = 0; shard < n_files; shard++) {
         for (uint64_t j = 0; j < ggp_tensor_count(files[shard]); j++, i++) {
             const ggp_tensor *t = ggp_tensor_at(files[shard], j);
@@ -160,27 +234,30 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
             p->shard = shard;
             p->start = t->offset;
             p->end = t->offset + t->bytes;
-            if (layer_of(t->name, &p->layer)) {
+            p->place = (uint8_t)place_of(t->name, arch, &p->layer);
+            if (p->place == PLACE_LAYER) {
                 if (p->layer >= rules->n_layer) {
                     ggfs_offload_free(o);
                     return NULL;
                 }
-                p->place = PLACE_LAYER;
                 p->expert = is_expert(t->name);
                 o->has_experts |= p->expert;
-            } else {
-                p->place = (uint8_t)place_of(t->name);
             }
             if (name_is(t->name, "output.weight"))
-                has_output = true;
+                output = t->bytes, has_output = true;
             if (name_is(t->name, "token_embd.weight"))
-                embd = t->bytes;
+                embd = t->bytes, has_embd = true;
         }
     }
-    // llama.cpp's loaders take the token embeddings as the output matrix
-    // when the file has none (TENSOR_DUPLICATED): a second copy only where
-    // the output layer's device is not the host's.
-    o->tied_output = has_output ? 0 : embd;
+    // Most of llama.cpp's loaders take the token embeddings as the output
+    // matrix when the file has none (TENSOR_DUPLICATED): a second copy only
+    // where the output layer's device is not the host's.
+    const size_t n_untied = sizeof untied_output / sizeof untied_output[0];
+    o->tied_output = has_output || listed(arch, untied_output, n_untied) ? 0 : embd;
+    const size_t n_as_input = sizeof output_as_input / sizeof output_as_input[0];
+    if (!has_embd && listed(arch, output_as_input, n_as_input))
+        o->tied_output = output;
+    find_rope_layers(o, arch);
     return o;
 }
 
@@ -218,8 +295,9 @@ static void place_weights(const ggfs_offload *o, uint32_t i_gpu_start, uint32_t 
     const uint32_t n_layer = o->rules->n_layer;
     const bool output_on_gpu = n_layer >= i_gpu_start;
     // layers [0, i_gpu_start) on the host, [i_gpu_start, n_layer) on the GPU
-    const bool host_has_layer = i_gpu_start > 0;
-    const bool gpu_has_layer = i_gpu_start < n_layer;
+    // a device holds a copy of rope_freqs when it holds a layer that loads it
+    const bool host_has_layer = o->rope_first < i_gpu_start;
+    const bool gpu_has_layer = o->rope_first != UINT32_MAX && o->rope_last >= i_gpu_start;
     hull *hulls = o->hulls;
     memset(hulls, 0, o->n_shards * sizeof *hulls);
     uint64_t gpu = 0;

@@ -23,9 +23,10 @@ setup() {
 # llama_memory CTX,... MODEL...: memory_client.mjs's lines. Without the
 # test runner's MALLOC_PERTURB_, which would have glibc fill every buffer
 # llama.cpp allocates (its caches, of no concern here) and make each
-# context several times slower.
+# context several times slower. Its runs are kept (client_run).
 llama_memory() {
-    env -u MALLOC_PERTURB_ NODE_PATH="$LLAMA_CLIENT/node_modules" node "$HELPERS/memory_client.mjs" "$@"
+    client_run env -u MALLOC_PERTURB_ NODE_PATH="$LLAMA_CLIENT/node_modules" \
+        MEMORY_CLIENT_NO_ESTIMATE="${MEMORY_CLIENT_NO_ESTIMATE:-}" node "$HELPERS/memory_client.mjs" "$@"
 }
 
 # field FILE KEY: the value of a `key: value` line.
@@ -36,9 +37,11 @@ field() {
 @test "memory/CTX equals what llama.cpp allocates, twelve families and the sample model at three contexts with f16, q8_0 and q4_0 caches" {
     require_llama_client
     local f name args=() models=()
-    # the sample model is the one the demo and the client suites run
+    # the sample model is the one the demo and the client suites run (kept
+    # beside the others, replaced only when it changes: client_run)
     "$GGUF_FS_SCRIPTS/fixtures/make-sample" "$GGML_REF" "$BATS_TEST_TMPDIR/sample.gguf" >/dev/null
-    for f in "${FAMILIES[@]/#/$MODELS/}" "$BATS_TEST_TMPDIR/sample"; do
+    cmp -s "$BATS_TEST_TMPDIR/sample.gguf" "$MODELS/sample.gguf" || cp "$BATS_TEST_TMPDIR/sample.gguf" "$MODELS/sample.gguf"
+    for f in "${FAMILIES[@]/#/$MODELS/}" "$MODELS/sample"; do
         name=${f##*/}
         f+=.gguf
         mount_model "$f" "$BATS_TEST_TMPDIR/$name"
@@ -171,42 +174,33 @@ field() {
     require_llama_client
     local arches
     arches=$("$GGUF_FS_SCRIPTS/fixtures/arch-models") || skip "llama.cpp's tiny models could not be made"
+    # one mount of the folder: each model in it is its single mount
+    # (catalog.bats)
     local f name with=() without=() args=() models=()
+    local mnt="$BATS_TEST_TMPDIR/mnt"
+    mount_model "$arches" "$mnt"
     for f in "$arches"/*.gguf; do
         name=$(basename "$f" .gguf)
-        mount_model "$f" "$BATS_TEST_TMPDIR/$name"
-        if [ -d "$BATS_TEST_TMPDIR/$name/memory" ]; then
+        if [ -d "$mnt/$name.gguf/memory" ]; then
             with+=("$name")
-            args+=("$f=$BATS_TEST_TMPDIR/$name")
+            args+=("$f=$mnt/$name.gguf")
             models+=("$f")
         else
             without+=("$name")
-            fusermount3 -u "$BATS_TEST_TMPDIR/$name"
         fi
     done
     # the architectures whose caches are of other kinds, or that share
     # another context's (doc/SEMANTICS.md)
     [ "${without[*]}" = "deepseek32 deepseek4 dflash dots3note eagle3 gemma4-assistant glm-dsa graniteswitch hy_v4 minimax-m3 nanbeige qwen4exp" ]
     [ "${#with[@]}" -ge 120 ]
-    # One client for them all; llama.cpp itself crashes building the graph
-    # of a few of these random models (after their caches, which are all
-    # this test reads): the client goes on after each with the rest.
-    local remaining=("${models[@]}") kept="" crashed=() done_models
+    # One client for them all, restarted past the models it crashes on.
     export MEMORY_CLIENT_NO_ESTIMATE=1
-    while [ "${#remaining[@]}" -gt 0 ]; do
-        run --separate-stderr llama_memory 512,1300,5000 "${remaining[@]}"
-        # the models with all nine lines are done
-        done_models=$(jq -r .model <<<"$output" | uniq -c | awk '$1 == 9 {n++} END {print n + 0}')
-        kept+=$(jq -cs 'group_by(.model) | map(select(length == 9)) | flatten | .[]' <<<"$output")$'\n'
-        [ "$status" -eq 0 ] && break
-        crashed+=("$(basename "${remaining[$done_models]}" .gguf)")
-        remaining=("${remaining[@]:$((done_models + 1))}")
-    done
-    echo "llama.cpp crashed on: ${crashed[*]}"
-    run "$PYTHON" "$HELPERS/check_memory.py" "${args[@]}" <<<"${kept%$'\n'}"
+    past_crashes 9 llama_memory 512,1300,5000 -- "${models[@]}" >"$BATS_TEST_TMPDIR/kept"
+    echo "llama.cpp crashed on: ${CRASHED[*]}"
+    run "$PYTHON" "$HELPERS/check_memory.py" "${args[@]}" <"$BATS_TEST_TMPDIR/kept"
     echo "$output" | tail -n 5
     [ "$status" -eq 0 ]
-    [ "${lines[-1]}" = "$(((${#models[@]} - ${#crashed[@]}) * 9)) contexts checked, 0 differences" ]
+    [ "${lines[-1]}" = "$(((${#models[@]} - ${#CRASHED[@]}) * 9)) contexts checked, 0 differences" ]
     # the same few every time: random weights some graphs cannot take
-    [ "${crashed[*]}" = "arwkv7 falcon-h1 granitehybrid nemotron_h nemotron_h_moe phi3 plm pockettts qwen35 qwen35moe qwen3next rwkv6qwen2 t5 t5encoder" ]
+    [ "${CRASHED[*]}" = "arwkv7 falcon-h1 granitehybrid nemotron_h nemotron_h_moe phi3 plm pockettts qwen35 qwen35moe qwen3next rwkv6qwen2 t5 t5encoder" ]
 }

@@ -29,9 +29,10 @@ require_vulkan_client() {
 offload_client() {
     mkdir -p -m 700 "$BATS_TEST_TMPDIR/xdg"
     # (without the runner's MALLOC_PERTURB_: llama.cpp's buffers are no concern here)
-    env -u MALLOC_PERTURB_ NODE_PATH="$VULKAN_CLIENT/node_modules" GGML_VK_VISIBLE_DEVICES=0 \
-        XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/xdg" \
-        node "$HELPERS/offload_client.mjs" "$@"
+    # (its runs kept: client_run; the runtime folder is no part of them)
+    XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/xdg" client_run env -u MALLOC_PERTURB_ \
+        NODE_PATH="$VULKAN_CLIENT/node_modules" GGML_VK_VISIBLE_DEVICES=0 \
+        OFFLOAD_CLIENT_TYPES="${OFFLOAD_CLIENT_TYPES:-}" node "$HELPERS/offload_client.mjs" "$@"
 }
 
 @test "offload/CTX equals what llama.cpp allocates on a Vulkan device and the host: -ngl 0, half and all, two contexts, three cache types" {
@@ -54,6 +55,37 @@ offload_client() {
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[-1]}" = "$((${#models[@]} * 3 * 2 * 3)) contexts checked, 0 differences" ]
+}
+
+@test "every architecture llama.cpp makes a context for: offload/ places weights, KV and output as llama.cpp does on a Vulkan device, -ngl 0, half and all, two contexts" {
+    require_vulkan_client
+    local arches
+    arches=$("$GGUF_FS_SCRIPTS/fixtures/arch-models") || skip "llama.cpp's tiny models could not be made"
+    # one mount of the folder: each model in it is its single mount
+    # (catalog.bats)
+    local f args=() models=() mnt="$BATS_TEST_TMPDIR/mnt"
+    mount_model "$arches" "$mnt"
+    for f in "$arches"/*.gguf; do
+        if [ -d "$mnt/${f##*/}/offload" ]; then
+            args+=("$f=$mnt/${f##*/}")
+            models+=("$f")
+        fi
+    done
+    [ "${#models[@]}" -ge 120 ]
+    # the cache types are memory.bats's concern: f16 here
+    export OFFLOAD_CLIENT_TYPES=F16
+    past_crashes 6 offload_client 512,4096 0,half,all -- "${models[@]}" >"$BATS_TEST_TMPDIR/kept"
+    echo "llama.cpp crashed on: ${CRASHED[*]}"
+    run "$PYTHON" "$HELPERS/check_offload.py" "${args[@]}" <"$BATS_TEST_TMPDIR/kept"
+    echo "$output" | grep -v _compute
+    [[ "${lines[-1]}" == "$(((${#models[@]} - ${#CRASHED[@]}) * 6)) contexts checked, "* ]]
+    # The differences are a device's gaps, not llama.cpp's placement: a
+    # weight whose op the device cannot run stays on the host (llvmpipe
+    # runs neither the Mamba-1 scan of mamba, jamba and plamo2 nor some of
+    # RWKV-6's ops), which offload/ does not model (doc/SEMANTICS.md).
+    [ "$(grep -v _compute <<<"$output" | awk '/ at [0-9]+, / {print $1}' | sort -u | paste -sd ' ')" = "jamba mamba plamo2 rwkv6" ]
+    # the same few every time: random weights some graphs cannot take
+    [ "${CRASHED[*]}" = "arwkv7 falcon-h1 granitehybrid nemotron_h nemotron_h_moe phi3 plm pockettts qwen35 qwen35moe qwen3next rwkv6qwen2 t5 t5encoder" ]
 }
 
 @test "offload/ lists memory/'s contexts; a line per cache type and -ngl from 0 to every layer and the output; stat sizes exact" {

@@ -11,6 +11,7 @@
 //   usage: NODE_PATH=DIR/node_modules GGML_VK_VISIBLE_DEVICES=0 XDG_RUNTIME_DIR=DIR \
 //          node offload_client.mjs CTX,CTX NGL,NGL,... MODEL...
 //   NGL: a number, or half (block_count / 2), all (block_count + 1)
+//   env: OFFLOAD_CLIENT_TYPES  the cache types, comma-separated (F16,Q8_0,Q4_0)
 import {createRequire} from "node:module";
 import path from "node:path";
 
@@ -37,7 +38,7 @@ if (llama.gpu !== "vulkan") {
 // llama.cpp's log arrives on the next turns of the event loop
 const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
 
-const types = ["F16", "Q8_0", "Q4_0"];
+const types = (process.env.OFFLOAD_CLIENT_TYPES || "F16,Q8_0,Q4_0").split(",");
 for (const modelPath of models) {
     const info = await readGgufFileInfo(modelPath, {readTensorInfo: false});
     const arch = info.metadata.general.architecture;

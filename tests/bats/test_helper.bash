@@ -70,10 +70,13 @@ wait_gone() {
 unmount_all() {
     [ -f "$BATS_TEST_TMPDIR/daemons" ] || return 0
     local pid mnt status=0
+    # every mount first, then every daemon: their exits overlap
     while read -r pid mnt; do
         if mountpoint -q "$mnt"; then
             fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
         fi
+    done <"$BATS_TEST_TMPDIR/daemons"
+    while read -r pid mnt; do
         if ! wait_gone "$pid"; then
             echo "daemon $pid did not exit after unmount" >&2
             kill -9 "$pid" 2>/dev/null || true
