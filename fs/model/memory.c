@@ -514,6 +514,15 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
     rules->n_embd = h.n_embd;
     for (uint32_t il = 0; il < h.n_layer_all; il++)
         rules->n_ff = h.n_ff[il] > rules->n_ff ? h.n_ff[il] : rules->n_ff;
+    // the experts' shape, for offload/'s compute buffers (none when a key
+    // is not a number)
+    if (get_u32(keys, r->name, "expert_count", &rules->n_expert) != FOUND ||
+        get_u32(keys, r->name, "expert_used_count", &rules->n_expert_used) != FOUND)
+        rules->n_expert = rules->n_expert_used = 0;
+    if (get_u32(keys, r->name, "expert_feed_forward_length", &rules->n_ff_exp) != FOUND)
+        rules->n_ff_exp = 0;
+    if (get_u32(keys, r->name, "leading_dense_block_count", &rules->n_dense_lead) != FOUND)
+        rules->n_dense_lead = 0;
     for (uint32_t il = 0; ok && il < h.n_layer_all; il++) {
         rules->layer[il].sliding = h.is_swa[il];
         // recurrent state for the trunk's recurrent layers (is_recr is

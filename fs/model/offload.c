@@ -349,22 +349,41 @@ static void place_caches(const ggfs_offload *o, uint32_t ctx, int cache, uint32_
     }
 }
 
+/* The floats per token live at once in the widest feed-forward block:
+ * gate, up and their product, and a few small inputs; in an expert layer,
+ * those of each expert a token uses, beside the router's logits. */
+static uint64_t ffn_width(const ggfs_memory_rules *r)
+{
+    const uint64_t dense = 3 * (uint64_t)r->n_ff + 6;
+    if (r->n_expert == 0 || r->n_expert_used == 0)
+        return dense;
+    const uint64_t n_ff_exp = r->n_ff_exp ? r->n_ff_exp : r->n_ff;
+    const uint64_t experts = (uint64_t)r->n_expert_used * 3 * n_ff_exp + r->n_expert + 6;
+    return r->n_dense_lead && dense > experts ? dense : experts;
+}
+
 /* The compute buffers, modelled on the peak of what ggml's graph
  * allocator keeps live for a ubatch of n_ubatch tokens (sched_reserve's
  * worst case: n_ubatch tokens, as many outputs). On the GPU, which runs
  * the large products even of weights left on the host (op offload): the
  * larger of the ubatch's logits and the feed-forward activations (gate,
- * up and their product, n_ff wide, with the f16 attention mask over the
- * cells), beside two embedding-wide activations; plus a copy of the
+ * up and their product, n_ff wide, with the f16 attention masks over the
+ * cells, a second one over the sliding layers' cache), beside two
+ * embedding-wide activations; plus a copy of the
  * largest weight left on the host. On the host: the input embeddings, one
- * more embedding-wide activation and the mask. */
+ * more embedding-wide activation and the masks. */
 static void place_compute(const ggfs_offload *o, uint32_t ctx, uint64_t host_largest, ggfs_offload_row *row)
 {
     const uint64_t ubatch = ctx < 512 ? ctx : 512;
     const uint64_t cells = (ctx + UINT64_C(255)) / 256 * 256;
-    const uint64_t mask = o->rules->full.layers + o->rules->swa.layers ? cells * ubatch * 2 : 0;
+    uint64_t mask = o->rules->full.layers + o->rules->swa.layers ? cells * ubatch * 2 : 0;
+    // sliding layers have a mask of their own, over their cache's cells
+    ggfs_memory m;
+    ggfs_memory_at(o->rules, ctx, &m);
+    if (m.swa_layers)
+        mask += m.swa_cells * ubatch * 2;
     const uint64_t logits = ubatch * 4 * o->n_vocab;
-    const uint64_t ffn = ubatch * 4 * (3 * (uint64_t)o->rules->n_ff + 6) + mask;
+    const uint64_t ffn = ubatch * 4 * ffn_width(o->rules) + mask;
     const uint64_t embd = ubatch * 4 * 2 * (uint64_t)o->rules->n_embd;
     row->gpu_compute = (logits > ffn ? logits : ffn) + embd + host_largest;
     row->host_compute = embd + mask;
