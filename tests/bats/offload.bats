@@ -136,6 +136,32 @@ offload_client() {
     [ "$output" = 1 ]
 }
 
+@test "--n-cpu-moe lines equal what llama.cpp places with its --n-cpu-moe overrides, every architecture with experts" {
+    require_vulkan_client
+    local client arches
+    client=$("$GGUF_FS_SCRIPTS/fixtures/cpu-moe-client") || skip "the --n-cpu-moe client could not be built"
+    arches=$("$GGUF_FS_SCRIPTS/fixtures/arch-models") || skip "llama.cpp's tiny models could not be made"
+    local f mnt="$BATS_TEST_TMPDIR/mnt" args=() n_layer n=0 out="$BATS_TEST_TMPDIR/loads"
+    mount_model "$arches" "$mnt"
+    mkdir -p -m 700 "$BATS_TEST_TMPDIR/xdg"
+    : >"$out"
+    for f in "$arches"/*.gguf; do
+        [ -f "$mnt/${f##*/}/offload/512" ] || continue
+        n_layer=$(awk -F '\t' 'NR > 1 {if ($3 > m) m = $3} END {print m + 0}' "$mnt/${f##*/}/offload/512")
+        [ "$n_layer" -gt 0 ] || continue
+        args+=("$f=$mnt/${f##*/}")
+        n=$((n + n_layer + 1))
+        # shellcheck disable=SC2086 # the binary and the backends' folder
+        XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/xdg" client_run env -u MALLOC_PERTURB_ GGML_VK_VISIBLE_DEVICES=0 \
+            $client "$f" $(seq 0 "$n_layer") >>"$out" 2>/dev/null
+    done
+    [ "${#args[@]}" -ge 20 ]
+    run "$PYTHON" "$HELPERS/check_cpu_moe.py" 512 "${args[@]}" <"$out"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = "$n loads checked, 0 differences" ]
+}
+
 @test "a cache type llama.cpp refuses has no lines in offload/" {
     local mnt="$BATS_TEST_TMPDIR/mnt"
     mount_model "$MODELS/llama_head8.gguf" "$mnt"
