@@ -22,25 +22,30 @@ memory_models() {
 # client_run CMD...: runs CMD (a client loading models with llama.cpp),
 # or prints again what it printed before, with its status, for the same
 # words and the same files: the bytes of each word that is a file under
-# 1 MiB (the client's script, wherever it was checked out), the size and
-# time of a larger one (a model in the cache: hashing them all at each
-# call would take seconds); NODE_PATH names the pinned client's version.
+# 1 MiB (the client's script, wherever it was checked out), the path, size
+# and time of a larger one (a model in the cache, whose path the client
+# prints: hashing them all at each call would take seconds); NODE_PATH
+# names the pinned client's version.
 # What llama.cpp allocates for a model is fixed by those: its runs are
 # the slow part of these suites, and what is compared with the mounts is
 # still read from the mounts at each run. A run that ends with a status
 # below 128 but not 0 (the client could not start, say) is not kept;
 # llama.cpp crashing on a model (a signal) is.
 client_run() {
-    local cache=${GGUF_FS_CACHE:-$HOME/.cache/gguf-fs}/client-runs key word files=()
+    local cache=${GGUF_FS_CACHE:-$HOME/.cache/gguf-fs}/client-runs key word words=() files=() small=() large=()
+    local size path
     for word in "$@"; do
-        [ ! -f "$word" ] || files+=("$word")
+        if [ -f "$word" ]; then files+=("$word"); else words+=("$word"); fi
     done
+    if [ "${#files[@]}" -gt 0 ]; then
+        while IFS=$'\t' read -r size path; do
+            if [ "$size" -lt 1048576 ]; then small+=("$path"); else large+=("$path"); fi
+        done < <(find "${files[@]}" -maxdepth 0 -printf '%s\t%p\n')
+    fi
     key=$({
-        printf '%s\n' "$@"
-        if [ "${#files[@]}" -gt 0 ]; then
-            find "${files[@]}" -maxdepth 0 -size -1048576c -exec sha256sum {} +
-            find "${files[@]}" -maxdepth 0 -size +1048575c -printf '%p %s %T@\n'
-        fi
+        printf '%s\n' "${words[@]}"
+        [ "${#small[@]}" -eq 0 ] || cat -- "${small[@]}" | sha256sum
+        [ "${#large[@]}" -eq 0 ] || stat -c '%n %s %Y' -- "${large[@]}"
     } | sha256sum | cut -c1-32)
     if [ ! -f "$cache/$key.status" ]; then
         mkdir -p "$cache"
