@@ -159,8 +159,10 @@ static place place_of(ggp_str name, ggp_str arch, uint32_t *layer)
             return PLACE_EACH_LAYER;
     }
     const size_t n_norm = sizeof embd_norm_output / sizeof embd_norm_output[0];
+    if (has_prefix(name, "token_embd_norm.") && listed(arch, embd_norm_output, n_norm))
+        return PLACE_OUTPUT;
     for (size_t i = 0; i < sizeof first_layer / sizeof first_layer[0]; i++) {
-        if (has_prefix(name, first_layer[i]) && !(i == 0 && listed(arch, embd_norm_output, n_norm))) {
+        if (has_prefix(name, first_layer[i])) {
             *layer = 0;
             return PLACE_LAYER;
         }
