@@ -22,6 +22,7 @@ check_hashes() {
     [ "$status" -eq 0 ] || { echo "$2:"; echo "$output" | head -20; return 1; }
 }
 
+# bats test_tags=every_fixture
 @test "hashes of every fixture are gguf-hash's, with the tensor files read first or after" {
     local f base n=0 order
     for f in "$GGUF_FS_FIXTURES"/type-*.gguf "$(fixture aligned64.gguf)" "$(fixture metadata.gguf)"; do
@@ -39,6 +40,7 @@ check_hashes() {
     [ "$n" -ge 37 ]
 }
 
+# bats test_tags=every_fixture
 @test "big-endian and version 1 and 2 files hash their tensors' bytes as stored" {
     local variant type
     for variant in be be-old v1 v2; do

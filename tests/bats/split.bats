@@ -43,6 +43,7 @@ check_set() {
     fusermount3 -u "$b"
 }
 
+# bats test_tags=every_fixture
 @test "every fixture split in shards mounts as its unsplit file, model.gguf byte for byte" {
     local model n=0
     for model in "$GGUF_FS_FIXTURES"/type-*.gguf "$GGUF_FS_FIXTURES"/aligned64.gguf \
@@ -65,6 +66,7 @@ check_set() {
     check_set "$model" "$SETS/nt-00001-of-00004.gguf" nt
 }
 
+# bats test_tags=every_fixture
 @test "big-endian and version 1 and 2 sets keep their byte order and version in model.gguf" {
     local variant model
     for variant in be be-old v1 v2; do

@@ -8,6 +8,7 @@ setup() {
     require_fuse
 }
 
+# bats test_tags=every_fixture
 @test "every type's info, raw and f32 equal ggml's, through cat, numpy and pread" {
     local model checked=0
     for model in "$GGUF_FS_FIXTURES"/type-*.gguf "$GGUF_FS_FIXTURES"/aligned64.gguf; do
@@ -64,6 +65,7 @@ setup() {
     [ ! -e "$mnt/tensors/odd/f32" ]
 }
 
+# bats test_tags=every_fixture
 @test "big-endian and version 1 and 2 files give the same f32 as ggml's little-endian original" {
     local variant type checked=0
     for variant in be be-old v1 v2; do

@@ -39,6 +39,7 @@ hostile() {
     done
 }
 
+# bats test_tags=every_fixture
 @test "tensors.tsv, f32.npy and stats of every type agree with info, f32, ggml and numpy" {
     local f base checked=0
     for f in "$GGUF_FS_FIXTURES"/type-*.gguf "$(fixture aligned64.gguf)"; do

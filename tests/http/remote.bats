@@ -59,6 +59,7 @@ now() {
     date +%s.%N
 }
 
+# bats test_tags=every_fixture
 @test "every fixture mounted by URL has the local mount's tree, byte for byte" {
     local f n=0
     for f in "$FILES"/*.gguf "$FILES"/be/*.gguf; do
