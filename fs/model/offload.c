@@ -147,7 +147,9 @@ static place place_of(ggp_str name, ggp_str arch, uint32_t *layer)
     // repeating kinds outside blk.N that their loaders give layer 0
     static const char *const first_layer[] = {"token_embd_norm.", "conv1d.", "per_layer_model_proj.",
                                               "per_layer_proj_norm."};
-    if (number_after(name, "blk.", layer) || number_after(name, "posnet.", layer) ||
+    // (T5's encoder and decoder blocks are layer N's alike)
+    if (number_after(name, "blk.", layer) || number_after(name, "enc.blk.", layer) ||
+        number_after(name, "dec.blk.", layer) || number_after(name, "posnet.", layer) ||
         number_after(name, "convnext.", layer))
         return PLACE_LAYER;
     for (size_t i = 0; i < sizeof input / sizeof input[0]; i++) {

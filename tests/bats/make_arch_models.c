@@ -101,14 +101,14 @@ static const struct arch ARCHS[] = {
     {.name = "qwen2vl", .flags = 0},
     {.name = "qwen3", .flags = 0, .heads = 4, .heads_kv = 1},  // heads of 64, one KV head
     {.name = "qwen3moe", .flags = MOE},
-    {.name = "qwen3next", .flags = MOE | SSM_256},
+    {.name = "qwen3next", .flags = MOE | SSM_256 | DECLARE},
     {.name = "qwen3vl", .flags = 0},
     {.name = "qwen3vlmoe", .flags = MOE},
-    {.name = "qwen35", .flags = SSM_256},
-    {.name = "qwen35moe", .flags = MOE | SSM_256},
+    {.name = "qwen35", .flags = SSM_256 | DECLARE},
+    {.name = "qwen35moe", .flags = MOE | SSM_256 | DECLARE},
     {.name = "qwen4exp", .flags = MOE | SSM_256},
     {.name = "phi2", .flags = 0},
-    {.name = "phi3", .flags = 0},
+    {.name = "phi3", .flags = DECLARE},
     {.name = "phimoe", .flags = MOE},
     {.name = "plamo", .flags = 0},
     {.name = "plamo2", .flags = HYBRID},
@@ -132,7 +132,7 @@ static const struct arch ARCHS[] = {
     {.name = "mamba2", .flags = 0},
     {.name = "maple", .flags = MOE | SWA_LIST},
     {.name = "jamba", .flags = HYBRID},
-    {.name = "falcon-h1", .flags = 0},
+    {.name = "falcon-h1", .flags = DECLARE},
     {.name = "xverse", .flags = 0},
     {.name = "command-r", .flags = 0},
     {.name = "cohere2", .flags = 0},
@@ -155,13 +155,13 @@ static const struct arch ARCHS[] = {
     {.name = "glm4moe", .flags = MOE},
     {.name = "glm-dsa", .flags = MOE | MLA, .embd = 128, .heads = 1, .ff = 192},
     {.name = "bitnet", .flags = OWN_WRITER},
-    {.name = "t5", .flags = OWN_WRITER},
-    {.name = "t5encoder", .flags = 0},
+    {.name = "t5", .flags = OWN_WRITER | DECLARE},
+    {.name = "t5encoder", .flags = DECLARE},
     {.name = "jais", .flags = 0},
     {.name = "jais2", .flags = 0},
     {.name = "nemotron", .flags = 0},
-    {.name = "nemotron_h", .flags = HYBRID | FF_LIST, .layers = 3},
-    {.name = "nemotron_h_moe", .flags = MOE | HYBRID | FF_LIST, .layers = 3},
+    {.name = "nemotron_h", .flags = HYBRID | FF_LIST | DECLARE, .layers = 3},
+    {.name = "nemotron_h_moe", .flags = MOE | HYBRID | FF_LIST | DECLARE, .layers = 3},
     {.name = "exaone", .flags = 0},
     {.name = "exaone4", .flags = 0},
     {.name = "exaone-moe", .flags = MOE},
@@ -171,7 +171,7 @@ static const struct arch ARCHS[] = {
     {.name = "arwkv7", .flags = 0},
     {.name = "granite", .flags = 0},
     {.name = "granitemoe", .flags = 0},
-    {.name = "granitehybrid", .flags = HYBRID},
+    {.name = "granitehybrid", .flags = HYBRID | DECLARE},
     {.name = "graniteswitch", .flags = 0},  // one adapter
     {.name = "granite_swa", .flags = SWA_LIST},
     {.name = "chameleon", .flags = 0, .vocab = 10240},  // image tokens are hard-coded ids
@@ -227,7 +227,7 @@ static const struct arch ARCHS[] = {
     {.name = "mellum", .flags = MOE},
     {.name = "nanbeige", .flags = 0},
     {.name = "qwen3tts", .flags = 0, .vocab = 3072},  // at least its codec head (3072)
-    {.name = "pockettts", .flags = 0},
+    {.name = "pockettts", .flags = DECLARE},
 };
 
 enum { N_ARCHS = sizeof ARCHS / sizeof ARCHS[0] };
@@ -510,6 +510,9 @@ static void add_own(const struct meta *m, const struct arch *a, const struct dim
         u32(m, "adapters.lora_rank", 8);
         gguf_set_arr_data(m->g, key(m, "adapters.token_ids_activate"), GGUF_TYPE_INT32, activate, 1);
         gguf_set_arr_data(m->g, key(m, "adapters.token_ids_substitute"), GGUF_TYPE_INT32, substitute, 1);
+    } else if (strcmp(a->name, "rwkv6qwen2") == 0 || strcmp(a->name, "arwkv7") == 0) {
+        // one token shift (the attention's): their graph asserts the state is one embedding wide
+        u32(m, "token_shift_count", 1);
     } else if (strcmp(a->name, "maple") == 0) {
         f32(m, "swiglu_clamp_exp", 7.0f);
     } else if (strcmp(a->name, "bailingmoe3") == 0) {
@@ -610,10 +613,61 @@ static void declare(struct gguf_context *g, enum ggml_type type, int64_t ne0, in
     gguf_add_tensor(g, &t);
 }
 
+// Optional tensors (TENSOR_NOT_REQUIRED) whose graph uses them all the
+// same: a dry load never asks for them, and without them llama.cpp
+// crashes building the graph. Which layers hold each:
+enum holders {
+    EVERY_LAYER,
+    FIRST_LAYER,      // shared by the others (T5's relative position bias)
+    RECURRENT_LAYER,  // the layer HYBRID makes recurrent: layer 1
+    LINEAR_LAYERS,    // the gated delta net layers: all but every 2nd (full_attention_interval 2)
+};
+static const struct optional_tensor {
+    const char *arch, *format;
+    enum holders holders;
+} OPTIONAL_TENSORS[] = {
+    // the fused Q/K/V, or the three: the loader takes either
+    {"phi3", "blk.%u.attn_qkv.weight", EVERY_LAYER},
+    {"pockettts", "blk.%u.attn_qkv.weight", EVERY_LAYER},
+    // the Mamba-2 convolution's bias, which build_mamba2_layer adds
+    {"falcon-h1", "blk.%u.ssm_conv1d.bias", EVERY_LAYER},
+    {"granitehybrid", "blk.%u.ssm_conv1d.bias", RECURRENT_LAYER},
+    {"nemotron_h", "blk.%u.ssm_conv1d.bias", RECURRENT_LAYER},
+    {"nemotron_h_moe", "blk.%u.ssm_conv1d.bias", RECURRENT_LAYER},
+    // the linear attention's fused Q/K/V and its gate (or the older ssm_in)
+    {"qwen3next", "blk.%u.attn_qkv.weight", LINEAR_LAYERS},
+    {"qwen3next", "blk.%u.attn_gate.weight", LINEAR_LAYERS},
+    {"qwen35", "blk.%u.attn_qkv.weight", LINEAR_LAYERS},
+    {"qwen35", "blk.%u.attn_gate.weight", LINEAR_LAYERS},
+    {"qwen35moe", "blk.%u.attn_qkv.weight", LINEAR_LAYERS},
+    {"qwen35moe", "blk.%u.attn_gate.weight", LINEAR_LAYERS},
+    // layer 0's relative position bias serves every layer
+    {"t5", "enc.blk.%u.attn_rel_b.weight", FIRST_LAYER},
+    {"t5", "dec.blk.%u.attn_rel_b.weight", FIRST_LAYER},
+    {"t5encoder", "enc.blk.%u.attn_rel_b.weight", FIRST_LAYER},
+};
+
+static bool holds(enum holders h, uint32_t il)
+{
+    switch (h) {
+    case EVERY_LAYER: return true;
+    case FIRST_LAYER: return il == 0;
+    case RECURRENT_LAYER: return il == 1;
+    case LINEAR_LAYERS: return (il + 1) % 2 != 0;
+    }
+    return false;
+}
+
 // Tensors the dry loads cannot find: optional ones an architecture needs
-// one of, and ones whose type or listed shape matters.
+// (one of), and ones whose type or listed shape matters.
 static void declare_own(struct gguf_context *g, const struct arch *a, const struct dims *d)
 {
+    for (size_t i = 0; i < sizeof OPTIONAL_TENSORS / sizeof *OPTIONAL_TENSORS; i++) {
+        const struct optional_tensor *o = &OPTIONAL_TENSORS[i];
+        for (uint32_t il = 0; il < d->layers && strcmp(o->arch, a->name) == 0; il++)
+            if (holds(o->holders, il))
+                declare(g, GGML_TYPE_F32, 1, 1, o->format, il);
+    }
     for (uint32_t il = 0; il < d->layers; il++) {
         if (strcmp(a->name, "wavtokenizer-dec") == 0) {
             // its convolutions run through im2col, which takes f16 kernels

@@ -201,6 +201,7 @@ field() {
     echo "$output" | tail -n 5
     [ "$status" -eq 0 ]
     [ "${lines[-1]}" = "$(((${#models[@]} - ${#CRASHED[@]}) * 9)) contexts checked, 0 differences" ]
-    # the same few every time: random weights some graphs cannot take
-    [ "${CRASHED[*]}" = "arwkv7 falcon-h1 granitehybrid nemotron_h nemotron_h_moe phi3 plm pockettts qwen35 qwen35moe qwen3next rwkv6qwen2 t5 t5encoder" ]
+    # the same two every time: tiny models whose shapes their graph does
+    # not take (make_arch_models.c gives every other graph what it needs)
+    [ "${CRASHED[*]}" = "arwkv7 plm" ]
 }

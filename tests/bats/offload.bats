@@ -86,8 +86,9 @@ offload_client() {
     # runs neither the Mamba-1 scan of mamba, jamba and plamo2 nor some of
     # RWKV-6's ops), which offload/ does not model (doc/SEMANTICS.md).
     [ "$(grep -v _compute <<<"$output" | awk '/ at [0-9]+, / {print $1}' | sort -u | paste -sd ' ')" = "jamba mamba plamo2 rwkv6" ]
-    # the same few every time: random weights some graphs cannot take
-    [ "${CRASHED[*]}" = "arwkv7 falcon-h1 granitehybrid nemotron_h nemotron_h_moe phi3 plm pockettts qwen35 qwen35moe qwen3next rwkv6qwen2 t5 t5encoder" ]
+    # the same two every time: tiny models whose shapes their graph does
+    # not take (make_arch_models.c gives every other graph what it needs)
+    [ "${CRASHED[*]}" = "arwkv7 plm" ]
 }
 
 @test "offload/ lists memory/'s contexts; a line per cache type and -ngl from 0 to every layer and the output; stat sizes exact" {
