@@ -12,6 +12,7 @@ usage: check_cpu_moe.py CTX MODEL=MOUNT... < CLIENT_LINES
 import json
 import sys
 
+from check_memory import report
 from check_offload import MIB, offload_rows, printed
 
 
@@ -34,10 +35,7 @@ def main():
             if abs(mib - ours) > 0.005 * max(n, 1) + 1e-9:
                 problems.append("%s %s: offload/ says %.2f MiB, llama.cpp %.2f MiB" % (where, column, ours, mib))
         checked += 1
-    for p in problems:
-        print(p)
-    print("%d loads checked, %d differences" % (checked, len(problems)))
-    return 1 if problems or checked == 0 else 0
+    return report(problems, checked, "loads")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,15 @@ CONTEXT = re.compile(r"^llama_context: n_(ctx|ubatch) += (\d+)$")
 MIB = 1024 * 1024
 
 
+def report(problems, checked, what):
+    """Prints each problem, then the summary line the suites read; the
+    exit status: 1 if any problem, or nothing was checked."""
+    for p in problems:
+        print(p)
+    print("%d %s checked, %d differences" % (checked, what, len(problems)))
+    return 1 if problems or checked == 0 else 0
+
+
 def memory_file(mount, ctx):
     with open(f"{mount}/memory/{ctx}") as f:
         return {k: v if v == "-" else int(v) for k, v in (line.split(": ") for line in f.read().splitlines())}
@@ -96,10 +105,7 @@ def main():
         expect("recurrent", recurrent[0] if recurrent else mib(0), mib(ours["recurrent"]))
         expect("total_f16", ours["total_f16"], ours["weights"] + ours["kv_f16"] + ours["recurrent"])
         checked += 1
-    for p in problems:
-        print(p)
-    print("%d contexts checked, %d differences" % (checked, len(problems)))
-    return 1 if problems or checked == 0 else 0
+    return report(problems, checked, "contexts")
 
 
 if __name__ == "__main__":

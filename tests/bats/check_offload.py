@@ -25,6 +25,8 @@ import os
 import re
 import sys
 
+from check_memory import report
+
 MIB = 1024 * 1024
 BUFFER = re.compile(r"^\w+: +(\S+) +(model|KV|RS|compute|output) buffer size = +([\d.]+) MiB$")
 COLUMNS = ("cache gpu_layers cpu_moe gpu_model gpu_kv gpu_compute host_model host_kv host_compute "
@@ -114,10 +116,7 @@ def main():
         checked += 1
     for n in notes:
         print(n)
-    for p in problems:
-        print(p)
-    print("%d contexts checked, %d differences" % (checked, len(problems)))
-    return 1 if problems or checked == 0 else 0
+    return report(problems, checked, "contexts")
 
 
 if __name__ == "__main__":
