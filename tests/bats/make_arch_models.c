@@ -168,7 +168,7 @@ static const struct arch ARCHS[] = {
     {.name = "rwkv6", .flags = DECLARE},
     {.name = "rwkv6qwen2", .flags = 0},
     {.name = "rwkv7", .flags = 0},
-    {.name = "arwkv7", .flags = 0},
+    {.name = "arwkv7", .flags = DECLARE},
     {.name = "granite", .flags = 0},
     {.name = "granitemoe", .flags = 0},
     {.name = "granitehybrid", .flags = HYBRID | DECLARE},
@@ -641,6 +641,10 @@ static const struct optional_tensor {
     {"qwen35", "blk.%u.attn_gate.weight", LINEAR_LAYERS},
     {"qwen35moe", "blk.%u.attn_qkv.weight", LINEAR_LAYERS},
     {"qwen35moe", "blk.%u.attn_gate.weight", LINEAR_LAYERS},
+    // the gate's low-rank pair, which the fused token-shift mix of six
+    // (the loader's first choice) expects
+    {"arwkv7", "blk.%u.time_mix_g1.weight", EVERY_LAYER},
+    {"arwkv7", "blk.%u.time_mix_g2.weight", EVERY_LAYER},
     // layer 0's relative position bias serves every layer
     {"t5", "enc.blk.%u.attn_rel_b.weight", FIRST_LAYER},
     {"t5", "dec.blk.%u.attn_rel_b.weight", FIRST_LAYER},
