@@ -508,7 +508,7 @@ EOF
     run ! mountpoint -q "$MNT"
 }
 
-@test "hostile writes (huge values, bad names, thousands of keys) leave the daemon alive and PATH valid" {
+@test "hostile writes (huge values, bad names, a thousand keys) leave the daemon alive and PATH valid" {
     cp "$(fixture type-q4_0.gguf)" "$MODEL"
     mount_model "$MODEL" "$MNT" -o "edits=$EDITS"
     local m="$MNT/metadata"
@@ -554,17 +554,18 @@ PY
     [[ "$stderr" == *"Invalid argument"* ]]
     printf 'v\xff\x01\n' >"$m/$(printf 'bad\xfe')"
     printf 'line\x00nul\xc3\n' >"$m/general.name"
-    # Thousands of keys.
+    # A thousand keys, each committed as its file closes (PATH rewritten
+    # whole and synced each time).
     "$PYTHON" - "$m" <<'PY'
 import os, sys
-for i in range(3000):
+for i in range(1000):
     with open(os.path.join(sys.argv[1], f"many.{i:05d}"), "w") as f:
         f.write(f"{i}\n")
 PY
-    [ "$(jq '[keys[] | select(startswith("many."))] | length' "$MNT/metadata.json")" -eq 3000 ]
+    [ "$(jq '[keys[] | select(startswith("many."))] | length' "$MNT/metadata.json")" -eq 1000 ]
     kill -0 "$(awk -v m="$MNT" '$2 == m { print $1 }' "$BATS_TEST_TMPDIR/daemons")"
     # PATH is JSON that Python reads, and mounts again to the same keys.
-    "$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["keys"]) >= 3002' "$EDITS"
+    "$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["keys"]) >= 1002' "$EDITS"
     local json
     json=$(cat "$MNT/metadata.json")
     fusermount3 -u "$MNT"
