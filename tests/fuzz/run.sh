@@ -23,8 +23,8 @@ for replay in "$@"; do
     # shellcheck disable=SC2086 # one word a file
     "$replay" $inputs
 done
-# Each harness 2 s, and the build of the libFuzzer binaries and their
+# Each harness 3 s (scripts/fuzz's least), and the build of the libFuzzer binaries and their
 # runs together at most 100 s: a smoke run of every harness over its
 # corpus, in the suite's time (the long runs are scripts/fuzz's).
 GGUF_FS_FUZZ_BUDGET=${GGUF_FS_FUZZ_BUDGET:-100} \
-    "$here/../../scripts/fuzz" "${GGUF_FS_FUZZ_SECONDS:-2}" "$fixtures"
+    "$here/../../scripts/fuzz" "${GGUF_FS_FUZZ_SECONDS:-3}" "$fixtures"
