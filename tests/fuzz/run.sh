@@ -10,7 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 fixtures=$("$here/../../scripts/fixtures/ggml-fixtures" "$1")
 shift
 hostile=$(mktemp -d)
-trap 'rm -rf "$hostile"' EXIT
+corpus=$(mktemp -d)
+trap 'rm -rf "$hostile" "$corpus"' EXIT
 python3 "$here/../hostile/make_hostile.py" "$hostile" >/dev/null
 rm -f "$hostile/manifest.tsv"
 for replay in "$@"; do
@@ -23,8 +24,9 @@ for replay in "$@"; do
     # shellcheck disable=SC2086 # one word a file
     "$replay" $inputs
 done
-# Each harness 3 s (scripts/fuzz's least), and the build of the libFuzzer binaries and their
-# runs together at most 100 s: a smoke run of every harness over its
-# corpus, in the suite's time (the long runs are scripts/fuzz's).
-GGUF_FS_FUZZ_BUDGET=${GGUF_FS_FUZZ_BUDGET:-100} \
+# Each harness 3 s (scripts/fuzz's least), and the build of the libFuzzer
+# binaries and their runs together at most 100 s: a smoke run of every
+# harness from its seeds, in a scratch corpus, in the suite's time (the
+# long runs, and the corpora they grow in the cache, are scripts/fuzz's).
+GGUF_FS_FUZZ_BUDGET=${GGUF_FS_FUZZ_BUDGET:-100} GGUF_FS_FUZZ_CORPUS=$corpus \
     "$here/../../scripts/fuzz" "${GGUF_FS_FUZZ_SECONDS:-3}" "$fixtures"
