@@ -41,7 +41,12 @@ struct ggfs_offload {
                           // embeddings as the output matrix, or the output as the embeddings
     uint32_t rope_first, rope_last; // the first and last layers that load rope_freqs (PLACE_EACH_LAYER)
     bool has_experts;
+    uint32_t lookups;     // embeddings the input looks up: tokens', and positions' and token types' if any
+    bool unroped_k;       // the architecture's K gets no rotary embedding (unroped_k)
     uint64_t n_vocab;
+    uint32_t *qkv_rows;   // per layer: a fused Q, K and V projection's output width, or 0
+    uint64_t *projected;  // per layer: the widths of its Q, K and V projections, added
+    bool gated;           // a dense feed-forward block with a gate (gate, up, their product)
 };
 
 /* A GPU buffer holds each tensor at an offset aligned to its buffer
@@ -110,6 +115,11 @@ static const char *const rope_freqs_full_only[] = {"gemma4"};
 /* The architectures whose token_embd_norm is the output norm
  * (LLM_TENSOR_OUTPUT_NORM_LFM2); elsewhere it is layer 0's. */
 static const char *const embd_norm_output[] = {"lfm2", "lfm2moe"};
+
+/* The architectures whose graphs apply no rotary embedding to K (learned
+ * positions or ALiBi): from a fused projection, K stays a view into its
+ * rows, as V does. */
+static const char *const unroped_k[] = {"bloom", "gpt2", "jais", "mpt", "refact", "starcoder"};
 
 static bool listed(ggp_str arch, const char *const *names, size_t n)
 {
@@ -220,11 +230,14 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
         n_tensors += ggp_tensor_count(files[k]);
     ggfs_offload *o = calloc(1, sizeof *o);
     if (!o || !(o->tensors = calloc(n_tensors ? n_tensors : 1, sizeof *o->tensors)) ||
-        !(o->hulls = calloc(n_files ? n_files : 1, sizeof *o->hulls))) {
+        !(o->hulls = calloc(n_files ? n_files : 1, sizeof *o->hulls)) ||
+        !(o->qkv_rows = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *o->qkv_rows)) ||
+        !(o->projected = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *o->projected))) {
         ggfs_offload_free(o);
         return NULL;
     }
     o->rules = rules;
+    o->lookups = 1;
     o->n_shards = n_files;
     o->n_tensors = n_tensors;
     o->n_vocab = key_count(keys, "tokenizer.ggml.tokens");
@@ -246,7 +259,16 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
                 }
                 p->expert = is_expert(t->name);
                 o->has_experts |= p->expert;
+                if (contains(t->name, ".attn_qkv.weight") && t->ne[1] > 0 && t->ne[1] <= UINT32_MAX)
+                    o->qkv_rows[p->layer] = (uint32_t)t->ne[1];
+                if ((contains(t->name, ".attn_qkv.weight") || contains(t->name, ".attn_q.weight") ||
+                     contains(t->name, ".attn_k.weight") || contains(t->name, ".attn_v.weight")) &&
+                    t->ne[1] > 0 && t->ne[1] <= UINT32_MAX)
+                    o->projected[p->layer] += (uint64_t)t->ne[1];
+                o->gated |= contains(t->name, ".ffn_gate.weight");
             }
+            if (has_prefix(t->name, "position_embd.") || has_prefix(t->name, "token_types."))
+                o->lookups++;
             if (name_is(t->name, "output.weight"))
                 output = t->bytes, has_output = true;
             if (name_is(t->name, "token_embd.weight"))
@@ -261,6 +283,7 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
     const size_t n_as_input = sizeof output_as_input / sizeof output_as_input[0];
     if (!has_embd && listed(arch, output_as_input, n_as_input))
         o->tied_output = output;
+    o->unroped_k = listed(arch, unroped_k, sizeof unroped_k / sizeof unroped_k[0]);
     find_rope_layers(o, arch);
     return o;
 }
@@ -271,6 +294,8 @@ void ggfs_offload_free(ggfs_offload *o)
         return;
     free(o->tensors);
     free(o->hulls);
+    free(o->qkv_rows);
+    free(o->projected);
     free(o);
 }
 
@@ -354,16 +379,69 @@ static void place_caches(const ggfs_offload *o, uint32_t ctx, int cache, uint32_
 }
 
 /* The floats per token live at once in the widest feed-forward block:
- * gate, up and their product, and a few small inputs; in an expert layer,
- * those of each expert a token uses, beside the router's logits. */
-static uint64_t ffn_width(const ggfs_memory_rules *r)
+ * gate, up and their product (up alone, its activation taking its place,
+ * without a gate), and a few small inputs; in an expert layer, those of
+ * each expert a token uses, beside the router's logits. */
+static uint64_t ffn_width(const ggfs_offload *o)
 {
-    const uint64_t dense = 3 * (uint64_t)r->n_ff + 6;
+    const ggfs_memory_rules *r = o->rules;
+    const uint64_t dense = (o->gated ? 3 : 1) * (uint64_t)r->n_ff + 6;
     if (r->n_expert == 0 || r->n_expert_used == 0)
         return dense;
     const uint64_t n_ff_exp = r->n_ff_exp ? r->n_ff_exp : r->n_ff;
     const uint64_t experts = (uint64_t)r->n_expert_used * 3 * n_ff_exp + r->n_expert + 6;
     return r->n_dense_lead && dense > experts ? dense : experts;
+}
+
+/* The floats per token of the widest layer's Q, K and V projections;
+ * from a fused projection, its rows and the rotated Q and K made from
+ * views into them. */
+static uint64_t projected_width(const ggfs_offload *o)
+{
+    uint64_t widest = 0;
+    for (uint32_t il = 0; il < o->rules->n_layer; il++) {
+        uint64_t width = o->projected[il];
+        const uint64_t kv = o->rules->layer[il].cell_bytes[GGFS_CACHE_F16] / 2; // K and V floats per token
+        if (o->qkv_rows[il] && !o->unroped_k && kv / 2 < o->qkv_rows[il])
+            width += o->qkv_rows[il] - kv / 2;
+        widest = width > widest ? width : widest;
+    }
+    return widest;
+}
+
+/* The bytes per token of the f32 K and V rows of the widest layer left on
+ * the host: llama.cpp computes them on the GPU and copies them to the host
+ * to store them in that layer's cache there. From a fused projection, a
+ * copy of a view into its rows spans them whole: V's, and K's unless a
+ * rotary embedding made K a tensor of its own. */
+static uint64_t host_kv_rows(const ggfs_offload *o, uint32_t i_gpu_start)
+{
+    const ggfs_memory_rules *r = o->rules;
+    uint64_t widest = 0;
+    for (uint32_t il = 0; il < i_gpu_start && il < r->n_layer; il++) {
+        const uint64_t kv = r->layer[il].cell_bytes[GGFS_CACHE_F16] * 2; // f32: twice the f16 cell
+        uint64_t rows = kv;
+        if (o->qkv_rows[il] && kv) {
+            const uint64_t fused = 4 * (uint64_t)o->qkv_rows[il];
+            rows = (o->unroped_k ? fused : kv / 2) + fused;
+        }
+        if (rows > widest)
+            widest = rows;
+    }
+    return widest;
+}
+
+/* The bytes of the largest K and V cache of a layer left on the host: the
+ * GPU runs that layer's attention on a copy of them. */
+static uint64_t host_cache(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t i_gpu_start)
+{
+    const ggfs_memory_rules *r = o->rules;
+    uint64_t largest = 0;
+    for (uint32_t il = 0; il < i_gpu_start && il < r->n_layer; il++) {
+        const uint64_t bytes = ggfs_memory_layer_cells(r, il, ctx) * r->layer[il].cell_bytes[cache];
+        largest = bytes > largest ? bytes : largest;
+    }
+    return largest;
 }
 
 /* The compute buffers, modelled on the peak of what ggml's graph
@@ -373,24 +451,46 @@ static uint64_t ffn_width(const ggfs_memory_rules *r)
  * larger of the ubatch's logits and the feed-forward activations (gate,
  * up and their product, n_ff wide, with the f16 attention masks over the
  * cells, a second one over the sliding layers' cache), beside two
- * embedding-wide activations; plus a copy of the
- * largest weight left on the host. On the host: the input embeddings, one
- * more embedding-wide activation and the masks. */
-static void place_compute(const ggfs_offload *o, uint32_t ctx, uint64_t host_largest, ggfs_offload_row *row)
+ * embedding-wide activations; plus a copy of the largest weight left on
+ * the host. On the host: the graph's inputs (the embeddings input, which
+ * the graph always has, the masks and the token, position, cache-row and
+ * output indices) and the larger of the embeddings looked up (tokens',
+ * and positions' and token types' where the model has them) and, with
+ * layers on the host, the K and V rows copied there for their caches. A
+ * model without a cache (an encoder) masks the ubatch against itself. */
+static void place_compute(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t i_gpu_start, uint64_t host_largest,
+                          ggfs_offload_row *row)
 {
     const uint64_t ubatch = ctx < 512 ? ctx : 512;
     const uint64_t cells = (ctx + UINT64_C(255)) / 256 * 256;
     uint64_t mask = o->rules->full.layers + o->rules->swa.layers ? cells * ubatch * 2 : 0;
+    // a model without any cache (an encoder) masks the ubatch against itself
+    if (mask == 0 && o->rules->recurrent == 0)
+        mask = ubatch * ubatch * 2;
     // sliding layers have a mask of their own, over their cache's cells
     ggfs_memory m;
     ggfs_memory_at(o->rules, ctx, &m);
     if (m.swa_layers)
         mask += m.swa_cells * ubatch * 2;
     const uint64_t logits = ubatch * 4 * o->n_vocab;
-    const uint64_t ffn = ubatch * 4 * ffn_width(o->rules) + mask;
-    const uint64_t embd = ubatch * 4 * 2 * (uint64_t)o->rules->n_embd;
-    row->gpu_compute = (logits > ffn ? logits : ffn) + embd + host_largest;
-    row->host_compute = embd + mask;
+    const uint64_t embd = ubatch * 4 * (uint64_t)o->rules->n_embd;
+    // a layer's peak: its feed-forward activations beside the residual
+    // (and the hole the first layer's input leaves), or its Q, K and V
+    // beside their normed input and the residual
+    // beside them, what is copied in for the layers left on the host: a
+    // weight for its product (the largest), or the layer's whole K and V
+    // cache for its attention
+    const uint64_t ffn = ubatch * 4 * ffn_width(o) + 2 * embd + host_largest;
+    const uint64_t attention = ubatch * 4 * projected_width(o) + 2 * embd + host_cache(o, ctx, cache, i_gpu_start);
+    const uint64_t layer = (ffn > attention ? ffn : attention) + mask;
+    row->gpu_compute = logits + 2 * embd + host_largest > layer ? logits + 2 * embd + host_largest : layer;
+    // tokens, positions and output rows (i32), each cache's K and V rows (i64)
+    const uint64_t caches = (m.kv_layers > 0) + (m.swa_layers > 0);
+    const uint64_t indices = ubatch * (3 * 4 + caches * 2 * 8);
+    const uint64_t kv_rows = ubatch * host_kv_rows(o, i_gpu_start);
+    // (the positions' and token types' lookups are live with the tokens')
+    const uint64_t lookups = o->lookups * embd;
+    row->host_compute = embd + mask + indices + (kv_rows > lookups ? kv_rows : lookups);
 }
 
 void ggfs_offload_at(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t gpu_layers, uint32_t cpu_moe,
@@ -407,7 +507,7 @@ void ggfs_offload_at(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t gp
     uint64_t host_largest = 0;
     place_weights(o, i_gpu_start, cpu_moe, row, &host_largest);
     place_caches(o, ctx, cache, i_gpu_start, row);
-    place_compute(o, ctx, host_largest, row);
+    place_compute(o, ctx, cache, i_gpu_start, host_largest, row);
     // output_reserve: the logits of one output per sequence, f32, in the
     // output device's host buffer type (host memory either way)
     row->host_output = o->n_vocab * 4;

@@ -13,7 +13,9 @@ cache, gpu_layers and cpu_moe 0 must have
   within 2% of the device's sum, for the families named with --compute
   (every error is printed; the GPU's compute buffer with layers left on
   the host is printed, not checked: doc/SEMANTICS.md says how far off it
-  is).
+  is). Before the summary, a line counts the families whose compute
+  buffers are within 10% on the host at every -ngl, and on the GPU with
+  every layer offloaded.
 
 A context llama.cpp refused must have no line. Prints each difference,
 then a summary; exits 1 if any.
@@ -68,6 +70,7 @@ def main():
         args = args[2:]
     mounts = dict(a.split("=", 1) for a in args)
     problems, notes, checked = [], [], 0
+    worst = {}  # (family, "host" | "gpu"): the largest compute error checked as --compute would
     for line in sys.stdin:
         run = json.loads(line)
         family = os.path.basename(run["model"]).removesuffix(".gguf")
@@ -108,6 +111,8 @@ def main():
             notes.append("%s %s_compute %.2f MiB, llama.cpp %.2f MiB (%+.1f%%); %s_total %+.2f%%"
                          % (where, where_, mine, mib, 100 * error, where_, 100 * total_error))
             full = run["ngl"] == max(k[1] for k in rows if k[2] == 0)
+            if where_ == "host" or full:
+                worst[(family, where_)] = max(worst.get((family, where_), 0.0), abs(error))
             if family in families and (where_ == "host" or full):
                 if abs(error) > 0.10:
                     problems.append("%s %s_compute off by %+.1f%%" % (where, where_, 100 * error))
@@ -116,6 +121,10 @@ def main():
         checked += 1
     for n in notes:
         print(n)
+    names = {f for f, _ in worst}
+    print("compute within 10%%: host %d of %d families at every -ngl, gpu %d with every layer offloaded"
+          % (sum(worst.get((f, "host"), 1) <= 0.10 for f in names), len(names),
+             sum(worst.get((f, "gpu"), 1) <= 0.10 for f in names)))
     return report(problems, checked, "contexts")
 
 
