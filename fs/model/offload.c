@@ -267,7 +267,7 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
                     o->projected[p->layer] += (uint64_t)t->ne[1];
                 o->gated |= contains(t->name, ".ffn_gate.weight");
             }
-            if (has_prefix(t->name, "position_embd.") || has_prefix(t->name, "token_types."))
+            if (name_is(t->name, "position_embd.weight") || name_is(t->name, "token_types.weight"))
                 o->lookups++;
             if (name_is(t->name, "output.weight"))
                 output = t->bytes, has_output = true;
@@ -448,16 +448,18 @@ static uint64_t host_cache(const ggfs_offload *o, uint32_t ctx, int cache, uint3
  * allocator keeps live for a ubatch of n_ubatch tokens (sched_reserve's
  * worst case: n_ubatch tokens, as many outputs). On the GPU, which runs
  * the large products even of weights left on the host (op offload): the
- * larger of the ubatch's logits and the feed-forward activations (gate,
- * up and their product, n_ff wide, with the f16 attention masks over the
- * cells, a second one over the sliding layers' cache), beside two
- * embedding-wide activations; plus a copy of the largest weight left on
- * the host. On the host: the graph's inputs (the embeddings input, which
- * the graph always has, the masks and the token, position, cache-row and
- * output indices) and the larger of the embeddings looked up (tokens',
- * and positions' and token types' where the model has them) and, with
- * layers on the host, the K and V rows copied there for their caches. A
- * model without a cache (an encoder) masks the ubatch against itself. */
+ * larger of the logits and a layer's peak over the f16 attention masks
+ * (over the cells, and over the sliding layers' cache where there are
+ * any), that peak being its feed-forward activations or its Q, K and V,
+ * each beside two embedding-wide activations; and beside them what is
+ * copied in for the layers left on the host, the largest weight for its
+ * product and the largest layer's K and V cache for its attention. On the
+ * host: the graph's inputs (the embeddings input, which the graph always
+ * has, the masks and the token, position, cache-row and output indices)
+ * and the larger of the embeddings looked up (tokens', and positions' and
+ * token types' where the model has them) and, with layers on the host,
+ * the K and V rows copied there for their caches. A model without a cache
+ * (an encoder) masks the ubatch against itself. */
 static void place_compute(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t i_gpu_start, uint64_t host_largest,
                           ggfs_offload_row *row)
 {
@@ -475,11 +477,9 @@ static void place_compute(const ggfs_offload *o, uint32_t ctx, int cache, uint32
     const uint64_t logits = ubatch * 4 * o->n_vocab;
     const uint64_t embd = ubatch * 4 * (uint64_t)o->rules->n_embd;
     // a layer's peak: its feed-forward activations beside the residual
-    // (and the hole the first layer's input leaves), or its Q, K and V
-    // beside their normed input and the residual
-    // beside them, what is copied in for the layers left on the host: a
-    // weight for its product (the largest), or the layer's whole K and V
-    // cache for its attention
+    // (and the hole the first layer's input leaves) and a weight copied in,
+    // or its Q, K and V beside their normed input and the residual and a
+    // cache copied in
     const uint64_t ffn = ubatch * 4 * ffn_width(o) + 2 * embd + host_largest;
     const uint64_t attention = ubatch * 4 * projected_width(o) + 2 * embd + host_cache(o, ctx, cache, i_gpu_start);
     const uint64_t layer = (ffn > attention ? ffn : attention) + mask;
