@@ -179,3 +179,31 @@ offload_client() {
     mount_model "$MODELS/llama_head8.gguf" "$mnt"
     [ "$(tail -n +2 "$mnt/offload/512" | cut -f 1 | sort -u)" = f16 ]
 }
+
+@test "compute-graph's replay of ggml's graph allocator gives llama.cpp's compute buffers to the byte" {
+    require_vulkan_client
+    local model family ngl
+    for model in llama:0 qwen3moe:99 gemma3:3; do
+        family=${model%:*} ngl=${model#*:}
+        run --separate-stderr "$GGUF_FS_SCRIPTS/tools/compute-graph" "$MODELS/$family.gguf" "$ngl" 4096
+        [ "$status" -eq 0 ] || { echo "$family: $stderr"; return 1; }
+        echo "$family -ngl $ngl:"
+        grep ': replay ' <<<"$output"
+        # llama.cpp reserves for a ubatch of 512 tokens first, then for one
+        # token and again for 512; a buffer grows to the largest, and
+        # Vulkan's host buffer type allocates 32 bytes more: the first
+        # graph's sizes are ggml's exactly, the later ones' at most, and
+        # the last of ggml's the largest of the replay's.
+        awk '/^graph / {graph = $2}
+             / replay [0-9]+ bytes, ggml [0-9]+ bytes/ {
+                 size = $3 + ($1 == "Vulkan_Host:" ? 32 : 0)
+                 if (graph == 0 && size != $6 || size > $6) bad = 1
+                 if (size > largest[$1]) largest[$1] = size
+                 last[$1] = $6; n++
+             }
+             END {
+                 for (b in last) if (last[b] != largest[b]) bad = 1
+                 exit bad || n < 4
+             }' <<<"$output"
+    done
+}

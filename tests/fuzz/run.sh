@@ -24,9 +24,10 @@ for replay in "$@"; do
     # shellcheck disable=SC2086 # one word a file
     "$replay" $inputs
 done
-# Each harness 3 s (scripts/fuzz's least), and the build of the libFuzzer
-# binaries and their runs together at most 100 s: a smoke run of every
-# harness from its seeds, in a scratch corpus, in the suite's time (the
-# long runs, and the corpora they grow in the cache, are scripts/fuzz's).
+# Each harness at most 3 s (scripts/fuzz's least) or 2,000 inputs, and the
+# build of the libFuzzer binaries and their runs together at most 100 s: a
+# smoke run of every harness from its seeds, in a scratch corpus, the same
+# work at every run and in the suite's time (the long runs, and the
+# corpora they grow in the cache, are scripts/fuzz's).
 GGUF_FS_FUZZ_BUDGET=${GGUF_FS_FUZZ_BUDGET:-100} GGUF_FS_FUZZ_CORPUS=$corpus \
-    "$here/../../scripts/fuzz" "${GGUF_FS_FUZZ_SECONDS:-3}" "$fixtures"
+    GGUF_FS_FUZZ_RUNS=${GGUF_FS_FUZZ_RUNS:-2000} "$here/../../scripts/fuzz" "${GGUF_FS_FUZZ_SECONDS:-3}" "$fixtures"
