@@ -190,13 +190,13 @@ print("same tokens", a["tokens"])' "$before" "$during" "$output"
 }
 
 # bats test_tags=races
-@test "two writers and two readers for 30 s (10 s under ASan): every copy ggml reads is whole, the daemon lives, PATH stays sound" {
+@test "two writers and two readers for 20 s (5 s under ASan): every copy ggml reads is whole, the daemon lives, PATH stays sound" {
     mount_model "$MODEL" "$MNT" -o edits="$EDITS"
     local daemon
     daemon=$(last_daemon)
-    # ThreadSanitizer, which finds the races, gets the full 30 s
+    # ThreadSanitizer, which finds the races, gets the full 20 s
     # (tests/meson.build sets GGUF_FS_STRESS_SECONDS per build)
-    local seconds=${GGUF_FS_STRESS_SECONDS:-30}
+    local seconds=${GGUF_FS_STRESS_SECONDS:-20}
     local pids=() p
     "$PYTHON" "$READERS" random-writer "$MNT" 1 "$seconds" >"$BATS_TEST_TMPDIR/w1" 2>&1 & pids+=($!)
     "$PYTHON" "$READERS" random-writer "$MNT" 2 "$seconds" >"$BATS_TEST_TMPDIR/w2" 2>&1 & pids+=($!)
