@@ -259,11 +259,13 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
                 }
                 p->expert = is_expert(t->name);
                 o->has_experts |= p->expert;
-                if (contains(t->name, ".attn_qkv.weight") && t->ne[1] > 0 && t->ne[1] <= UINT32_MAX)
+                const bool fused = contains(t->name, ".attn_qkv.weight");
+                const bool rows_fit = t->ne[1] > 0 && t->ne[1] <= UINT32_MAX;
+                if (fused && rows_fit)
                     o->qkv_rows[p->layer] = (uint32_t)t->ne[1];
-                if ((contains(t->name, ".attn_qkv.weight") || contains(t->name, ".attn_q.weight") ||
-                     contains(t->name, ".attn_k.weight") || contains(t->name, ".attn_v.weight")) &&
-                    t->ne[1] > 0 && t->ne[1] <= UINT32_MAX)
+                if ((fused || contains(t->name, ".attn_q.weight") || contains(t->name, ".attn_k.weight") ||
+                     contains(t->name, ".attn_v.weight")) &&
+                    rows_fit)
                     o->projected[p->layer] += (uint64_t)t->ne[1];
                 o->gated |= contains(t->name, ".ffn_gate.weight");
             }
@@ -393,6 +395,13 @@ static uint64_t ffn_width(const ggfs_offload *o)
     return r->n_dense_lead && dense > experts ? dense : experts;
 }
 
+/* The floats of K per token in a layer: half its K and V cell (a fused
+ * projection's K and V are as wide). */
+static uint64_t k_floats(const ggfs_offload *o, uint32_t il)
+{
+    return o->rules->layer[il].cell_bytes[GGFS_CACHE_F16] / 4;
+}
+
 /* The floats per token of the widest layer's Q, K and V projections;
  * from a fused projection, its rows and the rotated Q and K made from
  * views into them. */
@@ -401,9 +410,8 @@ static uint64_t projected_width(const ggfs_offload *o)
     uint64_t widest = 0;
     for (uint32_t il = 0; il < o->rules->n_layer; il++) {
         uint64_t width = o->projected[il];
-        const uint64_t kv = o->rules->layer[il].cell_bytes[GGFS_CACHE_F16] / 2; // K and V floats per token
-        if (o->qkv_rows[il] && !o->unroped_k && kv / 2 < o->qkv_rows[il])
-            width += o->qkv_rows[il] - kv / 2;
+        if (o->qkv_rows[il] && !o->unroped_k && k_floats(o, il) < o->qkv_rows[il])
+            width += o->qkv_rows[il] - k_floats(o, il);
         widest = width > widest ? width : widest;
     }
     return widest;
@@ -419,11 +427,10 @@ static uint64_t host_kv_rows(const ggfs_offload *o, uint32_t i_gpu_start)
     const ggfs_memory_rules *r = o->rules;
     uint64_t widest = 0;
     for (uint32_t il = 0; il < i_gpu_start && il < r->n_layer; il++) {
-        const uint64_t kv = r->layer[il].cell_bytes[GGFS_CACHE_F16] * 2; // f32: twice the f16 cell
-        uint64_t rows = kv;
-        if (o->qkv_rows[il] && kv) {
+        uint64_t rows = 2 * r->layer[il].cell_bytes[GGFS_CACHE_F16]; // f32 K and V
+        if (o->qkv_rows[il] && rows) {
             const uint64_t fused = 4 * (uint64_t)o->qkv_rows[il];
-            rows = (o->unroped_k ? fused : kv / 2) + fused;
+            rows = (o->unroped_k ? fused : 4 * k_floats(o, il)) + fused;
         }
         if (rows > widest)
             widest = rows;
