@@ -47,6 +47,7 @@ struct ggfs_offload {
     uint32_t *qkv_rows;   // per layer: a fused Q, K and V projection's output width, or 0
     uint64_t *projected;  // per layer: the widths of its Q, K and V projections, added
     bool gated;           // a dense feed-forward block with a gate (gate, up, their product)
+    bool *expert_layer;   // per layer: its feed-forward block is experts
 };
 
 /* A GPU buffer holds each tensor at an offset aligned to its buffer
@@ -232,7 +233,8 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
     if (!o || !(o->tensors = calloc(n_tensors ? n_tensors : 1, sizeof *o->tensors)) ||
         !(o->hulls = calloc(n_files ? n_files : 1, sizeof *o->hulls)) ||
         !(o->qkv_rows = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *o->qkv_rows)) ||
-        !(o->projected = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *o->projected))) {
+        !(o->projected = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *o->projected)) ||
+        !(o->expert_layer = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *o->expert_layer))) {
         ggfs_offload_free(o);
         return NULL;
     }
@@ -259,6 +261,7 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
                 }
                 p->expert = is_expert(t->name);
                 o->has_experts |= p->expert;
+                o->expert_layer[p->layer] |= p->expert;
                 const bool fused = contains(t->name, ".attn_qkv.weight");
                 const bool rows_fit = t->ne[1] > 0 && t->ne[1] <= UINT32_MAX;
                 if (fused && rows_fit)
@@ -298,6 +301,7 @@ void ggfs_offload_free(ggfs_offload *o)
     free(o->hulls);
     free(o->qkv_rows);
     free(o->projected);
+    free(o->expert_layer);
     free(o);
 }
 
@@ -380,19 +384,17 @@ static void place_caches(const ggfs_offload *o, uint32_t ctx, int cache, uint32_
     }
 }
 
-/* The floats per token live at once in the widest feed-forward block:
+/* The floats per token live at once in layer il's feed-forward block:
  * gate, up and their product (up alone, its activation taking its place,
  * without a gate), and a few small inputs; in an expert layer, those of
  * each expert a token uses, beside the router's logits. */
-static uint64_t ffn_width(const ggfs_offload *o)
+static uint64_t ffn_width(const ggfs_offload *o, uint32_t il)
 {
     const ggfs_memory_rules *r = o->rules;
-    const uint64_t dense = (o->gated ? 3 : 1) * (uint64_t)r->n_ff + 6;
-    if (r->n_expert == 0 || r->n_expert_used == 0)
-        return dense;
+    if (!o->expert_layer[il] || r->n_expert == 0 || r->n_expert_used == 0)
+        return (o->gated ? 3 : 1) * (uint64_t)r->n_ff + 6;
     const uint64_t n_ff_exp = r->n_ff_exp ? r->n_ff_exp : r->n_ff;
-    const uint64_t experts = (uint64_t)r->n_expert_used * 3 * n_ff_exp + r->n_expert + 6;
-    return r->n_dense_lead && dense > experts ? dense : experts;
+    return (uint64_t)r->n_expert_used * 3 * n_ff_exp + r->n_expert + 6;
 }
 
 /* The floats of K per token in a layer: half its K and V cell (a fused
@@ -455,10 +457,11 @@ static uint64_t host_cache(const ggfs_offload *o, uint32_t ctx, int cache, uint3
  * allocator keeps live for a ubatch of n_ubatch tokens (sched_reserve's
  * worst case: n_ubatch tokens, as many outputs). On the GPU, which runs
  * the large products even of weights left on the host (op offload): the
- * larger of the logits and a layer's peak over the f16 attention masks
- * (over the cells, and over the sliding layers' cache where there are
- * any), that peak being its feed-forward activations or its Q, K and V,
- * each beside two embedding-wide activations; and beside them what is
+ * larger of the logits and the widest layer's peak, its feed-forward
+ * activations or its Q, K and V, each beside two embedding-wide
+ * activations and the f16 attention masks (over the cells, and over the
+ * sliding layers' cache where there are any; the last layer's
+ * feed-forward block comes after their last use); and beside them what is
  * copied in for the layers left on the host, the largest weight for its
  * product and the largest layer's K and V cache for its attention. On the
  * host: the graph's inputs (the embeddings input, which the graph always
@@ -487,9 +490,17 @@ static void place_compute(const ggfs_offload *o, uint32_t ctx, int cache, uint32
     // (and the hole the first layer's input leaves) and a weight copied in,
     // or its Q, K and V beside their normed input and the residual and a
     // cache copied in
-    const uint64_t ffn = ubatch * 4 * ffn_width(o) + 2 * embd + host_largest;
-    const uint64_t attention = ubatch * 4 * projected_width(o) + 2 * embd + host_cache(o, ctx, cache, i_gpu_start);
-    const uint64_t layer = (ffn > attention ? ffn : attention) + mask;
+    // (the masks go after the last layer's attention, before its
+    // feed-forward block)
+    uint64_t ffn = 0;
+    for (uint32_t il = 0; il < o->rules->n_layer; il++) {
+        const uint64_t live = ubatch * 4 * ffn_width(o, il) + (il + 1 < o->rules->n_layer ? mask : 0);
+        ffn = live > ffn ? live : ffn;
+    }
+    ffn += 2 * embd + host_largest;
+    const uint64_t attention =
+        ubatch * 4 * projected_width(o) + 2 * embd + host_cache(o, ctx, cache, i_gpu_start) + mask;
+    const uint64_t layer = ffn > attention ? ffn : attention;
     row->gpu_compute = logits + 2 * embd + host_largest > layer ? logits + 2 * embd + host_largest : layer;
     // tokens, positions and output rows (i32), each cache's K and V rows (i64)
     const uint64_t caches = (m.kv_layers > 0) + (m.swa_layers > 0);
