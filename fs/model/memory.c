@@ -521,8 +521,6 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
         rules->n_expert = rules->n_expert_used = 0;
     if (get_u32(keys, r->name, "expert_feed_forward_length", &rules->n_ff_exp) != FOUND)
         rules->n_ff_exp = 0;
-    if (get_u32(keys, r->name, "leading_dense_block_count", &rules->n_dense_lead) != FOUND)
-        rules->n_dense_lead = 0;
     for (uint32_t il = 0; ok && il < h.n_layer_all; il++) {
         rules->layer[il].sliding = h.is_swa[il];
         // recurrent state for the trunk's recurrent layers (is_recr is

@@ -75,7 +75,6 @@ typedef struct ggfs_memory_rules {
     uint32_t n_expert;     // expert_count (0: no experts)
     uint32_t n_expert_used; // expert_used_count
     uint32_t n_ff_exp;     // expert_feed_forward_length (0: not given)
-    uint32_t n_dense_lead; // leading_dense_block_count: layers with a dense feed-forward first
     ggfs_layer_memory layer[GGFS_MEMORY_MAX_LAYERS];
 } ggfs_memory_rules;
 
