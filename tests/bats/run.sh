@@ -3,12 +3,12 @@
 # fixtures (scripts/fixtures/ggml-fixtures) in GGUF_FS_FIXTURES and the
 # ggml tool that makes them, and the sample model, in GGML_REF.
 #   usage: run.sh GGML_REF GGUF_FS SUITE.bats
-# With GGUF_FS_BATS_TAGS set (tests/meson.build sets it for the
-# ThreadSanitizer build), only the tests carrying those tags run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../python.bash
 . "$here/../python.bash"
+# shellcheck source=../tap.bash
+. "$here/../tap.bash"
 GGUF_FS_FIXTURES=$("$here/../../scripts/fixtures/ggml-fixtures" "$1")
 GGUF_FS=$2
 # ggml itself, for suites that have it read what the mount serves.
@@ -16,6 +16,4 @@ GGML_REF=$1
 GGML_LIB=$("$here/../../scripts/fixtures/ggml-setup")
 GGUF_FS_SCRIPTS=$(cd "$here/../../scripts" && pwd)
 export GGUF_FS GGUF_FS_FIXTURES GGML_REF GGML_LIB GGUF_FS_SCRIPTS
-# The failures go to stderr too: meson reads the TAP stream on stdout and
-# shows only stderr of a suite that fails.
-bats --tap ${GGUF_FS_BATS_TAGS:+--filter-tags "$GGUF_FS_BATS_TAGS"} "$3" | awk '{ print; fflush() } /^(not ok|#)/ { print > "/dev/stderr"; fflush("/dev/stderr") }'
+run_bats "$3"

@@ -3,12 +3,12 @@
 # (scripts/fixtures/ggml-fixtures) are served by nginx on loopback, through
 # the fault proxy.
 #   usage: run.sh GGML_REF SOURCE_CAT GGUF_FS SUITE.bats
-# With GGUF_FS_BATS_TAGS set (tests/meson.build sets it for the
-# ThreadSanitizer build), only the tests carrying those tags run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../python.bash
 . "$here/../python.bash"
+# shellcheck source=../tap.bash
+. "$here/../tap.bash"
 GGUF_FS_FIXTURES=$("$here/../../scripts/fixtures/ggml-fixtures" "$1")
 SOURCE_CAT=$2
 GGUF_FS=$3
@@ -23,4 +23,4 @@ fi
 export PATH="$PATH:/usr/sbin"
 # The servers are on loopback: no proxy from the environment gets between.
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-exec bats --tap ${GGUF_FS_BATS_TAGS:+--filter-tags "$GGUF_FS_BATS_TAGS"} "${@:4}"
+run_bats "${@:4}"

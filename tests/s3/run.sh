@@ -2,12 +2,12 @@
 # Runs one S3 bats suite: s3rver behind the signature-checking proxy
 # (s3_server.bash), on loopback.
 #   usage: run.sh GGML_REF S3_LS GGUF_FS SUITE.bats
-# With GGUF_FS_BATS_TAGS set (tests/meson.build sets it for the
-# ThreadSanitizer build), only the tests carrying those tags run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../python.bash
 . "$here/../python.bash"
+# shellcheck source=../tap.bash
+. "$here/../tap.bash"
 GGUF_FS_FIXTURES=$("$here/../../scripts/fixtures/ggml-fixtures" "$1")
 GGML_REF=$1
 S3_LS=$2
@@ -19,4 +19,4 @@ export GGUF_FS_FIXTURES GGML_REF S3_LS GGUF_FS GGUF_FS_SCRIPTS
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_PROFILE AWS_REGION AWS_DEFAULT_REGION \
     AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3 AWS_SHARED_CREDENTIALS_FILE AWS_CONFIG_FILE
-exec bats --tap ${GGUF_FS_BATS_TAGS:+--filter-tags "$GGUF_FS_BATS_TAGS"} "${@:4}"
+run_bats "${@:4}"
