@@ -77,9 +77,14 @@
 #define WAIT_GRACE_NS INT64_C(1000000000)
 // A block whose fetch just failed fails again at once for this long: the
 // kernel retries a failed read page by page, and each retry would otherwise
-// wait a whole timeout again.
+// wait a whole timeout again. Each read within a failed read's range
+// renews it (and its blocks' failures), for at most timeout_s after the
+// failure: on a busy machine the kernel's retries of the pages before the
+// failed block can take longer than this, one after another.
 #define FAILED_FOR_NS INT64_C(500000000)
-#define FAILURES 8
+// Failed blocks remembered, and failed reads: more than a run of blocks
+// one request brings, for two readers' failures at once.
+#define FAILURES 32
 // S3's error bodies are a few hundred bytes.
 #define ERROR_BODY_MAX 4096
 
@@ -120,6 +125,11 @@ typedef struct http_source {
         int64_t until_ns;  // 0: unused
     } failed[FAILURES];    // blocks whose last fetch failed, recently
     unsigned next_failed;
+    struct {
+        uint64_t off, end;
+        int64_t until_ns, renew_until_ns; // 0: unused
+    } failed_reads[FAILURES]; // the reads that failed, recently
+    unsigned next_failed_read;
 } http_source;
 
 /* ==== Lifetime ==== */
@@ -542,14 +552,60 @@ static void follow_stream(http_source *s, uint64_t first, uint64_t last, uint64_
 
 /* ==== Reads ==== */
 
+/* The slot of block's failure: its own if remembered, else the oldest
+ * (s->lock held). */
+static unsigned failure_slot(http_source *s, uint64_t block)
+{
+    for (unsigned i = 0; i < FAILURES; i++)
+        if (s->failed[i].until_ns && s->failed[i].block == block)
+            return i;
+    const unsigned slot = s->next_failed;
+    s->next_failed = (s->next_failed + 1) % FAILURES;
+    return slot;
+}
+
 static void note_failure(http_source *s, uint64_t first, unsigned n)
 {
     const int64_t until = ggfs_now_ns() + FAILED_FOR_NS;
     pthread_mutex_lock(&s->lock);
     for (unsigned i = 0; i < n; i++) {
-        s->failed[s->next_failed].block = first + i;
-        s->failed[s->next_failed].until_ns = until;
-        s->next_failed = (s->next_failed + 1) % FAILURES;
+        const unsigned slot = failure_slot(s, first + i);
+        s->failed[slot].block = first + i;
+        s->failed[slot].until_ns = until;
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Remembers a read of [off, off + len) that failed. */
+static void note_failed_read(http_source *s, uint64_t off, size_t len)
+{
+    const int64_t now = ggfs_now_ns();
+    pthread_mutex_lock(&s->lock);
+    const unsigned slot = s->next_failed_read;
+    s->next_failed_read = (s->next_failed_read + 1) % FAILURES;
+    s->failed_reads[slot].off = off;
+    s->failed_reads[slot].end = off + len;
+    s->failed_reads[slot].until_ns = now + FAILED_FOR_NS;
+    s->failed_reads[slot].renew_until_ns = now + (int64_t)s->remote->opts.timeout_s * 1000000000;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* A read of [off, off + len) within a read that failed lately is most
+ * likely the kernel's retry of it, page by page: the failure of that read,
+ * and of the blocks in its range, stands a while longer. */
+static void renew_failures(http_source *s, uint64_t off, size_t len)
+{
+    const int64_t now = ggfs_now_ns(), until = now + FAILED_FOR_NS;
+    pthread_mutex_lock(&s->lock);
+    for (unsigned i = 0; i < FAILURES; i++) {
+        if (s->failed_reads[i].until_ns <= now || now >= s->failed_reads[i].renew_until_ns ||
+            off < s->failed_reads[i].off || off + len > s->failed_reads[i].end)
+            continue;
+        s->failed_reads[i].until_ns = until;
+        const uint64_t first = s->failed_reads[i].off / BLOCK, last = (s->failed_reads[i].end - 1) / BLOCK;
+        for (unsigned j = 0; j < FAILURES; j++)
+            if (s->failed[j].until_ns > now && s->failed[j].block >= first && s->failed[j].block <= last)
+                s->failed[j].until_ns = until;
     }
     pthread_mutex_unlock(&s->lock);
 }
@@ -688,12 +744,16 @@ static int check_range(http_source *s, size_t len, uint64_t off)
     return 0;
 }
 
-/* The one log line of a failed read; a change was logged once when seen,
- * and a block that failed lately fails quietly. */
-static int failed_read(http_source *s, int e, size_t len, uint64_t off, const char *why)
+/* The one log line of a read that failed at block; a change was logged
+ * once when seen, and a block that failed lately fails quietly. The block
+ * and the read are remembered, whatever failed (a fetch, a wait for a
+ * connection or for another request's block). */
+static int failed_read(http_source *s, int e, uint64_t block, size_t len, uint64_t off, const char *why)
 {
     if (e == FAILED_LATELY)
         return EIO;
+    note_failure(s, block, 1);
+    note_failed_read(s, off, len);
     if (!atomic_load(&s->changed))
         ggfs_log(GGFS_LOG_ERR, "gguf-fs: %s: bytes %" PRIu64 "-%" PRIu64 ": %s; the read fails with EIO\n",
                  s->base.name, off, off + len - 1, why);
@@ -710,7 +770,7 @@ static int read_range(http_source *s, uint8_t *dst, size_t len, uint64_t off, in
         char why[256] = "";
         const int e = read_block(s, b, last, within, n, dst, deadline, why, sizeof why);
         if (e != 0)
-            return failed_read(s, e, total, off, why);
+            return failed_read(s, e, b, total, off, why);
         dst += n;
         len -= n;
     }
@@ -733,6 +793,7 @@ static int http_read(ggfs_source *src, void *buf, size_t len, uint64_t off, uint
     if (e != 0 || len == 0)
         return e;
     const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+    renew_failures(s, off, len);
     follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK, end_block(s, end));
     return read_range(s, buf, len, off, deadline);
 }
@@ -807,7 +868,7 @@ static int lend_blocks(http_source *s, size_t len, uint64_t off, bool memory_onl
         }
         if (r != 0) {
             http_unlend(&s->base, l);
-            return r == NOT_CACHED ? EAGAIN : failed_read(s, r, len, off, why);
+            return r == NOT_CACHED ? EAGAIN : failed_read(s, r, b, len, off, why);
         }
         l->pieces[l->n++] = piece;
         l->last_read_to_end = within + take == have;
@@ -829,6 +890,7 @@ static int http_lend(ggfs_source *src, void *buf, size_t len, uint64_t off, uint
     if (e != 0 || len == 0)
         return e;
     const int64_t deadline = ggfs_now_ns() + (int64_t)s->remote->opts.timeout_s * 1000000000;
+    renew_failures(s, off, len);
     follow_stream(s, off / BLOCK, (off + len - 1) / BLOCK, end_block(s, end));
     lent *l = NULL;
     const int r = lend_blocks(s, len, off, false, deadline, iov, max, n, &l);

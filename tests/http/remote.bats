@@ -273,7 +273,7 @@ daemon_alive() {
         took=$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$start" "$(now)")
         echo "$mode: EIO after $took s" >&2
         [[ "$stderr" == *"Input/output error"* ]]
-        elapsed_below "$took" 7
+        elapsed_below "$took" 7 || { tail -5 "$BATS_TEST_TMPDIR/daemon.log" >&2; return 1; }
         run -1 --separate-stderr cat "$REMOTE/tensors/t0/f32"
         [[ "$stderr" == *"Input/output error"* ]]
         daemon_alive

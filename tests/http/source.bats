@@ -247,6 +247,24 @@ range_asked_for_byte() {
     cmp "$OUT/fast" <(local_range "$FILES/random.bin" $((2 * BLOCK)) $BLOCK)
 }
 
+@test "the kernel's retry of a failed read, page by page, fails at the failed block at once however slow" {
+    # Requests for bytes in block 1 stall. Block 0 is read first; then a
+    # read across the edge fails after timeout_s, and its retry page by
+    # page, 0.1 s a page (1.6 s over block 0's 16 pages in it), reaches
+    # block 1 long past the half second a failure is remembered alone.
+    fault stall $((BLOCK))-$((BLOCK + 10))
+    run -1 --separate-stderr "$SOURCE_CAT" -t 2 -k 100 "$PROXIED/random.bin" 0:10 "$((BLOCK - 65536)):131072"
+    fault pass
+    echo "$stderr" | grep -E '^(range|retry) ' >&2
+    [[ "$stderr" == *"range $((BLOCK - 65536)) 131072 5 "* ]]
+    local retry
+    retry=$(awk '$1 == "retry" {print $3, $4, $5}' <<<"$stderr")
+    # Block 0's 16 pages read, then block 1's first page failed with EIO
+    # (5) at once, not after another timeout_s.
+    [ "${retry% *}" = "16 5" ]
+    python3 -c "import sys; sys.exit(not float(sys.argv[1]) < 0.5)" "${retry##* }"
+}
+
 @test "an ETag changed on the server: EIO on data reads from then on, one log line" {
     (await_request; fault etag) &
     run -1 --separate-stderr "$SOURCE_CAT" -w 1500 -i -t 5 -c 4096 "$PROXIED/random.bin" \

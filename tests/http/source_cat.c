@@ -8,12 +8,15 @@
  *
  *   usage: source_cat [-i] [-j] [-c CHUNK] [-m CACHE_MB] [-n CONNECTIONS]
  *                     [-d CACHE_DIR] [-t TIMEOUT_S] [-r REPEAT] [-w MS]
- *                     NAME [OFF:LEN[:OUT]]...
+ *                     [-k MS] NAME [OFF:LEN[:OUT]]...
  *
  * -r reads each range REPEAT times (writing it once); -w waits MS
  * milliseconds between opening and reading (so that a test can change the
  * server's behaviour in between) and again before closing (so that
- * read-ahead has run).
+ * read-ahead has run). -k retries a range whose read failed as the kernel
+ * does: page by page (4 KiB) from its start until a page fails, MS
+ * milliseconds between pages (a busy machine's pace), and reports
+ * "retry OFF PAGES_READ ERRNO SECONDS", the seconds the failing page took.
  *
  * Exit status: 0 when every range read, 1 when one failed, 2 when NAME
  * did not open (its message on stderr, as the daemon prints it).
@@ -37,9 +40,29 @@ typedef struct job {
     const char *out;
     size_t chunk;
     int repeat;
+    int retry_ms;          // -k, or -1
     int status;
     double seconds;
 } job;
+
+#define PAGE 4096
+
+/* The kernel's retry of a failed read, page by page. */
+static void retry_by_page(const job *j, uint8_t *buf)
+{
+    uint64_t pages = 0;
+    int status = 0;
+    double seconds = 0;
+    const size_t page = j->chunk < PAGE ? j->chunk : PAGE; // buf holds a chunk
+    for (uint64_t at = 0; at < j->len && status == 0; at += page, pages += status == 0) {
+        usleep((useconds_t)j->retry_ms * 1000);
+        const size_t n = j->len - at < page ? (size_t)(j->len - at) : page;
+        const int64_t start = ggfs_now_ns();
+        status = ggfs_source_read(j->src, buf, n, j->off + at, j->src->size);
+        seconds = (double)(ggfs_now_ns() - start) / 1e9;
+    }
+    fprintf(stderr, "retry %" PRIu64 " %" PRIu64 " %d %.3f\n", j->off, pages, status, seconds);
+}
 
 static void *read_range(void *arg)
 {
@@ -61,6 +84,8 @@ static void *read_range(void *arg)
         }
     }
     j->seconds = (double)(ggfs_now_ns() - start) / 1e9;
+    if (j->status != 0 && j->retry_ms >= 0 && buf)
+        retry_by_page(j, buf);
     free(buf);
     if (out != stdout)
         fclose(out);
@@ -74,8 +99,8 @@ int main(int argc, char **argv)
     ggfs_remote_options opts = {.cache_mb = GGFS_REMOTE_DEFAULT_CACHE_MB, .timeout_s = GGFS_REMOTE_DEFAULT_TIMEOUT_S};
     bool info = false, parallel = false;
     size_t chunk = 1 << 20;
-    int repeat = 1, wait_ms = 0, c;
-    while ((c = getopt(argc, argv, "ijc:m:n:d:t:r:w:")) != -1) {
+    int repeat = 1, wait_ms = 0, retry_ms = -1, c;
+    while ((c = getopt(argc, argv, "ijc:m:n:d:t:r:w:k:")) != -1) {
         switch (c) {
         case 'i': info = true; break;
         case 'j': parallel = true; break;
@@ -86,8 +111,10 @@ int main(int argc, char **argv)
         case 't': opts.timeout_s = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'r': repeat = atoi(optarg); break;
         case 'w': wait_ms = atoi(optarg); break;
+        case 'k': retry_ms = atoi(optarg); break;
         default:
-            fprintf(stderr, "usage: %s [-i] [-j] [-c CHUNK] [-m CACHE_MB] [-d CACHE_DIR] [-t TIMEOUT_S] [-r N] NAME [OFF:LEN[:OUT]]...\n",
+            fprintf(stderr, "usage: %s [-i] [-j] [-c CHUNK] [-m CACHE_MB] [-d CACHE_DIR] [-t TIMEOUT_S] [-r N] [-w MS] [-k MS] NAME "
+                    "[OFF:LEN[:OUT]]...\n",
                     argv[0]);
             return 2;
         }
@@ -119,7 +146,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         char *spec = argv[optind + 1 + i];
         char *end;
-        jobs[i] = (job){.src = src, .chunk = chunk, .repeat = repeat};
+        jobs[i] = (job){.src = src, .chunk = chunk, .repeat = repeat, .retry_ms = retry_ms};
         jobs[i].off = strtoull(spec, &end, 10);
         jobs[i].len = *end == ':' ? strtoull(end + 1, &end, 10) : 0;
         jobs[i].out = *end == ':' ? end + 1 : NULL;
