@@ -31,6 +31,12 @@ setup() {
 }
 
 teardown() {
+    # A failed test shows what the proxy saw and what source_cat said.
+    if [ -z "${BATS_TEST_COMPLETED:-}" ]; then
+        echo "proxy.log:" >&2
+        cat "$SERVER_DIR/proxy.log" >&2
+        cat "$OUT"/*.err >&2 2>/dev/null || true
+    fi
     if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error|ThreadSanitizer' "$OUT"/*.err 2>/dev/null; then
         cat "$OUT"/*.err >&2
         return 1
