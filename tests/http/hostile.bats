@@ -1,9 +1,8 @@
 #!/usr/bin/env bats
 # What a server cannot do (SPEC "What a server cannot do"), against one
-# scriptable hostile server (hostile_server.py), two instances of it per
-# test in one process: HOME, where the mount points, and FOREIGN, another
-# origin (localhost and another port) where hostile answers send the
-# daemon. Each case asserts
+# scriptable hostile server (hostile_server.py) run twice per test: HOME,
+# where the mount points, and FOREIGN, another origin (localhost and
+# another port) where hostile answers send the daemon. Each case asserts
 # the contract: exit 1 with one line at mount, or EIO with a log line
 # after; done within timeout_s plus a margin; RSS within cache_mb + 64 MB;
 # no sanitizer report (teardown); no secret in FOREIGN's log.
@@ -37,7 +36,12 @@ setup() {
     unset HF_TOKEN HF_HUB_OFFLINE AWS_PROFILE AWS_DEFAULT_REGION AWS_ENDPOINT_URL_S3 AWS_SESSION_TOKEN
     export AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_CONFIG_FILE=/nonexistent
     MNT="$BATS_TEST_TMPDIR/mnt"
-    start_hostiles
+    start_hostile foreign normal
+    FOREIGN_PORT=$PORT
+    FOREIGN_LOG=$LOG
+    start_hostile home normal
+    HOME_PORT=$PORT
+    HOME_LOG=$LOG
     HOME_URL="http://127.0.0.1:$HOME_PORT"
     export HF_ENDPOINT=$HOME_URL
 }
@@ -54,23 +58,17 @@ teardown() {
     return $status
 }
 
-# start_hostiles: the two instances, in normal mode: FOREIGN's port and
-# log in $FOREIGN_PORT and $FOREIGN_LOG, HOME's in $HOME_PORT and
-# $HOME_LOG.
-start_hostiles() {
-    local name
-    for name in foreign home; do
-        mkdir -p "$BATS_TEST_TMPDIR/$name"
-        echo normal >"$BATS_TEST_TMPDIR/$name/mode"
-        : >"$BATS_TEST_TMPDIR/$name/log"
-    done
-    python3 "$BATS_TEST_DIRNAME/hostile_server.py" "$FILES" "$BATS_TEST_TMPDIR/foreign" "$BATS_TEST_TMPDIR/home" \
-        3>&- 2>"$BATS_TEST_TMPDIR/servers.err" &
-    SERVER_PIDS=$!
-    FOREIGN_PORT=$(wait_port_file "$BATS_TEST_TMPDIR/foreign/port")
-    FOREIGN_LOG="$BATS_TEST_TMPDIR/foreign/log"
-    HOME_PORT=$(wait_port_file "$BATS_TEST_TMPDIR/home/port")
-    HOME_LOG="$BATS_TEST_TMPDIR/home/log"
+# start_hostile NAME MODE: an instance, its port in $PORT, its log in $LOG.
+start_hostile() {
+    local dir="$BATS_TEST_TMPDIR/$1"
+    mkdir -p "$dir"
+    echo "$2" >"$dir/mode"
+    : >"$dir/log"
+    python3 "$BATS_TEST_DIRNAME/hostile_server.py" "$dir/port" "$dir/log" "$dir/mode" "$FILES" \
+        "http://localhost:${FOREIGN_PORT:-1}" 3>&- 2>"$dir/err" &
+    SERVER_PIDS="${SERVER_PIDS:-} $!"
+    PORT=$(wait_port_file "$dir/port")
+    LOG="$dir/log"
 }
 
 # mode NAME: what HOME answers from now on.

@@ -1,21 +1,20 @@
 #!/usr/bin/env python3
-"""Scriptable hostile servers on loopback for hostile.bats: plain files
+"""One scriptable hostile server on loopback for hostile.bats: plain files
 with byte ranges, the Hub's API (as hub_emulator.py emulates it), an Ollama
-registry and S3's ListObjectsV2 and GetObject. One process runs an
-instance per DIR, each on a port of its own (written to DIR/port once
-every instance listens), answering as the mode in DIR/mode (read again at
-every request) says. Every request is logged to DIR/log as one JSON line:
-time, method, the host:port it was received on, path and every header, so
-that a test can grep a "foreign" instance's log for a secret.
+registry and S3's ListObjectsV2 and GetObject, each answering as the mode
+in MODE_FILE (read again at every request) says. Every request is logged
+to LOG as one JSON line: time, method, the host:port it was received on,
+path and every header, so that a test can grep a "foreign" instance's log
+for a secret.
 
-usage: hostile_server.py FILES DIR...
+usage: hostile_server.py PORT_FILE LOG MODE_FILE FILES FOREIGN_URL
 
 FILES/model.gguf is every model's bytes (every .gguf path and key, every
-blob of a manifest's model layer). The first DIR's instance is the
-foreign one (http://localhost:PORT), where the others' hostile modes send
-the client. The process exits when its parent ends, or after 900 s.
+blob of a manifest's model layer); FOREIGN_URL (http://localhost:PORT) is
+the other instance, where hostile modes send the client. The server exits
+when its parent ends, or after 900 s.
 
-Modes (the first word of DIR/mode; files are served plainly in any mode
+Modes (the first word of MODE_FILE; files are served plainly in any mode
 that does not name them):
   normal                 everything as a well-behaved server answers
   total-max, total-2p62  206s with Content-Range totals 2^64-1, 2^62+1
@@ -66,11 +65,12 @@ import time
 import urllib.parse
 import zlib
 
-FILES, DIRS = sys.argv[1], sys.argv[2:]
+PORT_FILE, LOG, MODE_FILE, FILES, FOREIGN = sys.argv[1:6]
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 TOKEN = "registry_hostile_token_77"
 PARENT = os.getppid()
 lock = threading.Lock()
+counter = {"n": 0}
 bomb = []  # gzip_bomb()'s, once made
 bomb_lock = threading.Lock()
 with open(os.path.join(FILES, "model.gguf"), "rb") as f:
@@ -101,28 +101,16 @@ def gzip_bomb():
         return bomb[0]
 
 
-class Instance(http.server.ThreadingHTTPServer):
-    """One instance: its DIR's mode and log, the foreign instance's URL,
-    and its count of requests for the modes that answer the first one
-    apart."""
-    daemon_threads = True
-
-    def __init__(self, directory):
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.dir = directory
-        self.foreign = None
-        self.counter = 0
+def mode():
+    try:
+        with open(MODE_FILE) as f:
+            return (f.read().split() or ["normal"])[0]
+    except OSError:
+        return "normal"
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-
-    def mode(self):
-        try:
-            with open(os.path.join(self.server.dir, "mode")) as f:
-                return (f.read().split() or ["normal"])[0]
-        except OSError:
-            return "normal"
 
     def log_message(self, *args):
         pass
@@ -140,14 +128,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         host, port = self.server.server_address[:2]
         line = {"t": time.time(), "mode": m, "method": self.command, "at": "%s:%d" % (host, port),
                 "path": self.path, "headers": dict(self.headers.items())}
-        with lock, open(os.path.join(self.server.dir, "log"), "a") as log:
+        with lock, open(LOG, "a") as log:
             log.write(json.dumps(line) + "\n")
 
     def do_HEAD(self):
         self.do_GET()
 
     def do_GET(self):
-        m = self.mode()
+        m = mode()
         self.log_request_line(m)
         url = urllib.parse.urlsplit(self.path)
         parts = [urllib.parse.unquote(p) for p in url.path.split("/")[1:]]
@@ -182,8 +170,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(429, b"", [("Retry-After", "9999999999")])
         if m == "retry-after-two":
             with lock:
-                first = self.server.counter == 0
-                self.server.counter += 1
+                first = counter["n"] == 0
+                counter["n"] += 1
             if first:
                 return self.reply(429, b"", [("Retry-After", "2")])
         headers = [("Accept-Ranges", "bytes")]
@@ -228,7 +216,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "lfs": {"oid": hashlib.sha256(path.encode()).hexdigest(), "size": size, "pointerSize": 134}}
 
     def next_link(self, base, cursor, foreign=False):
-        host = self.server.foreign if foreign else "http://" + self.headers.get("Host", "")
+        host = FOREIGN if foreign else "http://" + self.headers.get("Host", "")
         sep = "&" if "?" in base else "?"
         return ("Link", '<%s%s%scursor=%d>; rel="next"' % (host, base, sep, cursor))
 
@@ -295,7 +283,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def resolve(self, m, parts):
         path = "/".join(parts[4:])
         if m == "hub-resolve-foreign":
-            where = "%s/files/%s" % (self.server.foreign, urllib.parse.quote(path))
+            where = "%s/files/%s" % (FOREIGN, urllib.parse.quote(path))
         else:
             where = "/files/%s" % urllib.parse.quote(path)
         return self.reply(302, b"", [("Location", where), ("X-Linked-Size", str(len(MODEL))),
@@ -322,7 +310,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.json({"token": TOKEN, "expires_in": 300})
         wants_token = m in ("registry-blob-foreign", "registry-realm-foreign")
         if wants_token and self.headers.get("Authorization") != "Bearer " + TOKEN:
-            realm = (self.server.foreign if m == "registry-realm-foreign" else "http://" + self.headers.get("Host")) + "/token"
+            realm = (FOREIGN if m == "registry-realm-foreign" else "http://" + self.headers.get("Host")) + "/token"
             return self.reply(401, b"", [("WWW-Authenticate", 'Bearer realm="%s",service="r",scope="repository:%s:pull"'
                                           % (realm, "/".join(parts[1:3])))])
         if len(parts) >= 5 and parts[3] == "manifests":
@@ -345,7 +333,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                               [("Content-Type", "application/vnd.docker.distribution.manifest.v2+json")])
         if len(parts) >= 5 and parts[3] == "blobs":
             if m == "registry-blob-foreign":
-                return self.reply(307, b"", [("Location", self.server.foreign + self.path)])
+                return self.reply(307, b"", [("Location", FOREIGN + self.path)])
             if parts[4].endswith(BIG_HEX):
                 return self.stream_big_template()
             return self.file(m, TEXT if parts[4].endswith(TEXT_HEX) else MODEL, '"%s"' % parts[4][7:])
@@ -356,7 +344,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         key = "/".join(parts[1:])
         if key:
             if m == "s3-foreign":
-                return self.reply(307, b"", [("Location", self.server.foreign + self.path)])
+                return self.reply(307, b"", [("Location", FOREIGN + self.path)])
             return self.file(m, MODEL)
         prefix = query.get("prefix", [""])[0]
         token = query.get("continuation-token", [""])[0]
@@ -410,15 +398,10 @@ def watch_parent():
     os._exit(0)
 
 
-instances = [Instance(d) for d in DIRS]
-for instance in instances:
-    instance.foreign = "http://localhost:%d" % instances[0].server_address[1]
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
 threading.Thread(target=watch_parent, daemon=True).start()
-for instance in instances[1:]:
-    threading.Thread(target=instance.serve_forever, daemon=True).start()
-for instance in instances:
-    port_file = os.path.join(instance.dir, "port")
-    with open(port_file + ".tmp", "w") as f:
-        f.write(str(instance.server_address[1]))
-    os.rename(port_file + ".tmp", port_file)
-instances[0].serve_forever()
+with open(PORT_FILE + ".tmp", "w") as f:
+    f.write(str(server.server_address[1]))
+os.rename(PORT_FILE + ".tmp", PORT_FILE)
+server.serve_forever()
