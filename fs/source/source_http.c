@@ -714,9 +714,7 @@ static int read_block(http_source *s, uint64_t index, uint64_t last, size_t with
         const int f = fetch(s, index * BLOCK + within, n, &part, n, (on_part){0}, deadline, true, why,
                             why_size);
         ggfs_fetcher_leave(s->remote->fetcher);
-        if (f != 0)
-            note_failure(s, index, 1);
-        return f;
+        return f; // a failure is noted by failed_read, as every read's is
     }
     if (e != 0)
         return e;
