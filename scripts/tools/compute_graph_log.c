@@ -100,10 +100,12 @@ ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t *bufts, int n_bufs)
     const char *(*name)(ggml_backend_buffer_type_t) = real("ggml_backend_buft_name");
     size_t (*alignment)(ggml_backend_buffer_type_t) = real("ggml_backend_buft_get_alignment");
     ggml_gallocr_t galloc = new_n(bufts, n_bufs);
-    if (shim.n_gallocs < (int)(sizeof shim.gallocs / sizeof shim.gallocs[0])) {
-        shim.gallocs[shim.n_gallocs].galloc = galloc;
-        shim.gallocs[shim.n_gallocs++].n_buffers = n_bufs;
-    }
+    // the last 64 allocators, newest last: one process may make hundreds,
+    // and a new one may have a freed one's address
+    const int ring = (int)(sizeof shim.gallocs / sizeof shim.gallocs[0]);
+    shim.gallocs[shim.n_gallocs % ring].galloc = galloc;
+    shim.gallocs[shim.n_gallocs % ring].n_buffers = n_bufs;
+    shim.n_gallocs++;
     FILE *f = log_file();
     for (int i = 0; i < n_bufs; i++)
         fprintf(f, "BUFT %p %d %s %zu\n", (void *)galloc, i, name(bufts[i]), alignment(bufts[i]));
@@ -125,9 +127,10 @@ bool ggml_gallocr_reserve_n(ggml_gallocr_t galloc, struct ggml_cgraph *graph, co
         log_tensor(f, 'N', i, g->nodes[i], node_buffer_ids ? node_buffer_ids[i] : 0);
     const bool ok = reserve_n(galloc, graph, node_buffer_ids, leaf_buffer_ids);
     int n_buffers = 1;
-    for (int k = 0; k < shim.n_gallocs; k++) {
-        if (shim.gallocs[k].galloc == galloc)
-            n_buffers = shim.gallocs[k].n_buffers;
+    const int ring = (int)(sizeof shim.gallocs / sizeof shim.gallocs[0]);
+    for (int k = shim.n_gallocs > ring ? shim.n_gallocs - ring : 0; k < shim.n_gallocs; k++) {
+        if (shim.gallocs[k % ring].galloc == galloc)
+            n_buffers = shim.gallocs[k % ring].n_buffers;
     }
     for (int i = 0; i < n_buffers; i++)
         fprintf(f, "SIZE %d %zu\n", i, buffer_size(galloc, i));

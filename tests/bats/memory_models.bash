@@ -31,6 +31,9 @@ memory_models() {
 # still read from the mounts at each run. A run that ends with a status
 # below 128 but not 0 (the client could not start, say) is not kept;
 # llama.cpp crashing on a model (a signal) is.
+# With CLIENT_RUN_SIDE=VAR:FILE, the command also writes a file of its
+# own, which it finds named by its environment variable VAR: the file is
+# kept with the run, and appended to FILE each time, as run or as kept.
 client_run() {
     local cache=${GGUF_FS_CACHE:-$HOME/.cache/gguf-fs}/client-runs key word words=() files=() small=() large=()
     local size path
@@ -47,9 +50,14 @@ client_run() {
         [ "${#small[@]}" -eq 0 ] || cat -- "${small[@]}" | sha256sum
         [ "${#large[@]}" -eq 0 ] || stat -c '%n %s %Y' -- "${large[@]}"
     } | sha256sum | cut -c1-32)
+    local side_var=${CLIENT_RUN_SIDE%%:*} side_file=${CLIENT_RUN_SIDE#*:}
     if [ ! -f "$cache/$key.status" ]; then
         mkdir -p "$cache"
         local status=0
+        if [ -n "${CLIENT_RUN_SIDE:-}" ]; then
+            : >"$cache/$key.side.tmp"
+            export "$side_var=$cache/$key.side.tmp"
+        fi
         "$@" >"$cache/$key.out.tmp" 2>"$cache/$key.err.tmp" || status=$?
         if [ "$status" -ne 0 ] && [ "$status" -lt 128 ]; then
             cat "$cache/$key.out.tmp"
@@ -59,8 +67,10 @@ client_run() {
         fi
         mv "$cache/$key.out.tmp" "$cache/$key.out"
         mv "$cache/$key.err.tmp" "$cache/$key.err"
+        [ -z "${CLIENT_RUN_SIDE:-}" ] || mv "$cache/$key.side.tmp" "$cache/$key.side"
         echo "$status" >"$cache/$key.status"
     fi
+    [ -z "${CLIENT_RUN_SIDE:-}" ] || cat "$cache/$key.side" >>"$side_file"
     cat "$cache/$key.out"
     cat "$cache/$key.err" >&2
     return "$(cat "$cache/$key.status")"

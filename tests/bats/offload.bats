@@ -25,12 +25,20 @@ require_vulkan_client() {
         skip "no Vulkan driver (scripts/setup installs Mesa's mesa-vulkan-drivers)"
 }
 
-# offload_client CTX,... NGL,... MODEL...: offload_client.mjs's lines.
+# offload_client CTX,... NGL,... MODEL...: offload_client.mjs's lines;
+# with llama.cpp's graphs logged where OFFLOAD_CLIENT_GRAPHS names
+# (compute-graph's shim preloaded, its log kept with the run).
 offload_client() {
     mkdir -p -m 700 "$BATS_TEST_TMPDIR/xdg"
+    local preload=() shim CLIENT_RUN_SIDE=
+    if [ -n "${OFFLOAD_CLIENT_GRAPHS:-}" ]; then
+        shim=$("$GGUF_FS_SCRIPTS/tools/compute-graph" --shim) || return 1
+        preload=("LD_PRELOAD=$shim")
+        CLIENT_RUN_SIDE=COMPUTE_GRAPH_LOG:$OFFLOAD_CLIENT_GRAPHS
+    fi
     # (without the runner's MALLOC_PERTURB_: llama.cpp's buffers are no concern here)
     # (its runs kept: client_run; the runtime folder is no part of them)
-    XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/xdg" client_run env -u MALLOC_PERTURB_ \
+    XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/xdg" client_run env -u MALLOC_PERTURB_ "${preload[@]}" \
         NODE_PATH="$VULKAN_CLIENT/node_modules" GGML_VK_VISIBLE_DEVICES=0 \
         OFFLOAD_CLIENT_TYPES="${OFFLOAD_CLIENT_TYPES:-}" node "$HELPERS/offload_client.mjs" "$@"
 }
@@ -76,9 +84,18 @@ offload_client() {
     done
     [ "${#models[@]}" -ge 120 ]
     # the cache types are memory.bats's concern: f16 here
-    export OFFLOAD_CLIENT_TYPES=F16
+    export OFFLOAD_CLIENT_TYPES=F16 OFFLOAD_CLIENT_GRAPHS="$BATS_TEST_TMPDIR/graphs"
     past_crashes 6 offload_client 512,4096 0,half,all -- "${models[@]}" >"$BATS_TEST_TMPDIR/kept"
     echo "llama.cpp crashed on: ${CRASHED[*]}"
+    # ggml's graph allocator as offload/ replays it (fs/model/galloc.c)
+    # reserves, for every graph llama.cpp reserved compute buffers for,
+    # what ggml reserved, to the byte, on both devices (at least the graph
+    # of a full ubatch for each context)
+    run "$GGUF_FS_GALLOC_REPLAY" --check "$BATS_TEST_TMPDIR/graphs"
+    echo "$output" | tail -n 20
+    [ "$status" -eq 0 ]
+    [[ "${lines[-1]}" =~ ^([0-9]+)\ graphs,\ ([0-9]+)\ buffers,\ 0\ differences$ ]]
+    [ "${BASH_REMATCH[1]}" -ge $(((${#models[@]} - ${#CRASHED[@]}) * 6)) ]
     run "$PYTHON" "$HELPERS/check_offload.py" "${args[@]}" <"$BATS_TEST_TMPDIR/kept"
     echo "$output" | grep -v _compute
     [[ "${lines[-1]}" == "$(((${#models[@]} - ${#CRASHED[@]}) * 6)) contexts checked, "* ]]

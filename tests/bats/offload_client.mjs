@@ -12,6 +12,11 @@
 //          node offload_client.mjs CTX,CTX NGL,NGL,... MODEL...
 //   NGL: a number, or half (block_count / 2), all (block_count + 1)
 //   env: OFFLOAD_CLIENT_TYPES  the cache types, comma-separated (F16,Q8_0,Q4_0)
+//        COMPUTE_GRAPH_LOG     where scripts/tools/compute-graph's shim, when
+//                              preloaded, logs llama.cpp's graphs: a line
+//                              "# MODEL ngl NGL ctx CTX type TYPE" goes there
+//                              before each context's
+import {appendFileSync} from "node:fs";
 import {createRequire} from "node:module";
 import path from "node:path";
 
@@ -56,6 +61,8 @@ for (const modelPath of models) {
         for (const ctx of contexts.split(",").map(Number)) {
             for (const type of types) {
                 lines = [];
+                if (process.env.COMPUTE_GRAPH_LOG)
+                    appendFileSync(process.env.COMPUTE_GRAPH_LOG, `# ${modelPath} ngl ${ngl} ctx ${ctx} type ${type}\n`);
                 let refused = null, contextBreakdown = null;
                 try {
                     const context = await model.createContext({
