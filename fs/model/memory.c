@@ -523,6 +523,10 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
         rules->n_ff_exp = 0;
     for (uint32_t il = 0; ok && il < h.n_layer_all; il++) {
         rules->layer[il].sliding = h.is_swa[il];
+        rules->layer[il].n_head = h.n_head[il];
+        rules->layer[il].n_head_kv = h.n_head_kv[il];
+        rules->layer[il].head_k = h.is_swa[il] ? h.head_k_swa : h.head_k_full;
+        rules->layer[il].head_v = h.is_swa[il] ? h.head_v_swa : h.head_v_full;
         // recurrent state for the trunk's recurrent layers (is_recr is
         // never set past them)
         if (h.is_recr[il] && r->kv != GGFS_KV_PLAIN && r->kv != GGFS_KV_NONE) {

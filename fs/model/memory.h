@@ -58,6 +58,8 @@ typedef struct ggfs_layer_memory {
     uint64_t cell_bytes[GGFS_CACHE_TYPES];  // 0 unless cache is FULL or SWA
     uint64_t state;                         // bytes of recurrent state
     bool sliding;                           // its attention slides (is_swa), cache or not
+    uint32_t n_head, n_head_kv;             // its attention's heads (head_count, head_count_kv)
+    uint32_t head_k, head_v;                // and their sizes (key_length, value_length)
 } ggfs_layer_memory;
 
 /* What a model's keys fix, read once by ggfs_memory_read. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/llm_graph.h"
 #include "model/offload.h"
 
 /* Where llama_model_loader::create_tensor puts a tensor: its layer's
@@ -48,6 +49,7 @@ struct ggfs_offload {
     uint64_t *projected;  // per layer: the widths of its Q, K and V projections, added
     bool gated;           // a dense feed-forward block with a gate (gate, up, their product)
     bool *expert_layer;   // per layer: its feed-forward block is experts
+    ggfs_llm_model *graph; // the architecture's graph, where it is written (model/llm_graph.h)
 };
 
 /* A GPU buffer holds each tensor at an offset aligned to its buffer
@@ -290,6 +292,10 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
         o->tied_output = output;
     o->unroped_k = listed(arch, unroped_k, sizeof unroped_k / sizeof unroped_k[0]);
     find_rope_layers(o, arch);
+    if (!(o->graph = ggfs_llm_model_new(files, n_files, rules, arch))) {
+        ggfs_offload_free(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -302,6 +308,7 @@ void ggfs_offload_free(ggfs_offload *o)
     free(o->qkv_rows);
     free(o->projected);
     free(o->expert_layer);
+    ggfs_llm_model_free(o->graph);
     free(o);
 }
 
@@ -525,7 +532,9 @@ void ggfs_offload_at(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t gp
     uint64_t host_largest = 0;
     place_weights(o, i_gpu_start, cpu_moe, row, &host_largest);
     place_caches(o, ctx, cache, i_gpu_start, row);
-    place_compute(o, ctx, cache, i_gpu_start, host_largest, row);
+    // the graph itself where it is written, else the model of its peak
+    if (cpu_moe > 0 || !ggfs_llm_compute(o->graph, ctx, cache, i_gpu_start, &row->gpu_compute, &row->host_compute))
+        place_compute(o, ctx, cache, i_gpu_start, host_largest, row);
     // output_reserve: the logits of one output per sequence, f32, in the
     // output device's host buffer type (host memory either way)
     row->host_output = o->n_vocab * 4;

@@ -309,7 +309,8 @@ static void report(tool *t, graph *g)
         printf("  %s: replay %" PRIu64 " bytes, ggml %" PRIu64 " bytes (the largest of its graphs); live when it last grew:\n",
                a->buffers[b].name, sizes[b], g->ggml_size[b]);
         peak *p = &g->peaks[b];
-        qsort_r(p->live, p->n_live, sizeof *p->live, by_size, g);
+        if (p->n_live)
+            qsort_r(p->live, p->n_live, sizeof *p->live, by_size, g);
         for (uint32_t k = 0; k < p->n_live; k++) {
             const uint32_t i = p->live[k];
             printf("    %10" PRIu64 "  %-14s %-28s %s\n", g->tensors[i].bytes, g->ops[i], g->shapes[i], g->names[i]);

@@ -10,6 +10,9 @@
 load test_helper
 load memory_models
 
+# The architectures whose graph offload/ builds, exact to the byte.
+EXACT_COMPUTE=llama
+
 setup() {
     require_fuse
     memory_models
@@ -96,6 +99,11 @@ offload_client() {
     [ "$status" -eq 0 ]
     [[ "${lines[-1]}" =~ ^([0-9]+)\ graphs,\ ([0-9]+)\ buffers,\ 0\ differences$ ]]
     [ "${BASH_REMATCH[1]}" -ge $(((${#models[@]} - ${#CRASHED[@]}) * 6)) ]
+    # the architectures whose graph offload/ builds (fs/model/llm_graph.c):
+    # their compute buffers are the bytes ggml reserved, on both devices
+    run "$PYTHON" "$HELPERS/check_compute_exact.py" --exact "$EXACT_COMPUTE" "$BATS_TEST_TMPDIR/graphs" "${args[@]}"
+    echo "${lines[-1]}"
+    [ "$status" -eq 0 ]
     run "$PYTHON" "$HELPERS/check_offload.py" "${args[@]}" <"$BATS_TEST_TMPDIR/kept"
     echo "$output" | grep -v _compute
     [[ "${lines[-1]}" == "$(((${#models[@]} - ${#CRASHED[@]}) * 6)) contexts checked, "* ]]
@@ -200,6 +208,8 @@ offload_client() {
 @test "compute-graph's replay of ggml's graph allocator gives llama.cpp's compute buffers to the byte" {
     require_vulkan_client
     local model family ngl
+    # this build's replay
+    export GALLOC_REPLAY=$GGUF_FS_GALLOC_REPLAY
     for model in llama:0 qwen3moe:99 gemma3:3; do
         family=${model%:*} ngl=${model#*:}
         run --separate-stderr "$GGUF_FS_SCRIPTS/tools/compute-graph" "$MODELS/$family.gguf" "$ngl" 4096
@@ -207,19 +217,14 @@ offload_client() {
         echo "$family -ngl $ngl:"
         grep ': replay ' <<<"$output"
         # llama.cpp reserves for a ubatch of 512 tokens first, then for one
-        # token and again for 512; a buffer grows to the largest, and
-        # Vulkan's host buffer type allocates 32 bytes more: the first
-        # graph's sizes are ggml's exactly, the later ones' at most, and
-        # the last of ggml's the largest of the replay's.
-        awk '/^graph / {graph = $2}
-             / replay [0-9]+ bytes, ggml [0-9]+ bytes/ {
-                 size = $3 + ($1 == "Vulkan_Host:" ? 32 : 0)
-                 if (graph == 0 && size != $6 || size > $6) bad = 1
-                 if (size > largest[$1]) largest[$1] = size
-                 last[$1] = $6; n++
+        # token and again for 512; an allocator's buffer grows to the
+        # largest (galloc-replay reports the same, and the 32 bytes more
+        # Vulkan's host buffer type allocates): every line equal
+        awk '/ replay [0-9]+ bytes, ggml [0-9]+ bytes/ {
+                 if ($3 != $6) bad = 1
+                 n++
              }
              END {
-                 for (b in last) if (last[b] != largest[b]) bad = 1
                  exit bad || n < 4
              }' <<<"$output"
     done

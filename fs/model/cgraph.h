@@ -1,0 +1,132 @@
+/*
+ * A graph of tensor shapes built as ggml builds its graphs: each operation
+ * makes a tensor of the type, shape and strides ggml gives it (ggml.c),
+ * views share their source's memory, and ggml_build_forward_expand's
+ * depth-first walk orders the nodes and leafs. Nothing is computed: the
+ * graph is what llama.cpp's scheduler splits and ggml's allocator places
+ * (model/sched.h), so that offload/ knows the compute buffers' sizes.
+ */
+#ifndef GGFS_MODEL_CGRAPH_H
+#define GGFS_MODEL_CGRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/galloc.h"
+
+/* ggml's ops, those llama.cpp's graphs use here (names as ggml_op_name). */
+typedef enum ggfs_op {
+    GOP_NONE,
+    GOP_GET_ROWS,
+    GOP_SET_ROWS,
+    GOP_NORM,
+    GOP_RMS_NORM,
+    GOP_ADD,
+    GOP_MUL,
+    GOP_SCALE,
+    GOP_MUL_MAT,
+    GOP_RESHAPE,
+    GOP_VIEW,
+    GOP_PERMUTE,
+    GOP_TRANSPOSE,
+    GOP_CONT,
+    GOP_CPY,
+    GOP_ROPE,
+    GOP_FLASH_ATTN_EXT,
+    GOP_SOFT_MAX,
+    GOP_GLU,
+    GOP_UNARY,
+    GOP_COUNT
+} ggfs_op;
+
+/* Element types: those of activations and caches; a weight's own type
+ * matters only by its bytes (GT_WEIGHT). */
+typedef enum ggfs_type { GT_F32, GT_F16, GT_I32, GT_I64, GT_Q8_0, GT_Q4_0, GT_WEIGHT } ggfs_type;
+
+/* Where a tensor's memory is before the graph is allocated. */
+typedef enum ggfs_home {
+    HOME_NONE,     // the allocator places it
+    HOME_HOST,     // a weight or cache in host memory
+    HOME_GPU,      // a weight or cache on the GPU
+} ggfs_home;
+
+enum { GFLAG_INPUT = 1, GFLAG_OUTPUT = 2, GFLAG_WEIGHT = 4 }; // WEIGHT: in a model's buffer (usage WEIGHTS)
+
+typedef struct ggfs_gt {
+    int64_t ne[4];
+    uint64_t nb[4];
+    uint64_t bytes;   // ggml_nbytes (a weight's: its bytes in the file)
+    uint64_t view_offs;
+    uint32_t src[GGFS_GALLOC_SRCS];
+    uint32_t view_src; // GGFS_GALLOC_NONE: not a view
+    uint32_t uses;     // its uses as a source by the graph's nodes (ggml's use_counts)
+    uint8_t op, type, home, flags;
+    int8_t backend;    // the scheduler's choice, -1 before it
+    bool visited;
+    int16_t layer;     // the layer that named it, -1 for none
+    const char *name;  // the name llama.cpp gives it (a static string)
+} ggfs_gt;
+
+typedef struct ggfs_cgraph {
+    ggfs_gt *t;
+    uint32_t n, cap;
+    uint32_t *nodes, *leafs;
+    uint32_t n_nodes, n_leafs, cap_nodes, cap_leafs;
+    bool failed;       // out of memory: every later step does nothing
+} ggfs_cgraph;
+
+#define GGFS_NO_TENSOR GGFS_GALLOC_NONE
+
+void ggfs_cgraph_init(ggfs_cgraph *g);
+void ggfs_cgraph_free(ggfs_cgraph *g);
+
+/* A new tensor of type and shape, contiguous. */
+uint32_t ggfs_new(ggfs_cgraph *g, ggfs_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+/* A weight (type GT_WEIGHT, of `bytes` bytes) or a cache, in memory of
+ * its own (HOME_HOST or HOME_GPU). */
+uint32_t ggfs_new_held(ggfs_cgraph *g, ggfs_type type, ggfs_home home, uint64_t bytes, int64_t ne0, int64_t ne1,
+                       int64_t ne2);
+void ggfs_set_name(ggfs_cgraph *g, uint32_t t, const char *name, int layer);
+void ggfs_set_input(ggfs_cgraph *g, uint32_t t);
+void ggfs_set_output(ggfs_cgraph *g, uint32_t t);
+
+/* The operations, with ggml's result shapes. */
+uint32_t ggfs_get_rows(ggfs_cgraph *g, uint32_t a, uint32_t rows);
+uint32_t ggfs_set_rows(ggfs_cgraph *g, uint32_t dst, uint32_t src, uint32_t rows);
+uint32_t ggfs_unary_op(ggfs_cgraph *g, ggfs_op op, uint32_t a); // NORM, RMS_NORM, SCALE, UNARY, CONT, ...
+uint32_t ggfs_binary_op(ggfs_cgraph *g, ggfs_op op, uint32_t a, uint32_t b); // ADD, MUL, GLU: a's shape
+uint32_t ggfs_mul_mat(ggfs_cgraph *g, uint32_t a, uint32_t b);
+uint32_t ggfs_rope(ggfs_cgraph *g, uint32_t a, uint32_t pos, uint32_t factors);
+uint32_t ggfs_reshape(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+uint32_t ggfs_view_nd(ggfs_cgraph *g, uint32_t a, const int64_t ne[4], const uint64_t nb[4], uint64_t offset);
+uint32_t ggfs_view_tensor(ggfs_cgraph *g, uint32_t a); // ggml_view_tensor: op NONE
+uint32_t ggfs_permute(ggfs_cgraph *g, uint32_t a, int ax0, int ax1, int ax2, int ax3);
+uint32_t ggfs_transpose(ggfs_cgraph *g, uint32_t a);
+uint32_t ggfs_cast(ggfs_cgraph *g, uint32_t a, ggfs_type type);
+uint32_t ggfs_flash_attn_ext(ggfs_cgraph *g, uint32_t q, uint32_t k, uint32_t v, uint32_t mask, uint32_t sinks);
+uint32_t ggfs_soft_max_ext(ggfs_cgraph *g, uint32_t a, uint32_t mask, uint32_t sinks);
+/* ggml_cont_2d: a's elements, contiguous, as [ne0, ne1]. */
+uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1);
+/* ggml_is_contiguous. */
+bool ggfs_is_contiguous(const ggfs_cgraph *g, uint32_t a);
+/* ggml_nelements. */
+int64_t ggfs_nelements(const ggfs_cgraph *g, uint32_t a);
+/* A tensor of the same type and strides as a (ggml_dup_tensor_layout):
+ * the scheduler's copy of a split's input. */
+uint32_t ggfs_dup_layout(ggfs_cgraph *g, uint32_t a);
+
+/* ggml_build_forward_expand: t and its sources, depth first. */
+void ggfs_expand(ggfs_cgraph *g, uint32_t t);
+
+/* ggml_row_size. */
+uint64_t ggfs_row_size(ggfs_type type, int64_t n);
+/* ggml_op_can_inplace. */
+bool ggfs_op_in_place(ggfs_op op);
+
+/* ggml_is_view_op. */
+static inline bool ggfs_is_view_op(ggfs_op op)
+{
+    return op == GOP_VIEW || op == GOP_RESHAPE || op == GOP_PERMUTE || op == GOP_TRANSPOSE;
+}
+
+#endif
