@@ -50,6 +50,7 @@ struct ggfs_offload {
     bool gated;           // a dense feed-forward block with a gate (gate, up, their product)
     bool *expert_layer;   // per layer: its feed-forward block is experts
     ggfs_llm_model *graph; // the architecture's graph, where it is written (model/llm_graph.h)
+    ggfs_compute_memo *memo; // its figures, kept with the view (NULL: none)
 };
 
 /* A GPU buffer holds each tensor at an offset aligned to its buffer
@@ -215,6 +216,12 @@ static uint64_t key_count(const ggp_file *keys, const char *key)
 
 ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys)
 {
+    return ggfs_offload_new_memo(m, rules, keys, NULL);
+}
+
+ggfs_offload *ggfs_offload_new_memo(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys,
+                                    ggfs_compute_memo *memo)
+{
     const ggp_file **files = malloc(m->n_shards * sizeof *files);
     if (!files)
         return NULL;
@@ -222,6 +229,8 @@ ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rul
         files[k] = m->shards[k].file;
     ggfs_offload *o = ggfs_offload_new_files(files, m->n_shards, rules, keys);
     free(files);
+    if (o)
+        o->memo = memo;
     return o;
 }
 
@@ -518,6 +527,17 @@ static void place_compute(const ggfs_offload *o, uint32_t ctx, int cache, uint32
     row->host_compute = embd + mask + indices + (kv_rows > lookups ? kv_rows : lookups);
 }
 
+/* The compute buffers from the architecture's graph, kept in the memo. */
+static bool graph_compute(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t i_gpu_start, ggfs_offload_row *row)
+{
+    if (ggfs_compute_memo_get(o->memo, ctx, cache, i_gpu_start, &row->gpu_compute, &row->host_compute))
+        return true;
+    if (!ggfs_llm_compute(o->graph, ctx, cache, i_gpu_start, &row->gpu_compute, &row->host_compute))
+        return false;
+    ggfs_compute_memo_put(o->memo, ctx, cache, i_gpu_start, row->gpu_compute, row->host_compute);
+    return true;
+}
+
 void ggfs_offload_at(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t gpu_layers, uint32_t cpu_moe,
                      ggfs_offload_row *row)
 {
@@ -533,7 +553,7 @@ void ggfs_offload_at(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t gp
     place_weights(o, i_gpu_start, cpu_moe, row, &host_largest);
     place_caches(o, ctx, cache, i_gpu_start, row);
     // the graph itself where it is written, else the model of its peak
-    if (cpu_moe > 0 || !ggfs_llm_compute(o->graph, ctx, cache, i_gpu_start, &row->gpu_compute, &row->host_compute))
+    if (cpu_moe > 0 || !graph_compute(o, ctx, cache, i_gpu_start, row))
         place_compute(o, ctx, cache, i_gpu_start, host_largest, row);
     // output_reserve: the logits of one output per sequence, f32, in the
     // output device's host buffer type (host memory either way)

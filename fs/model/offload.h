@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/compute_memo.h"
 #include "model/memory.h"
 #include "model/model.h"
 
@@ -33,6 +34,10 @@ typedef struct ggfs_offload ggfs_offload;
  * when out of memory or a tensor's name places it in no layer llama.cpp
  * has (a blk.N past block_count). */
 ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys);
+/* The same, keeping the compute buffers it works out in memo (the view's,
+ * which rules and keys are of; NULL: none kept). */
+ggfs_offload *ggfs_offload_new_memo(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys,
+                                    ggfs_compute_memo *memo);
 /* The same for the tensors of files[0, n_files), a split set's shards in
  * order. */
 ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_files, const ggfs_memory_rules *rules,

@@ -20,12 +20,15 @@ static void init_text_sizes(ggfs_view *v)
         atomic_init(&v->text_size[i], UINT64_MAX);
         atomic_init(&v->text[i], NULL);
     }
+    v->compute = ggfs_compute_memo_new();
 }
 
 static void free_texts(ggfs_view *v)
 {
     for (int i = 0; i < GGFS_VIEW_SIZE_SLOTS; i++)
         free(atomic_load(&v->text[i]));
+    ggfs_compute_memo_free(v->compute);
+    v->compute = NULL;
 }
 
 bool ggfs_view_init_unedited(ggfs_view *v, const ggp_file *keys, uint64_t keys_file_size)

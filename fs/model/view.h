@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "ggp.h"
+#include "model/compute_memo.h"
 #include "model/merged.h"
 
 #define GGFS_VIEW_SIZE_SLOTS 8 // sizes of whole-model texts a tree keeps per view
@@ -55,6 +56,7 @@ typedef struct ggfs_view {
     _Atomic uint64_t *kv_size; // each key's rendered size, UINT64_MAX until computed
     _Atomic uint64_t text_size[GGFS_VIEW_SIZE_SLOTS]; // the same for the tree's whole-model texts
     _Atomic(ggfs_view_text *) text[GGFS_VIEW_SIZE_SLOTS]; // such a text itself, when kept; else NULL
+    ggfs_compute_memo *compute; // offload/'s compute buffers worked out for this view (NULL: none kept)
 } ggfs_view;
 
 /* The unedited view of a model whose first shard's index is keys: no

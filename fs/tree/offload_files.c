@@ -22,14 +22,14 @@ static void put_row(const ggfs_offload *o, uint32_t ctx, int cache, uint32_t gpu
 }
 
 bool ggfs_offload_ctx_render(const ggp_file *keys, const ggfs_model *m, uint64_t weights, uint32_t ctx,
-                             ggp_sink *sink)
+                             ggfs_compute_memo *memo, ggp_sink *sink)
 {
     ggfs_memory_rules *rules = malloc(sizeof *rules);
     if (!rules)
         return false;
     ggfs_offload *o = NULL;
     if (ctx < 1 || ctx > GGFS_MEMORY_CTX_MAX || !ggfs_memory_read(keys, weights, rules) ||
-        !(o = ggfs_offload_new(m, rules, keys))) {
+        !(o = ggfs_offload_new_memo(m, rules, keys, memo))) {
         free(rules);
         return false;
     }

@@ -178,7 +178,7 @@ bool ggfs_text_render(const ggfs_tree *tree, const ggfs_view *view, ggfs_node no
         return ggfs_memory_tsv_render(view->keys, tree->memory_weights, sink);
     case GGFS_OFFLOAD_CTX:
         return node.index <= UINT32_MAX && ggfs_offload_ctx_render(view->keys, tree->model, tree->memory_weights,
-                                                                 (uint32_t)node.index, sink);
+                                                                 (uint32_t)node.index, view->compute, sink);
     case GGFS_KV:
         index = ggfs_view_index_of(view, node.index);
         if (index == UINT64_MAX)
