@@ -288,6 +288,15 @@ uint32_t ggfs_cast(ggfs_cgraph *g, uint32_t a, ggfs_type type)
     return with_op(g, t, GOP_CPY, a, t, GGFS_NO_TENSOR);
 }
 
+uint32_t ggfs_glu_halves(ggfs_cgraph *g, uint32_t a)
+{
+    if (bad(g, a))
+        return GGFS_NO_TENSOR;
+    const int64_t *ne = g->t[a].ne;
+    const uint32_t t = ggfs_new(g, (ggfs_type)g->t[a].type, ne[0] / 2, ne[1], ne[2], ne[3]);
+    return with_op(g, t, GOP_GLU, a, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+}
+
 uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1)
 {
     if (bad(g, a))
@@ -388,6 +397,7 @@ bool ggfs_op_in_place(ggfs_op op)
     case GOP_ADD:
     case GOP_MUL:
     case GOP_UNARY:
+    case GOP_SQR:
     case GOP_ROPE:
     case GOP_RMS_NORM:
     case GOP_SOFT_MAX:

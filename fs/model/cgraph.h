@@ -36,6 +36,7 @@ typedef enum ggfs_op {
     GOP_SOFT_MAX,
     GOP_GLU,
     GOP_UNARY,
+    GOP_SQR,
     GOP_COUNT
 } ggfs_op;
 
@@ -105,6 +106,8 @@ uint32_t ggfs_transpose(ggfs_cgraph *g, uint32_t a);
 uint32_t ggfs_cast(ggfs_cgraph *g, uint32_t a, ggfs_type type);
 uint32_t ggfs_flash_attn_ext(ggfs_cgraph *g, uint32_t q, uint32_t k, uint32_t v, uint32_t mask, uint32_t sinks);
 uint32_t ggfs_soft_max_ext(ggfs_cgraph *g, uint32_t a, uint32_t mask, uint32_t sinks);
+/* ggml_glu with one source (ggml_swiglu): its halves' gated product. */
+uint32_t ggfs_glu_halves(ggfs_cgraph *g, uint32_t a);
 /* ggml_cont_2d: a's elements, contiguous, as [ne0, ne1]. */
 uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1);
 /* ggml_is_contiguous. */

@@ -14,48 +14,13 @@
 #include "ggp.h"
 #include "model/memory.h"
 
-/* A layer's weights, by their names' kinds (blk.N.KIND). */
-typedef enum ggfs_lw {
-    LW_ATTN_NORM,
-    LW_ATTN_NORM_B,
-    LW_WQ,
-    LW_WK,
-    LW_WV,
-    LW_WQKV,
-    LW_BQ,
-    LW_BK,
-    LW_BV,
-    LW_BQKV,
-    LW_Q_NORM,
-    LW_K_NORM,
-    LW_WO,
-    LW_BO,
-    LW_ATTN_POST_NORM,
-    LW_FFN_NORM,
-    LW_FFN_NORM_B,
-    LW_FFN_GATE,
-    LW_FFN_UP,
-    LW_FFN_DOWN,
-    LW_FFN_GATE_B,
-    LW_FFN_UP_B,
-    LW_FFN_DOWN_B,
-    LW_FFN_POST_NORM,
-    LW_COUNT
-} ggfs_lw;
-
-/* A weight's shape and bytes; bytes 0: the model has none. */
-typedef struct ggfs_llm_weight {
-    int64_t ne[3];
-    uint64_t bytes;
-} ggfs_llm_weight;
-
 /* What the graph is built from: the tensors' shapes, read once. */
 typedef struct ggfs_llm_model ggfs_llm_model;
 
-/* The model of the tensors of files[0, n_files) under rules, for
+/* The model of the tensors of files[0, n_files) under rules and keys, for
  * architecture arch; NULL when out of memory. */
 ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_files, const ggfs_memory_rules *rules,
-                                   ggp_str arch);
+                                   const ggp_file *keys, ggp_str arch);
 void ggfs_llm_model_free(ggfs_llm_model *m);
 
 /* Whether the architecture's graph is written here. */

@@ -301,7 +301,7 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
         o->tied_output = output;
     o->unroped_k = listed(arch, unroped_k, sizeof unroped_k / sizeof unroped_k[0]);
     find_rope_layers(o, arch);
-    if (!(o->graph = ggfs_llm_model_new(files, n_files, rules, arch))) {
+    if (!(o->graph = ggfs_llm_model_new(files, n_files, rules, keys, arch))) {
         ggfs_offload_free(o);
         return NULL;
     }

@@ -1,0 +1,366 @@
+/*
+ * The architectures whose graph offload/ builds (llm_build.h): one row
+ * each, naming the layer's program and the options its src/models/ file
+ * takes. A layer's program is a few steps over registers (the layer's
+ * input, the current tensor, the saved residual, ...), written as the
+ * file writes its layer, so that the tensors are made and expanded in
+ * llama.cpp's order; the helpers do the rest.
+ */
+#include <string.h>
+
+#include "model/llm_build.h"
+
+/* The registers a layer's program works on. */
+enum {
+    R_INP, // the layer's input; the next layer's, at the end
+    R_CUR,
+    R_RES, // the residual saved
+    R_NRM, // the normed input, for a block beside the attention
+    R_ATT, // the attention's output, set aside
+    R_FFN, // the feed-forward block's output, set aside
+    R_FIN, // the feed-forward block's input
+    R_COUNT,
+    R_NONE = 0xff
+};
+
+typedef enum step_op {
+    S_END,
+    S_COPY,      // dst = a
+    S_NORM,      // dst = the row's norm of a, with layer weights w and wb (LW_COUNT: none)
+    S_ATTN,      // dst = attention over a (Q, K, V, their norms, RoPE, the cache, wo)
+    S_LAST_ROWS, // in the last layer, a, b and c (those given) keep the output rows only
+    S_ADD,       // dst = a + b
+    S_FFN,       // dst = the row's feed-forward block over a
+} step_op;
+
+typedef struct step {
+    uint8_t op, dst, a, b, c;
+    uint8_t w, wb;
+} step;
+
+typedef enum input_kind {
+    IN_PLAIN,     // the token embeddings
+    IN_SCALED,    // scaled (ggml_scale)
+    IN_POSITIONS, // plus the learned positions' embeddings
+    IN_NORMED,    // normed (token_embd_norm, LayerNorm)
+} input_kind;
+
+typedef enum qk_norm_kind { QK_NONE, QK_BEFORE_ROPE, QK_AFTER_ROPE } qk_norm_kind;
+typedef enum rope_kind { ROPE_ALL, ROPE_NONE, ROPE_SWA_ONLY, ROPE_NOT_EVERY_4 } rope_kind;
+
+typedef enum ffn_kind {
+    FFN_GATED,     // up and gate, then their gated product (swiglu, geglu, ...)
+    FFN_ACT,       // up, then an activation (gelu, silu, relu)
+    FFN_RELU_SQR,  // up, relu, then squared
+    FFN_FUSED_GLU, // up twice as wide, then its halves' gated product
+} ffn_kind;
+
+typedef enum output_kind {
+    OUT_PLAIN,
+    OUT_BIAS,     // plus output.bias
+    OUT_SCALE,    // scaled when the keys give a logit scale
+    OUT_SOFTCAP,  // scale, tanh, scale
+} output_kind;
+
+struct arch_graph {
+    const char *arch;
+    const step *layer;
+    const step *sequential; // the layer when the keys turn off use_parallel_residual, if they may
+    uint8_t norm;    // NORM_RMS or NORM_LAYER, the layer's and the output's
+    uint8_t input;   // input_kind
+    uint8_t qk_norm; // per head, with the row's norm, where the model has the weights
+    uint8_t qk_type; // that norm's type
+    uint8_t rope;    // rope_kind
+    bool factors;    // RoPE takes rope_freqs (get_rope_factors)
+    bool q_scale;    // Q scaled after RoPE (the attention's scale then 1)
+    uint8_t ffn;     // ffn_kind
+    uint8_t output;  // output_kind
+};
+
+#define NO_W LW_COUNT
+
+/* src/models/llama.cpp and the many like it: attention, then the
+ * feed-forward block, each after its norm and added to the residual. */
+static const step pre_norm[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, LW_ATTN_NORM_B},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, LW_FFN_NORM_B},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* command-r: the feed-forward block on the attention's normed input,
+ * beside it: (ffn + input) + attention. */
+static const step parallel_ffn_inp[] = {
+    {S_NORM, R_NRM, R_INP, 0, 0, LW_ATTN_NORM, LW_ATTN_NORM_B},
+    {S_ATTN, R_CUR, R_NRM, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_INP, R_NRM, 0, 0},
+    {S_COPY, R_ATT, R_CUR, 0, 0, 0, 0},
+    {S_FFN, R_CUR, R_NRM, 0, 0, 0, 0},
+    {S_ADD, R_CUR, R_CUR, R_INP, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_ATT, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* phi2: the same beside the attention, but (attention + ffn) + input. */
+static const step parallel_attn_ffn[] = {
+    {S_NORM, R_NRM, R_INP, 0, 0, LW_ATTN_NORM, LW_ATTN_NORM_B},
+    {S_ATTN, R_CUR, R_NRM, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_INP, R_NRM, 0, 0},
+    {S_FFN, R_FFN, R_NRM, 0, 0, 0, 0},
+    {S_ADD, R_CUR, R_CUR, R_FFN, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_INP, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* gptneox (use_parallel_residual): the feed-forward block on its own
+ * norm of the input, beside the attention: (ffn + input) + attention. */
+static const step parallel_own_norm[] = {
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, LW_ATTN_NORM_B},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_INP, R_NONE, 0, 0},
+    {S_COPY, R_ATT, R_CUR, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_FFN_NORM, LW_FFN_NORM_B},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_CUR, R_CUR, R_INP, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_ATT, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* seed_oss: pre_norm, its feed-forward block's norm named as a post-attention one. */
+static const step pre_norm_post_named[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, LW_ATTN_NORM_B},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_ATTN_POST_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* falcon: the feed-forward block beside the attention, (ffn + attention)
+ * + input. */
+static const step parallel_ffn_attn[] = {
+    {S_NORM, R_NRM, R_INP, 0, 0, LW_ATTN_NORM, LW_ATTN_NORM_B},
+    {S_ATTN, R_CUR, R_NRM, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_INP, R_NRM, 0, 0},
+    {S_FFN, R_FFN, R_NRM, 0, 0, 0, 0},
+    {S_ADD, R_CUR, R_FFN, R_CUR, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_INP, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+#define ROW(name, program, ...) {.arch = name, .layer = program, __VA_ARGS__}
+#define RMS .norm = NORM_RMS
+#define LN .norm = NORM_LAYER
+
+static const arch_graph arches[] = {
+    ROW("llama", pre_norm, RMS, .factors = true),
+    ROW("arcee", pre_norm, RMS, .ffn = FFN_RELU_SQR),
+    ROW("bloom", pre_norm, LN, .input = IN_NORMED, .rope = ROPE_NONE, .ffn = FFN_ACT),
+    ROW("codeshell", pre_norm, LN, .ffn = FFN_ACT),
+    ROW("command-r", parallel_ffn_inp, LN, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER, .output = OUT_SCALE),
+    ROW("ernie4_5", pre_norm, RMS),
+    ROW("exaone", pre_norm, RMS),
+    ROW("falcon", parallel_ffn_attn, LN, .ffn = FFN_ACT),
+    ROW("gemma", pre_norm, RMS, .input = IN_SCALED, .q_scale = true),
+    ROW("gpt2", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
+    ROW("gptneox", parallel_own_norm, LN, .sequential = pre_norm, .ffn = FFN_ACT),
+    ROW("hunyuan-dense", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
+    ROW("internlm2", pre_norm, RMS),
+    ROW("jais", pre_norm, LN, .rope = ROPE_NONE),
+    ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
+    ROW("maincoder", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
+    ROW("mistral3", pre_norm, RMS, .factors = true),
+    ROW("nemotron", pre_norm, LN, .ffn = FFN_RELU_SQR),
+    ROW("orion", pre_norm, LN),
+    ROW("phi2", parallel_attn_ffn, LN, .q_scale = true, .ffn = FFN_ACT, .output = OUT_BIAS),
+    ROW("qwen", pre_norm, RMS),
+    ROW("qwen2", pre_norm, RMS, .output = OUT_BIAS),
+    ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
+    ROW("seed_oss", pre_norm_post_named, RMS),
+    ROW("smollm3", pre_norm, RMS, .rope = ROPE_NOT_EVERY_4),
+    ROW("starcoder", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
+    ROW("starcoder2", pre_norm, LN, .ffn = FFN_ACT),
+    ROW("xverse", pre_norm, RMS),
+};
+
+const arch_graph *ggfs_llm_arch(ggp_str arch)
+{
+    for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++) {
+        if (arch.len == strlen(arches[i].arch) && memcmp(arch.ptr, arches[i].arch, arch.len) == 0)
+            return &arches[i];
+    }
+    return NULL;
+}
+
+/* ---- the layer's steps ---- */
+
+static uint32_t rope(builder *b, uint32_t il, uint32_t x)
+{
+    const arch_graph *r = b->row;
+    const bool sliding = b->m->rules->layer[il].sliding;
+    if (r->rope == ROPE_NONE || (r->rope == ROPE_SWA_ONLY && !sliding) || (r->rope == ROPE_NOT_EVERY_4 && (il + 1) % 4 == 0))
+        return x;
+    return ggfs_rope(b->g, x, b->inp_pos, r->factors ? ggfs_llm_rope_factors(b, il) : GGFS_NO_TENSOR);
+}
+
+/* A per-head norm of Q or K, where the model has its weight. */
+static uint32_t qk_norm(builder *b, uint32_t il, uint32_t x, ggfs_lw w)
+{
+    if (!ggfs_llm_has(b, il, w))
+        return x;
+    return ggfs_llm_norm(b, x, ggfs_llm_wt(b, il, w), GGFS_NO_TENSOR, b->row->qk_type, (int)il);
+}
+
+static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
+{
+    const arch_graph *r = b->row;
+    qkv x = ggfs_llm_qkv(b, il, cur);
+    if (r->qk_norm == QK_BEFORE_ROPE) {
+        x.q = qk_norm(b, il, x.q, LW_Q_NORM);
+        x.q = rope(b, il, x.q);
+        x.k = qk_norm(b, il, x.k, LW_K_NORM);
+        x.k = rope(b, il, x.k);
+    } else {
+        x.q = rope(b, il, x.q);
+        x.k = rope(b, il, x.k);
+        if (r->qk_norm == QK_AFTER_ROPE) {
+            x.q = qk_norm(b, il, x.q, LW_Q_NORM);
+            x.k = qk_norm(b, il, x.k, LW_K_NORM);
+        }
+    }
+    if (r->q_scale)
+        x.q = ggfs_unary_op(b->g, GOP_SCALE, x.q);
+    return ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), ggfs_llm_wt(b, il, LW_BO));
+}
+
+/* build_ffn: up, the gate or activation, down, each with its bias. */
+static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    uint32_t up = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP), cur),
+                                ggfs_llm_wt(b, il, LW_FFN_UP_B));
+    switch (b->row->ffn) {
+    case FFN_GATED:
+        cur = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE), cur),
+                            ggfs_llm_wt(b, il, LW_FFN_GATE_B));
+        cur = ggfs_binary_op(g, GOP_GLU, cur, up);
+        break;
+    case FFN_RELU_SQR:
+        cur = ggfs_unary_op(g, GOP_SQR, ggfs_unary_op(g, GOP_UNARY, up));
+        break;
+    case FFN_FUSED_GLU:
+        cur = ggfs_glu_halves(g, up);
+        break;
+    default:
+        cur = ggfs_unary_op(g, GOP_UNARY, up);
+        break;
+    }
+    cur = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_DOWN), cur);
+    return ggfs_llm_bias(b, cur, ggfs_llm_wt(b, il, LW_FFN_DOWN_B));
+}
+
+static uint32_t layer_weight_or_none(builder *b, uint32_t il, uint8_t kind)
+{
+    return kind == NO_W ? GGFS_NO_TENSOR : ggfs_llm_wt(b, il, (ggfs_lw)kind);
+}
+
+static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
+{
+    ggfs_cgraph *g = b->g;
+    const bool last = il + 1 == b->m->n_layer;
+    const step *program = b->row->sequential && !b->m->par_res ? b->row->sequential : b->row->layer;
+    for (const step *s = program; s->op != S_END && !g->failed; s++) {
+        switch (s->op) {
+        case S_COPY:
+            reg[s->dst] = reg[s->a];
+            break;
+        case S_NORM:
+            reg[s->dst] = ggfs_llm_norm(b, reg[s->a], layer_weight_or_none(b, il, s->w),
+                                        layer_weight_or_none(b, il, s->wb), b->row->norm, (int)il);
+            break;
+        case S_ATTN:
+            reg[s->dst] = attention(b, il, reg[s->a]);
+            break;
+        case S_LAST_ROWS:
+            for (int k = 0; last && k < 3; k++) {
+                const uint8_t r = k == 0 ? s->a : k == 1 ? s->b : s->c;
+                if (r != R_NONE)
+                    reg[r] = ggfs_get_rows(g, reg[r], b->out_ids);
+            }
+            break;
+        case S_ADD:
+            reg[s->dst] = ggfs_binary_op(g, GOP_ADD, reg[s->a], reg[s->b]);
+            break;
+        case S_FFN:
+            reg[s->dst] = ffn(b, il, reg[s->a]);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static uint32_t input(builder *b, uint32_t ctx)
+{
+    const ggfs_llm_model *m = b->m;
+    ggfs_cgraph *g = b->g;
+    uint32_t cur = ggfs_llm_inp_embd(b);
+    if (b->row->input == IN_SCALED)
+        cur = ggfs_unary_op(g, GOP_SCALE, cur);
+    // (token_embd_norm is layer 0's)
+    const ggfs_home first = b->i_gpu_start == 0 ? HOME_GPU : HOME_HOST;
+    if (b->row->input == IN_NORMED)
+        cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, &m->tok_embd_norm, first),
+                            ggfs_llm_held(b, &m->tok_embd_norm_b, first), NORM_LAYER, -1);
+    ggfs_llm_inputs(b, ctx);
+    if (b->row->input == IN_POSITIONS)
+        cur = ggfs_binary_op(g, GOP_ADD, cur, ggfs_get_rows(g, ggfs_llm_held(b, &m->pos_embd, HOME_HOST), b->inp_pos));
+    return cur;
+}
+
+static void output(builder *b, uint32_t cur)
+{
+    const ggfs_llm_model *m = b->m;
+    ggfs_cgraph *g = b->g;
+    const ggfs_home home = ggfs_llm_output_home(b);
+    cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, &m->output_norm, home), ggfs_llm_held(b, &m->output_norm_b, home),
+                        b->row->norm, -1);
+    ggfs_set_output(g, cur);
+    // without output.weight, a copy of the token embeddings on the output's device
+    cur = ggfs_mul_mat(g, ggfs_llm_held(b, m->output.bytes ? &m->output : &m->tok_embd, home), cur);
+    switch (b->row->output) {
+    case OUT_BIAS:
+        cur = ggfs_llm_bias(b, cur, ggfs_llm_held(b, &m->output_b, home));
+        break;
+    case OUT_SCALE:
+        if (m->logit_scale)
+            cur = ggfs_unary_op(g, GOP_SCALE, cur);
+        break;
+    case OUT_SOFTCAP:
+        cur = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, ggfs_unary_op(g, GOP_SCALE, cur)));
+        break;
+    default:
+        break;
+    }
+    ggfs_set_output(g, cur);
+    ggfs_expand(g, cur);
+}
+
+void ggfs_llm_build(builder *b, uint32_t ctx)
+{
+    uint32_t reg[R_COUNT];
+    for (int i = 0; i < R_COUNT; i++)
+        reg[i] = GGFS_NO_TENSOR;
+    reg[R_INP] = input(b, ctx);
+    for (uint32_t il = 0; il < b->m->n_layer && !b->g->failed; il++)
+        run_layer(b, il, reg);
+    output(b, reg[R_INP]);
+}

@@ -1,0 +1,262 @@
+/*
+ * llm_graph_context's helpers as tensor shapes (llm_build.h), after
+ * src/llama-graph.cpp and src/llama-kv-cache.cpp: one sequence, flash
+ * attention on, the reserve's worst case (n_ubatch tokens, each an
+ * output, over the whole cache).
+ */
+#include <string.h>
+
+#include "model/llm_build.h"
+
+const ggfs_llm_weight *ggfs_llm_layer_weight(const ggfs_llm_model *m, uint32_t il, ggfs_lw kind)
+{
+    return &m->layers[(size_t)il * LW_COUNT + kind];
+}
+
+bool ggfs_llm_has(const builder *b, uint32_t il, ggfs_lw kind)
+{
+    return ggfs_llm_layer_weight(b->m, il, kind)->bytes > 0;
+}
+
+static ggfs_home layer_home(const builder *b, uint32_t il)
+{
+    return il >= b->i_gpu_start ? HOME_GPU : HOME_HOST;
+}
+
+ggfs_home ggfs_llm_output_home(const builder *b)
+{
+    return b->i_gpu_start <= b->m->n_layer ? HOME_GPU : HOME_HOST;
+}
+
+uint32_t ggfs_llm_held(builder *b, const ggfs_llm_weight *w, ggfs_home home)
+{
+    if (w->bytes == 0)
+        return GGFS_NO_TENSOR;
+    return ggfs_new_held(b->g, GT_WEIGHT, home, w->bytes, w->ne[0], w->ne[1] ? w->ne[1] : 1, w->ne[2] ? w->ne[2] : 1);
+}
+
+uint32_t ggfs_llm_wt(builder *b, uint32_t il, ggfs_lw kind)
+{
+    return ggfs_llm_held(b, ggfs_llm_layer_weight(b->m, il, kind), layer_home(b, il));
+}
+
+/* cb: names a tensor; with every layer on the GPU, a layer's "norm" runs
+ * on its layer's device (llama_context::graph_get_cb). */
+void ggfs_llm_cb(builder *b, uint32_t t, const char *name, int il)
+{
+    ggfs_set_name(b->g, t, name, il);
+    if (t != GGFS_NO_TENSOR && b->full_offload && il >= 0 && strcmp(name, "norm") == 0)
+        b->g->t[t].backend = 0; // the GPU
+}
+
+uint32_t ggfs_llm_norm(builder *b, uint32_t cur, uint32_t w, uint32_t wb, norm_type type, int il)
+{
+    cur = ggfs_unary_op(b->g, type == NORM_RMS ? GOP_RMS_NORM : GOP_NORM, cur);
+    if (w != GGFS_NO_TENSOR || wb != GGFS_NO_TENSOR)
+        ggfs_llm_cb(b, cur, "norm", il);
+    if (w != GGFS_NO_TENSOR)
+        cur = ggfs_binary_op(b->g, GOP_MUL, cur, w);
+    if (wb != GGFS_NO_TENSOR)
+        cur = ggfs_binary_op(b->g, GOP_ADD, cur, wb);
+    return cur;
+}
+
+uint32_t ggfs_llm_bias(builder *b, uint32_t cur, uint32_t bias)
+{
+    return bias == GGFS_NO_TENSOR ? cur : ggfs_binary_op(b->g, GOP_ADD, cur, bias);
+}
+
+/* build_inp_embd: the tokens' embeddings looked up on the host, the
+ * embeddings input beside them. */
+uint32_t ggfs_llm_inp_embd(builder *b)
+{
+    const ggfs_llm_model *m = b->m;
+    const uint32_t tokens = ggfs_new(b->g, GT_I32, b->n_tokens, 1, 1, 1);
+    ggfs_set_input(b->g, tokens);
+    const uint32_t embd = ggfs_new(b->g, GT_F32, m->tok_embd.ne[0], b->n_tokens, 1, 1);
+    ggfs_set_input(b->g, embd);
+    const ggfs_home home = m->embd_from_output ? ggfs_llm_output_home(b) : HOME_HOST;
+    const uint32_t cur = ggfs_get_rows(b->g, ggfs_llm_held(b, &m->tok_embd, home), tokens);
+    ggfs_expand(b->g, cur);
+    ggfs_expand(b->g, embd);
+    ggfs_llm_cb(b, cur, "embd", -1);
+    return cur;
+}
+
+/* llama_kv_cache's attn_rot_k and attn_rot_v: a quantized cache whose
+ * layers' heads are all of one size, a multiple of 64, stores its rows
+ * rotated; K's rotation is the largest power of two dividing the head. */
+static void rotations(builder *b, cache_inputs *c, int layer_cache)
+{
+    const ggfs_memory_rules *r = b->m->rules;
+    int64_t head_k = 0, head_v = 0;
+    for (uint32_t il = 0; il < r->n_layer; il++) {
+        const ggfs_layer_memory *l = &r->layer[il];
+        if (l->cache != layer_cache)
+            continue;
+        head_k = head_k == 0 || head_k == (int64_t)l->head_k ? (int64_t)l->head_k : -1;
+        head_v = head_v == 0 || head_v == (int64_t)l->head_v ? (int64_t)l->head_v : -1;
+    }
+    c->k_rot = c->v_rot = GGFS_NO_TENSOR;
+    if (b->cache_type == GT_F16)
+        return;
+    if (head_k > 0 && head_k % 64 == 0) {
+        int64_t n = 64;
+        while (head_k % (2 * n) == 0)
+            n *= 2;
+        c->k_rot = ggfs_new(b->g, GT_F32, n, n, 1, 1);
+        ggfs_set_input(b->g, c->k_rot);
+    }
+    if (head_v > 0 && head_v % 64 == 0) {
+        c->v_rot = ggfs_new(b->g, GT_F32, 64, 64, 1, 1);
+        ggfs_set_input(b->g, c->v_rot);
+    }
+}
+
+static void cache_inputs_new(builder *b, cache_inputs *c, int64_t n_kv, int layer_cache)
+{
+    ggfs_cgraph *g = b->g;
+    c->n_kv = n_kv;
+    c->k_idxs = ggfs_new(g, GT_I64, b->n_tokens, 1, 1, 1);
+    c->v_idxs = ggfs_new(g, GT_I64, b->n_tokens, 1, 1, 1);
+    // flash attention's mask is f16
+    c->kq_mask = ggfs_new(g, GT_F16, n_kv, b->n_tokens, 1, 1);
+    ggfs_set_input(g, c->k_idxs);
+    ggfs_set_input(g, c->v_idxs);
+    ggfs_set_input(g, c->kq_mask);
+    rotations(b, c, layer_cache);
+}
+
+/* The inputs the layers share (build_inp_pos, build_attn_inp_kv or its
+ * sliding-window twin, build_inp_out_ids). */
+void ggfs_llm_inputs(builder *b, uint32_t ctx)
+{
+    ggfs_cgraph *g = b->g;
+    ggfs_memory m;
+    ggfs_memory_at(b->m->rules, ctx, &m);
+    b->inp_pos = ggfs_new(g, GT_I32, b->n_tokens, 1, 1, 1);
+    ggfs_set_input(g, b->inp_pos);
+    cache_inputs_new(b, &b->base, (int64_t)m.context, GGFS_LAYER_FULL);
+    if (m.swa_layers > 0)
+        cache_inputs_new(b, &b->swa, (int64_t)m.swa_cells, GGFS_LAYER_SWA);
+    b->out_ids = ggfs_new(g, GT_I32, b->n_outputs, 1, 1, 1);
+    ggfs_set_input(g, b->out_ids);
+}
+
+/* llama_mul_mat_hadamard: cur's rows rotated by rot. */
+static uint32_t hadamard(builder *b, uint32_t cur, uint32_t rot)
+{
+    ggfs_cgraph *g = b->g;
+    if (cur == GGFS_NO_TENSOR || rot == GGFS_NO_TENSOR)
+        return cur;
+    const int64_t n = g->t[rot].ne[0], rows = ggfs_nelements(g, cur) / n;
+    int64_t ne[4];
+    memcpy(ne, g->t[cur].ne, sizeof ne);
+    uint32_t res = ggfs_is_contiguous(g, cur) ? ggfs_reshape(g, cur, n, rows, 1, 1) : ggfs_cont_2d(g, cur, n, rows);
+    res = ggfs_mul_mat(g, rot, res);
+    return ggfs_reshape(g, res, ne[0], ne[1], ne[2], ne[3]);
+}
+
+uint32_t ggfs_llm_rope_factors(builder *b, uint32_t il)
+{
+    return ggfs_llm_held(b, &b->m->rope_freqs, layer_home(b, il));
+}
+
+/* build_qkv: separate or fused projections, their biases, as heads. */
+qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur)
+{
+    const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    ggfs_cgraph *g = b->g;
+    const int64_t hq = l->head_k, nq = l->n_head, hk = l->head_k, nk = l->n_head_kv, hv = l->head_v,
+                  nv = l->n_head_kv;
+    qkv r;
+    if (ggfs_llm_has(b, il, LW_WQKV)) {
+        const uint32_t x =
+            ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQKV), cur), ggfs_llm_wt(b, il, LW_BQKV));
+        if (x == GGFS_NO_TENSOR)
+            return (qkv){GGFS_NO_TENSOR, GGFS_NO_TENSOR, GGFS_NO_TENSOR};
+        const uint64_t nb1 = g->t[x].nb[1];
+        const int64_t neq[4] = {hq, nq, b->n_tokens, 1}, nek[4] = {hk, nk, b->n_tokens, 1},
+                      nev[4] = {hv, nv, b->n_tokens, 1};
+        const uint64_t nbq[4] = {4, ggfs_row_size(GT_F32, hq), nb1, nb1 * (uint64_t)b->n_tokens};
+        const uint64_t nbk[4] = {4, ggfs_row_size(GT_F32, hk), nb1, nb1 * (uint64_t)b->n_tokens};
+        const uint64_t nbv[4] = {4, ggfs_row_size(GT_F32, hv), nb1, nb1 * (uint64_t)b->n_tokens};
+        r.q = ggfs_view_nd(g, x, neq, nbq, 0);
+        r.k = ggfs_view_nd(g, x, nek, nbk, ggfs_row_size(GT_F32, hq * nq));
+        r.v = ggfs_view_nd(g, x, nev, nbv, ggfs_row_size(GT_F32, hq * nq + hk * nk));
+        return r;
+    }
+    r.q = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ), cur), ggfs_llm_wt(b, il, LW_BQ));
+    r.k = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WK), cur), ggfs_llm_wt(b, il, LW_BK));
+    r.v = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV), cur), ggfs_llm_wt(b, il, LW_BV));
+    r.q = ggfs_reshape(g, r.q, hq, nq, b->n_tokens, 1);
+    r.k = ggfs_reshape(g, r.k, hk, nk, b->n_tokens, 1);
+    r.v = ggfs_reshape(g, r.v, hv, nv, b->n_tokens, 1);
+    return r;
+}
+
+/* The layer's K or V cache: [n_embd_gqa, cells], on its layer's device. */
+static uint32_t cache(builder *b, uint32_t il, const cache_inputs *c, int64_t n_embd_gqa)
+{
+    return ggfs_new_held(b->g, b->cache_type, layer_home(b, il), 0, n_embd_gqa, c->n_kv, 1);
+}
+
+/* get_k / get_v: the cache as [head, heads, cells]. */
+static uint32_t cache_heads(builder *b, uint32_t c, const cache_inputs *in, int64_t head, int64_t heads)
+{
+    const ggfs_type t = b->cache_type;
+    const int64_t ne[4] = {head, heads, in->n_kv, 1};
+    const uint64_t nb[4] = {b->g->t[c].nb[0], ggfs_row_size(t, head), ggfs_row_size(t, head * heads),
+                            ggfs_row_size(t, head * heads * in->n_kv)};
+    return ggfs_view_nd(b->g, c, ne, nb, 0);
+}
+
+/* cpy_k / cpy_v: the new rows stored into the cache. */
+static uint32_t store(builder *b, uint32_t c, uint32_t cur, uint32_t idxs)
+{
+    if (cur == GGFS_NO_TENSOR)
+        return cur;
+    const ggfs_gt *x = &b->g->t[cur];
+    const int64_t ne[4] = {x->ne[0] * x->ne[1], x->ne[2], 1, 1};
+    const uint64_t nb[4] = {x->nb[0], x->nb[2], x->nb[2] * (uint64_t)x->ne[2], x->nb[2] * (uint64_t)x->ne[2]};
+    return ggfs_set_rows(b->g, c, ggfs_view_nd(b->g, cur, ne, nb, 0), idxs);
+}
+
+/* build_attn over the KV cache, flash attention: Q, V and K expanded in
+ * that order (Q, K and V over the sliding-window caches), K and V
+ * stored, then attention over the whole cache. */
+uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    const bool iswa = b->swa.n_kv > 0;
+    const cache_inputs *in = iswa && l->cache == GGFS_LAYER_SWA ? &b->swa : &b->base;
+    x.q = hadamard(b, x.q, in->k_rot);
+    x.k = hadamard(b, x.k, in->k_rot);
+    x.v = hadamard(b, x.v, in->v_rot);
+    ggfs_expand(g, x.q);
+    ggfs_expand(g, iswa ? x.k : x.v);
+    ggfs_expand(g, iswa ? x.v : x.k);
+    const uint32_t ck = cache(b, il, in, (int64_t)l->head_k * l->n_head_kv);
+    const uint32_t cv = cache(b, il, in, (int64_t)l->head_v * l->n_head_kv);
+    ggfs_expand(g, store(b, ck, x.k, in->k_idxs));
+    ggfs_expand(g, store(b, cv, x.v, in->v_idxs));
+    if (x.q == GGFS_NO_TENSOR)
+        return GGFS_NO_TENSOR;
+    // build_attn_mha: Q as one stream, then the heads first
+    const ggfs_gt *qt = &g->t[x.q];
+    const int64_t ne[4] = {qt->ne[0], qt->ne[1], qt->ne[2], 1};
+    const uint64_t nb[4] = {qt->nb[0], qt->nb[1], qt->nb[2], qt->nb[3]};
+    const uint32_t q = ggfs_permute(g, ggfs_view_nd(g, x.q, ne, nb, 0), 0, 2, 1, 3);
+    const uint32_t k = ggfs_permute(g, cache_heads(b, ck, in, l->head_k, l->n_head_kv), 0, 2, 1, 3);
+    const uint32_t v = ggfs_permute(g, cache_heads(b, cv, in, l->head_v, l->n_head_kv), 0, 2, 1, 3);
+    uint32_t cur = ggfs_flash_attn_ext(g, q, k, v, in->kq_mask, GGFS_NO_TENSOR);
+    if (cur == GGFS_NO_TENSOR)
+        return cur;
+    const ggfs_gt *c = &g->t[cur];
+    cur = ggfs_reshape(g, cur, c->ne[0] * c->ne[1], c->ne[2] * c->ne[3], 1, 1);
+    ggfs_expand(g, cur);
+    cur = hadamard(b, cur, in->v_rot);
+    cur = ggfs_mul_mat(g, wo, cur);
+    return ggfs_llm_bias(b, cur, wo_b);
+}

@@ -1,0 +1,114 @@
+/*
+ * What llm_graph.c, llm_build.c and llm_arches.c share: the model as the
+ * graph sees it, the builder's state for one graph, llm_graph_context's
+ * helpers (llm_build.c) and the architectures' table (llm_arches.c).
+ */
+#ifndef GGFS_MODEL_LLM_BUILD_H
+#define GGFS_MODEL_LLM_BUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ggp.h"
+#include "model/cgraph.h"
+#include "model/memory.h"
+
+/* A layer's weights, by their names' kinds (blk.N.KIND). */
+typedef enum ggfs_lw {
+    LW_ATTN_NORM,
+    LW_ATTN_NORM_B,
+    LW_WQ,
+    LW_WK,
+    LW_WV,
+    LW_WQKV,
+    LW_BQ,
+    LW_BK,
+    LW_BV,
+    LW_BQKV,
+    LW_Q_NORM,
+    LW_K_NORM,
+    LW_WO,
+    LW_BO,
+    LW_ATTN_POST_NORM,
+    LW_FFN_NORM,
+    LW_FFN_NORM_B,
+    LW_FFN_GATE,
+    LW_FFN_UP,
+    LW_FFN_DOWN,
+    LW_FFN_GATE_B,
+    LW_FFN_UP_B,
+    LW_FFN_DOWN_B,
+    LW_FFN_POST_NORM,
+    LW_COUNT
+} ggfs_lw;
+
+/* A weight's shape and bytes; bytes 0: the model has none. */
+typedef struct ggfs_llm_weight {
+    int64_t ne[3];
+    uint64_t bytes;
+} ggfs_llm_weight;
+
+typedef struct ggfs_llm_model ggfs_llm_model;
+
+typedef struct arch_graph arch_graph;
+
+struct ggfs_llm_model {
+    const ggfs_memory_rules *rules;
+    const arch_graph *graph;
+    uint32_t n_layer;
+    ggfs_llm_weight *layers; // n_layer rows of LW_COUNT
+    ggfs_llm_weight tok_embd, tok_embd_norm, tok_embd_norm_b, pos_embd, output_norm, output_norm_b, output,
+        output_b, rope_freqs;
+    bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)
+    bool logit_scale;  // the keys give ARCH.logit_scale
+    bool par_res;      // the keys give ARCH.use_parallel_residual true
+};
+
+/* The inputs and sizes of one KV cache (the sliding layers' is a second). */
+typedef struct cache_inputs {
+    int64_t n_kv;
+    uint32_t k_idxs, v_idxs, kq_mask;
+    uint32_t k_rot, v_rot; // a quantized cache's Hadamard rotations, or none
+} cache_inputs;
+
+typedef struct builder {
+    const ggfs_llm_model *m;
+    const arch_graph *row;
+    ggfs_cgraph *g;
+    int64_t n_tokens, n_outputs;
+    ggfs_type cache_type;
+    uint32_t i_gpu_start;
+    bool full_offload;
+    uint32_t inp_pos, out_ids;
+    cache_inputs base, swa;
+} builder;
+
+typedef struct qkv {
+    uint32_t q, k, v;
+} qkv;
+
+typedef enum norm_type { NORM_LAYER, NORM_RMS } norm_type;
+
+/* The model's weights: layer il's of a kind, or GGFS_NO_TENSOR. */
+const ggfs_llm_weight *ggfs_llm_layer_weight(const ggfs_llm_model *m, uint32_t il, ggfs_lw kind);
+bool ggfs_llm_has(const builder *b, uint32_t il, ggfs_lw kind);
+uint32_t ggfs_llm_wt(builder *b, uint32_t il, ggfs_lw kind);
+uint32_t ggfs_llm_held(builder *b, const ggfs_llm_weight *w, ggfs_home home);
+ggfs_home ggfs_llm_output_home(const builder *b);
+
+/* llm_graph_context's helpers, as llama-graph.cpp has them. */
+void ggfs_llm_cb(builder *b, uint32_t t, const char *name, int il);
+uint32_t ggfs_llm_norm(builder *b, uint32_t cur, uint32_t w, uint32_t wb, norm_type type, int il);
+uint32_t ggfs_llm_bias(builder *b, uint32_t cur, uint32_t bias);
+uint32_t ggfs_llm_inp_embd(builder *b);
+void ggfs_llm_inputs(builder *b, uint32_t ctx);
+qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur);
+uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b);
+uint32_t ggfs_llm_rope_factors(builder *b, uint32_t il);
+
+/* The graph of b->m's architecture, built into b->g. */
+void ggfs_llm_build(builder *b, uint32_t ctx);
+/* The table row of architecture arch, or NULL. */
+const arch_graph *ggfs_llm_arch(ggp_str arch);
+
+#endif
