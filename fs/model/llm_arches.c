@@ -27,6 +27,7 @@ typedef enum step_op {
     S_END,
     S_COPY,      // dst = a
     S_NORM,      // dst = the row's norm of a, with layer weights w and wb (LW_COUNT: none)
+    S_NORM_OUT,  // the same, named as the output's (a post-ffn norm: il -1)
     S_ATTN,      // dst = attention over a (Q, K, V, their norms, RoPE, the cache, wo)
     S_LAST_ROWS, // in the last layer, a, b and c (those given) keep the output rows only
     S_ADD,       // dst = a + b
@@ -45,7 +46,12 @@ typedef enum input_kind {
     IN_NORMED,    // normed (token_embd_norm, LayerNorm)
 } input_kind;
 
-typedef enum qk_norm_kind { QK_NONE, QK_BEFORE_ROPE, QK_AFTER_ROPE } qk_norm_kind;
+typedef enum qk_norm_kind {
+    QK_NONE,
+    QK_BEFORE_ROPE,  // per head
+    QK_AFTER_ROPE,   // per head
+    QK_WHOLE,        // over the whole projection, before it is cut into heads
+} qk_norm_kind;
 typedef enum rope_kind { ROPE_ALL, ROPE_NONE, ROPE_SWA_ONLY, ROPE_NOT_EVERY_4 } rope_kind;
 
 typedef enum ffn_kind {
@@ -60,6 +66,7 @@ typedef enum output_kind {
     OUT_BIAS,     // plus output.bias
     OUT_SCALE,    // scaled when the keys give a logit scale
     OUT_SOFTCAP,  // scale, tanh, scale
+    OUT_SOFTCAP_KEY, // the same when the keys give final_logit_softcapping
 } output_kind;
 
 struct arch_graph {
@@ -156,6 +163,35 @@ static const step parallel_ffn_attn[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* gemma2, gemma3: norms after the attention and the feed-forward block
+ * too, before each is added to the residual. */
+static const step post_norms[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_NORM, R_CUR, R_CUR, 0, 0, LW_ATTN_POST_NORM, NO_W},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_NORM_OUT, R_CUR, R_CUR, 0, 0, LW_FFN_POST_NORM, NO_W},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* exaone4, olmo2: the norms after the blocks only. */
+static const step post_norms_only[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_ATTN, R_CUR, R_INP, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_NORM, R_CUR, R_CUR, 0, 0, LW_ATTN_POST_NORM, NO_W},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_FFN, R_CUR, R_FIN, 0, 0, 0, 0},
+    {S_NORM_OUT, R_CUR, R_CUR, 0, 0, LW_FFN_POST_NORM, NO_W},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 #define ROW(name, program, ...) {.arch = name, .layer = program, __VA_ARGS__}
 #define RMS .norm = NORM_RMS
 #define LN .norm = NORM_LAYER
@@ -165,11 +201,17 @@ static const arch_graph arches[] = {
     ROW("arcee", pre_norm, RMS, .ffn = FFN_RELU_SQR),
     ROW("bloom", pre_norm, LN, .input = IN_NORMED, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("codeshell", pre_norm, LN, .ffn = FFN_ACT),
+    ROW("cohere2", parallel_ffn_inp, LN, .rope = ROPE_SWA_ONLY, .output = OUT_SCALE),
     ROW("command-r", parallel_ffn_inp, LN, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER, .output = OUT_SCALE),
     ROW("ernie4_5", pre_norm, RMS),
     ROW("exaone", pre_norm, RMS),
+    ROW("exaone4", post_norms_only, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY,
+        .factors = true),
     ROW("falcon", parallel_ffn_attn, LN, .ffn = FFN_ACT),
     ROW("gemma", pre_norm, RMS, .input = IN_SCALED, .q_scale = true),
+    ROW("gemma2", post_norms, RMS, .input = IN_SCALED, .q_scale = true, .output = OUT_SOFTCAP),
+    ROW("gemma3", post_norms, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
+        .q_scale = true, .output = OUT_SOFTCAP_KEY),
     ROW("gpt2", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("gptneox", parallel_own_norm, LN, .sequential = pre_norm, .ffn = FFN_ACT),
     ROW("hunyuan-dense", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
@@ -179,6 +221,7 @@ static const arch_graph arches[] = {
     ROW("maincoder", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
     ROW("mistral3", pre_norm, RMS, .factors = true),
     ROW("nemotron", pre_norm, LN, .ffn = FFN_RELU_SQR),
+    ROW("olmo2", post_norms_only, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
     ROW("orion", pre_norm, LN),
     ROW("phi2", parallel_attn_ffn, LN, .q_scale = true, .ffn = FFN_ACT, .output = OUT_BIAS),
     ROW("qwen", pre_norm, RMS),
@@ -205,8 +248,10 @@ const arch_graph *ggfs_llm_arch(ggp_str arch)
 static uint32_t rope(builder *b, uint32_t il, uint32_t x)
 {
     const arch_graph *r = b->row;
-    const bool sliding = b->m->rules->layer[il].sliding;
-    if (r->rope == ROPE_NONE || (r->rope == ROPE_SWA_ONLY && !sliding) || (r->rope == ROPE_NOT_EVERY_4 && (il + 1) % 4 == 0))
+    // (ROPE_SWA_ONLY: the sliding layers only, where the model has any)
+    const bool unroped_full = b->m->rules->swa.layers > 0 && !b->m->rules->layer[il].sliding;
+    if (r->rope == ROPE_NONE || (r->rope == ROPE_SWA_ONLY && unroped_full) ||
+        (r->rope == ROPE_NOT_EVERY_4 && (il + 1) % 4 == 0))
         return x;
     return ggfs_rope(b->g, x, b->inp_pos, r->factors ? ggfs_llm_rope_factors(b, il) : GGFS_NO_TENSOR);
 }
@@ -222,7 +267,12 @@ static uint32_t qk_norm(builder *b, uint32_t il, uint32_t x, ggfs_lw w)
 static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
 {
     const arch_graph *r = b->row;
-    qkv x = ggfs_llm_qkv(b, il, cur);
+    qkv x = ggfs_llm_qkv(b, il, cur, r->qk_norm != QK_WHOLE);
+    if (r->qk_norm == QK_WHOLE) {
+        x.q = qk_norm(b, il, x.q, LW_Q_NORM);
+        x.k = qk_norm(b, il, x.k, LW_K_NORM);
+        x = ggfs_llm_heads(b, il, x);
+    }
     if (r->qk_norm == QK_BEFORE_ROPE) {
         x.q = qk_norm(b, il, x.q, LW_Q_NORM);
         x.q = rope(b, il, x.q);
@@ -283,8 +333,10 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
             reg[s->dst] = reg[s->a];
             break;
         case S_NORM:
+        case S_NORM_OUT:
             reg[s->dst] = ggfs_llm_norm(b, reg[s->a], layer_weight_or_none(b, il, s->w),
-                                        layer_weight_or_none(b, il, s->wb), b->row->norm, (int)il);
+                                        layer_weight_or_none(b, il, s->wb), b->row->norm,
+                                        s->op == S_NORM ? (int)il : -1);
             break;
         case S_ATTN:
             reg[s->dst] = attention(b, il, reg[s->a]);
@@ -345,7 +397,9 @@ static void output(builder *b, uint32_t cur)
             cur = ggfs_unary_op(g, GOP_SCALE, cur);
         break;
     case OUT_SOFTCAP:
-        cur = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, ggfs_unary_op(g, GOP_SCALE, cur)));
+    case OUT_SOFTCAP_KEY:
+        if (b->row->output == OUT_SOFTCAP || m->softcap)
+            cur = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, ggfs_unary_op(g, GOP_SCALE, cur)));
         break;
     default:
         break;

@@ -162,8 +162,9 @@ uint32_t ggfs_llm_rope_factors(builder *b, uint32_t il)
     return ggfs_llm_held(b, &b->m->rope_freqs, layer_home(b, il));
 }
 
-/* build_qkv: separate or fused projections, their biases, as heads. */
-qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur)
+/* build_qkv: separate or fused projections, their biases, as heads or
+ * (without reshape) as rows, those of a fused one made contiguous. */
+qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape)
 {
     const ggfs_layer_memory *l = &b->m->rules->layer[il];
     ggfs_cgraph *g = b->g;
@@ -176,6 +177,20 @@ qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur)
         if (x == GGFS_NO_TENSOR)
             return (qkv){GGFS_NO_TENSOR, GGFS_NO_TENSOR, GGFS_NO_TENSOR};
         const uint64_t nb1 = g->t[x].nb[1];
+        if (!reshape) {
+            const int64_t widths[3] = {hq * nq, hk * nk, hv * nv};
+            uint32_t rows[3];
+            uint64_t offset = 0;
+            for (int i = 0; i < 3; i++) {
+                const int64_t ne[4] = {widths[i], b->n_tokens, 1, 1};
+                const uint64_t nb[4] = {4, nb1, nb1 * (uint64_t)b->n_tokens, nb1 * (uint64_t)b->n_tokens};
+                rows[i] = ggfs_view_nd(g, x, ne, nb, offset);
+                offset += ggfs_row_size(GT_F32, widths[i]);
+            }
+            for (int i = 0; i < 3; i++)
+                rows[i] = ggfs_cont_2d(g, rows[i], widths[i], b->n_tokens);
+            return (qkv){rows[0], rows[1], rows[2]};
+        }
         const int64_t neq[4] = {hq, nq, b->n_tokens, 1}, nek[4] = {hk, nk, b->n_tokens, 1},
                       nev[4] = {hv, nv, b->n_tokens, 1};
         const uint64_t nbq[4] = {4, ggfs_row_size(GT_F32, hq), nb1, nb1 * (uint64_t)b->n_tokens};
@@ -189,10 +204,16 @@ qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur)
     r.q = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ), cur), ggfs_llm_wt(b, il, LW_BQ));
     r.k = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WK), cur), ggfs_llm_wt(b, il, LW_BK));
     r.v = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV), cur), ggfs_llm_wt(b, il, LW_BV));
-    r.q = ggfs_reshape(g, r.q, hq, nq, b->n_tokens, 1);
-    r.k = ggfs_reshape(g, r.k, hk, nk, b->n_tokens, 1);
-    r.v = ggfs_reshape(g, r.v, hv, nv, b->n_tokens, 1);
-    return r;
+    return reshape ? ggfs_llm_heads(b, il, r) : r;
+}
+
+qkv ggfs_llm_heads(builder *b, uint32_t il, qkv x)
+{
+    const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    x.q = ggfs_reshape(b->g, x.q, l->head_k, l->n_head, b->n_tokens, 1);
+    x.k = ggfs_reshape(b->g, x.k, l->head_k, l->n_head_kv, b->n_tokens, 1);
+    x.v = ggfs_reshape(b->g, x.v, l->head_v, l->n_head_kv, b->n_tokens, 1);
+    return x;
 }
 
 /* The layer's K or V cache: [n_embd_gqa, cells], on its layer's device. */

@@ -61,6 +61,7 @@ struct ggfs_llm_model {
         output_b, rope_freqs;
     bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)
     bool logit_scale;  // the keys give ARCH.logit_scale
+    bool softcap;      // the keys give ARCH.final_logit_softcapping
     bool par_res;      // the keys give ARCH.use_parallel_residual true
 };
 
@@ -102,7 +103,10 @@ uint32_t ggfs_llm_norm(builder *b, uint32_t cur, uint32_t w, uint32_t wb, norm_t
 uint32_t ggfs_llm_bias(builder *b, uint32_t cur, uint32_t bias);
 uint32_t ggfs_llm_inp_embd(builder *b);
 void ggfs_llm_inputs(builder *b, uint32_t ctx);
-qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur);
+/* build_qkv, as heads ([head, heads, tokens]) or, without reshape, as
+ * rows; ggfs_llm_heads cuts rows into heads. */
+qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape);
+qkv ggfs_llm_heads(builder *b, uint32_t il, qkv x);
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b);
 uint32_t ggfs_llm_rope_factors(builder *b, uint32_t il);
 

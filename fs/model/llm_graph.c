@@ -108,6 +108,7 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     m->n_layer = rules->n_layer;
     m->graph = ggfs_llm_arch(arch);
     m->logit_scale = arch_key(keys, arch, "logit_scale") != NULL;
+    m->softcap = arch_key(keys, arch, "final_logit_softcapping") != NULL;
     const ggp_kv *par = arch_key(keys, arch, "use_parallel_residual");
     m->par_res = par && par->value.type == GGP_V_BOOL && ggp_value_u64(keys, &par->value) != 0;
     for (uint32_t f = 0; f < n_files; f++) {
