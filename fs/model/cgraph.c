@@ -297,6 +297,31 @@ uint32_t ggfs_glu_halves(ggfs_cgraph *g, uint32_t a)
     return with_op(g, t, GOP_GLU, a, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
 }
 
+uint32_t ggfs_argsort(ggfs_cgraph *g, uint32_t a)
+{
+    if (bad(g, a))
+        return GGFS_NO_TENSOR;
+    return with_op(g, new_tensor(g, GT_I32, g->t[a].ne, GGFS_NO_TENSOR, 0), GOP_ARGSORT, a, GGFS_NO_TENSOR,
+                   GGFS_NO_TENSOR);
+}
+
+uint32_t ggfs_sum_rows(ggfs_cgraph *g, uint32_t a)
+{
+    if (bad(g, a))
+        return GGFS_NO_TENSOR;
+    const int64_t *ne = g->t[a].ne;
+    const uint32_t t = ggfs_new(g, (ggfs_type)g->t[a].type, 1, ne[1], ne[2], ne[3]);
+    return with_op(g, t, GOP_SUM_ROWS, a, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+}
+
+uint32_t ggfs_mul_mat_id(ggfs_cgraph *g, uint32_t as, uint32_t b, uint32_t ids)
+{
+    if (bad(g, as) || bad(g, b) || bad(g, ids))
+        return GGFS_NO_TENSOR;
+    const uint32_t t = ggfs_new(g, GT_F32, g->t[as].ne[1], g->t[ids].ne[0], g->t[b].ne[2], 1);
+    return with_op(g, t, GOP_MUL_MAT_ID, as, b, ids);
+}
+
 uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1)
 {
     if (bad(g, a))
@@ -398,6 +423,9 @@ bool ggfs_op_in_place(ggfs_op op)
     case GOP_MUL:
     case GOP_UNARY:
     case GOP_SQR:
+    case GOP_SQRT:
+    case GOP_CLAMP:
+    case GOP_DIV:
     case GOP_ROPE:
     case GOP_RMS_NORM:
     case GOP_SOFT_MAX:

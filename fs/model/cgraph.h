@@ -37,6 +37,12 @@ typedef enum ggfs_op {
     GOP_GLU,
     GOP_UNARY,
     GOP_SQR,
+    GOP_SQRT,
+    GOP_CLAMP,
+    GOP_DIV,
+    GOP_ARGSORT,
+    GOP_SUM_ROWS,
+    GOP_MUL_MAT_ID,
     GOP_COUNT
 } ggfs_op;
 
@@ -108,6 +114,12 @@ uint32_t ggfs_flash_attn_ext(ggfs_cgraph *g, uint32_t q, uint32_t k, uint32_t v,
 uint32_t ggfs_soft_max_ext(ggfs_cgraph *g, uint32_t a, uint32_t mask, uint32_t sinks);
 /* ggml_glu with one source (ggml_swiglu): its halves' gated product. */
 uint32_t ggfs_glu_halves(ggfs_cgraph *g, uint32_t a);
+/* ggml_argsort: i32 indices, a's shape. */
+uint32_t ggfs_argsort(ggfs_cgraph *g, uint32_t a);
+/* ggml_sum_rows: [1, ne1, ne2, ne3]. */
+uint32_t ggfs_sum_rows(ggfs_cgraph *g, uint32_t a);
+/* ggml_mul_mat_id: the experts `ids` names, [as.ne1, ids.ne0, b.ne2]. */
+uint32_t ggfs_mul_mat_id(ggfs_cgraph *g, uint32_t as, uint32_t b, uint32_t ids);
 /* ggml_cont_2d: a's elements, contiguous, as [ne0, ne1]. */
 uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1);
 /* ggml_is_contiguous. */

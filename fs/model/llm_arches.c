@@ -61,6 +61,10 @@ typedef enum ffn_kind {
     FFN_FUSED_GLU, // up twice as wide, then its halves' gated product
 } ffn_kind;
 
+/* The experts' routing (build_moe_ffn's gating_op, norm_w, w_scale). */
+typedef enum gating_kind { GATE_SOFTMAX, GATE_SIGMOID, GATE_KEY } gating_kind;
+typedef enum choice { NO, YES, BY_KEY } choice;
+
 typedef enum output_kind {
     OUT_PLAIN,
     OUT_BIAS,     // plus output.bias
@@ -80,8 +84,11 @@ struct arch_graph {
     uint8_t rope;    // rope_kind
     bool factors;    // RoPE takes rope_freqs (get_rope_factors)
     bool q_scale;    // Q scaled after RoPE (the attention's scale then 1)
-    uint8_t ffn;     // ffn_kind
+    uint8_t ffn;     // ffn_kind, of the layers without experts
     uint8_t output;  // output_kind
+    uint8_t gating;  // gating_kind of the layers with experts (ffn_gate_inp)
+    uint8_t norm_w;  // choice: the chosen experts' weights normalized
+    uint8_t w_scale; // choice: scaled (by expert_weights_scale, unless 0 or 1)
 };
 
 #define NO_W LW_COUNT
@@ -227,6 +234,9 @@ static const arch_graph arches[] = {
     ROW("qwen", pre_norm, RMS),
     ROW("qwen2", pre_norm, RMS, .output = OUT_BIAS),
     ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
+    ROW("qwen3moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
+    ROW("qwen2moe", pre_norm, RMS),
+    ROW("olmoe", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
     ROW("seed_oss", pre_norm_post_named, RMS),
     ROW("smollm3", pre_norm, RMS, .rope = ROPE_NOT_EVERY_4),
     ROW("starcoder", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
@@ -291,10 +301,96 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
     return ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), ggfs_llm_wt(b, il, LW_BO));
 }
 
-/* build_ffn: up, the gate or activation, down, each with its bias. */
+/* build_moe_ffn: the router's probabilities, the top experts by them,
+ * their weights; each token through its experts (gate, up, their product,
+ * down) weighted; the experts' outputs added up. */
+static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
+{
+    const ggfs_llm_model *m = b->m;
+    const arch_graph *r = b->row;
+    ggfs_cgraph *g = b->g;
+    if (cur == GGFS_NO_TENSOR || m->n_expert == 0 || m->n_expert_used == 0)
+        return GGFS_NO_TENSOR;
+    const int64_t d = g->t[cur].ne[0], t = g->t[cur].ne[1], e = m->n_expert, k = m->n_expert_used;
+    const uint32_t logits = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), cur);
+    const bool sigmoid = r->gating == GATE_SIGMOID || (r->gating == GATE_KEY && m->gating == 2);
+    const uint32_t probs =
+        sigmoid ? ggfs_unary_op(g, GOP_UNARY, logits) : ggfs_soft_max_ext(g, logits, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+    uint32_t choose = probs;
+    if (ggfs_llm_has(b, il, LW_EXP_PROBS_B))
+        choose = ggfs_binary_op(g, GOP_ADD, probs, ggfs_llm_wt(b, il, LW_EXP_PROBS_B));
+    // ggml_argsort_top_k: the sorted indices, the first k of each row
+    const uint32_t sorted = ggfs_argsort(g, choose);
+    if (sorted == GGFS_NO_TENSOR)
+        return sorted;
+    const ggfs_gt *st = &g->t[sorted];
+    const int64_t ne_sel[4] = {k, t, 1, 1};
+    const uint64_t nb_sel[4] = {st->nb[0], st->nb[1], st->nb[2], st->nb[3]};
+    const uint32_t selected = ggfs_view_nd(g, sorted, ne_sel, nb_sel, 0);
+    uint32_t weights = ggfs_get_rows(g, ggfs_reshape(g, probs, 1, e, t, 1), selected);
+    if (r->norm_w == YES || (r->norm_w == BY_KEY && m->norm_w)) {
+        const uint32_t w2 = ggfs_reshape(g, weights, k, t, 1, 1);
+        const uint32_t sum = ggfs_unary_op(g, GOP_CLAMP, ggfs_sum_rows(g, w2));
+        weights = ggfs_reshape(g, ggfs_binary_op(g, GOP_DIV, w2, sum), 1, k, t, 1);
+    }
+    if (r->w_scale != NO && m->w_scale != 0 && m->w_scale != 1)
+        weights = ggfs_unary_op(g, GOP_SCALE, weights);
+    ggfs_expand(g, weights);
+    const uint32_t rows = ggfs_reshape(g, cur, d, 1, t, 1);
+    const uint32_t up = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_UP_EXPS), rows, selected);
+    const uint32_t gate = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_GATE_EXPS), rows, selected);
+    uint32_t out = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_EXPS), ggfs_binary_op(g, GOP_GLU, gate, up),
+                                   selected);
+    out = ggfs_binary_op(g, GOP_MUL, out, weights);
+    ggfs_expand(g, out);
+    if (out == GGFS_NO_TENSOR)
+        return out;
+    // each expert's share, then their sum
+    const ggfs_gt *o = &g->t[out];
+    const int64_t ne_view[4] = {d, t, 1, 1};
+    const uint64_t nb_view[4] = {o->nb[0], o->nb[2], o->nb[2] * (uint64_t)t, o->nb[2] * (uint64_t)t};
+    const uint64_t step = o->nb[1];
+    uint32_t views[64];
+    const int64_t n_views = k < 64 ? k : 64;
+    for (int64_t i = 0; i < n_views; i++) {
+        views[i] = ggfs_view_nd(g, out, ne_view, nb_view, (uint64_t)i * step);
+        ggfs_expand(g, views[i]);
+    }
+    uint32_t sum = views[0];
+    for (int64_t i = 1; i < n_views; i++) {
+        sum = ggfs_binary_op(g, GOP_ADD, sum, views[i]);
+        ggfs_expand(g, sum);
+    }
+    return k == 1 ? ggfs_unary_op(g, GOP_CONT, sum) : sum;
+}
+
+/* The shared expert beside the routed ones: a gated feed-forward block,
+ * itself gated by sigmoid(ffn_gate_inp_shexp . x) where the model has that. */
+static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t routed)
+{
+    ggfs_cgraph *g = b->g;
+    if (!ggfs_llm_has(b, il, LW_FFN_UP_SHEXP))
+        return routed;
+    uint32_t gate_in = GGFS_NO_TENSOR, gate = GGFS_NO_TENSOR;
+    if (ggfs_llm_has(b, il, LW_FFN_GATE_INP_SHEXP)) {
+        gate_in = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP_SHEXP), cur);
+        gate = ggfs_binary_op(g, GOP_DIV, ggfs_unary_op(g, GOP_UNARY, gate_in), gate_in);
+    }
+    const uint32_t up = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP_SHEXP), cur);
+    const uint32_t act = ggfs_binary_op(g, GOP_GLU, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_SHEXP), cur), up);
+    uint32_t shared = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_SHEXP), act);
+    if (gate != GGFS_NO_TENSOR)
+        shared = ggfs_binary_op(g, GOP_MUL, shared, gate);
+    return ggfs_binary_op(g, GOP_ADD, routed, shared);
+}
+
+/* build_ffn: up, the gate or activation, down, each with its bias; in a
+ * layer with a router, the experts instead. */
 static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;
+    if (ggfs_llm_has(b, il, LW_FFN_GATE_INP))
+        return shared_expert(b, il, cur, experts(b, il, cur));
     uint32_t up = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP), cur),
                                 ggfs_llm_wt(b, il, LW_FFN_UP_B));
     switch (b->row->ffn) {

@@ -39,6 +39,15 @@ typedef enum ggfs_lw {
     LW_FFN_UP_B,
     LW_FFN_DOWN_B,
     LW_FFN_POST_NORM,
+    LW_FFN_GATE_INP,   // the experts' router
+    LW_FFN_GATE_EXPS,
+    LW_FFN_UP_EXPS,
+    LW_FFN_DOWN_EXPS,
+    LW_EXP_PROBS_B,    // the router's bias for choosing
+    LW_FFN_GATE_SHEXP, // the shared expert
+    LW_FFN_UP_SHEXP,
+    LW_FFN_DOWN_SHEXP,
+    LW_FFN_GATE_INP_SHEXP, // the shared expert's gate
     LW_COUNT
 } ggfs_lw;
 
@@ -63,6 +72,10 @@ struct ggfs_llm_model {
     bool logit_scale;  // the keys give ARCH.logit_scale
     bool softcap;      // the keys give ARCH.final_logit_softcapping
     bool par_res;      // the keys give ARCH.use_parallel_residual true
+    uint32_t n_expert, n_expert_used;
+    uint32_t gating;   // ARCH.expert_gating_func (0: not given)
+    bool norm_w;       // ARCH.expert_weights_norm
+    double w_scale;    // ARCH.expert_weights_scale (0: not given)
 };
 
 /* The inputs and sizes of one KV cache (the sliding layers' is a second). */

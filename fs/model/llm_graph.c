@@ -27,6 +27,11 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_FFN_DOWN] = "ffn_down.weight",       [LW_FFN_GATE_B] = "ffn_gate.bias",
     [LW_FFN_UP_B] = "ffn_up.bias",           [LW_FFN_DOWN_B] = "ffn_down.bias",
     [LW_FFN_POST_NORM] = "post_ffw_norm.weight",
+    [LW_FFN_GATE_INP] = "ffn_gate_inp.weight",  [LW_FFN_GATE_EXPS] = "ffn_gate_exps.weight",
+    [LW_FFN_UP_EXPS] = "ffn_up_exps.weight",    [LW_FFN_DOWN_EXPS] = "ffn_down_exps.weight",
+    [LW_EXP_PROBS_B] = "exp_probs_b.bias",      [LW_FFN_GATE_SHEXP] = "ffn_gate_shexp.weight",
+    [LW_FFN_UP_SHEXP] = "ffn_up_shexp.weight",  [LW_FFN_DOWN_SHEXP] = "ffn_down_shexp.weight",
+    [LW_FFN_GATE_INP_SHEXP] = "ffn_gate_inp_shexp.weight",
 };
 
 /* ---- reading the model ---- */
@@ -109,6 +114,15 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     m->graph = ggfs_llm_arch(arch);
     m->logit_scale = arch_key(keys, arch, "logit_scale") != NULL;
     m->softcap = arch_key(keys, arch, "final_logit_softcapping") != NULL;
+    m->n_expert = rules->n_expert;
+    m->n_expert_used = rules->n_expert_used;
+    const ggp_kv *kv = arch_key(keys, arch, "expert_gating_func");
+    m->gating = kv && kv->value.type == GGP_V_U32 ? (uint32_t)ggp_value_u64(keys, &kv->value) : 0;
+    kv = arch_key(keys, arch, "expert_weights_norm");
+    m->norm_w = kv && kv->value.type == GGP_V_BOOL && ggp_value_u64(keys, &kv->value) != 0;
+    kv = arch_key(keys, arch, "expert_weights_scale");
+    m->w_scale = kv && (kv->value.type == GGP_V_F32 || kv->value.type == GGP_V_F64)
+                     ? ggp_value_f64(keys, &kv->value) : 0;
     const ggp_kv *par = arch_key(keys, arch, "use_parallel_residual");
     m->par_res = par && par->value.type == GGP_V_BOOL && ggp_value_u64(keys, &par->value) != 0;
     for (uint32_t f = 0; f < n_files; f++) {

@@ -31,6 +31,10 @@ typedef struct sched {
     bool *placed;             // per tensor, for the reordering: already in the new order
     uint32_t *base;           // per tensor, for the reordering: the tensor whose memory it is
     uint8_t *n_src;           // per tensor, for the reordering: its sources' count, trailing absent ones not
+    // the reordering's allocation dependencies: keep[i] stays live until
+    // node until[i] has run (ggml_backend_graph_optimize_params.add_alloc_dep)
+    uint32_t *dep_until, *dep_keep;
+    uint32_t n_deps, cap_deps;
     uint32_t n_original;      // tensors before the copies
     uint32_t *copy[N_BACKENDS]; // per original tensor: its copy for a backend's split
     split *splits;
@@ -82,6 +86,7 @@ static int64_t batch_size(const ggfs_gt *t)
     case GOP_MUL_MAT:
         return t->ne[1];
     case GOP_ROPE:
+    case GOP_MUL_MAT_ID:
         return t->ne[2];
     default:
         return t->ne[1] * t->ne[2] * t->ne[3];
@@ -270,7 +275,7 @@ static void split_graph(sched *s)
 /* ---- Vulkan's graph_optimize, over one split's nodes ---- */
 
 typedef struct reorder {
-    const sched *s;
+    sched *s;
     const uint32_t *nodes; // the split's nodes, in the scheduler's order
     uint32_t n;
     bool *used;
@@ -344,7 +349,22 @@ static bool match(const reorder *r, const uint8_t *ops, uint32_t len, uint32_t s
     return true;
 }
 
-/* The fusion patterns graph_optimize keeps together, in its order. */
+/* The fusion patterns graph_optimize keeps together, in its order: the
+ * experts' routing first (whose outside sources are kept alive until its
+ * last node, or a SCALE after it), then the norms'. */
+static const uint8_t topk_moe_early_softmax_norm[] = {GOP_SOFT_MAX, GOP_RESHAPE,  GOP_ARGSORT, GOP_VIEW,
+                                                      GOP_GET_ROWS, GOP_RESHAPE,  GOP_SUM_ROWS, GOP_CLAMP,
+                                                      GOP_DIV,      GOP_RESHAPE};
+static const uint8_t topk_moe_sigmoid_norm_bias[] = {GOP_UNARY,    GOP_RESHAPE,  GOP_ADD,   GOP_ARGSORT,
+                                                     GOP_VIEW,     GOP_GET_ROWS, GOP_RESHAPE, GOP_SUM_ROWS,
+                                                     GOP_CLAMP,    GOP_DIV,      GOP_RESHAPE};
+static const uint8_t topk_moe_sqrt_softplus_norm_bias[] = {GOP_UNARY,   GOP_SQRT,     GOP_RESHAPE, GOP_ADD,
+                                                           GOP_ARGSORT, GOP_VIEW,     GOP_GET_ROWS, GOP_RESHAPE,
+                                                           GOP_SUM_ROWS, GOP_CLAMP,   GOP_DIV,     GOP_RESHAPE};
+static const uint8_t topk_moe_early_softmax[] = {GOP_SOFT_MAX, GOP_RESHAPE, GOP_ARGSORT, GOP_VIEW, GOP_GET_ROWS};
+static const uint8_t topk_moe_late_softmax[] = {GOP_ARGSORT, GOP_VIEW,     GOP_GET_ROWS,
+                                                GOP_RESHAPE, GOP_SOFT_MAX, GOP_RESHAPE};
+#define N_TOPK_PATTERNS 5
 static const uint8_t rms_norm_mul_add_mul[] = {GOP_RMS_NORM, GOP_MUL, GOP_ADD, GOP_MUL};
 static const uint8_t rms_norm_mul_add[] = {GOP_RMS_NORM, GOP_MUL, GOP_ADD};
 static const uint8_t rms_norm_mul_rope_view_set_rows[] = {GOP_RMS_NORM, GOP_MUL, GOP_ROPE, GOP_VIEW, GOP_SET_ROWS};
@@ -354,6 +374,11 @@ static const struct {
     const uint8_t *ops;
     uint32_t len;
 } patterns[] = {
+    {topk_moe_early_softmax_norm, sizeof topk_moe_early_softmax_norm},
+    {topk_moe_sigmoid_norm_bias, sizeof topk_moe_sigmoid_norm_bias},
+    {topk_moe_sqrt_softplus_norm_bias, sizeof topk_moe_sqrt_softplus_norm_bias},
+    {topk_moe_early_softmax, sizeof topk_moe_early_softmax},
+    {topk_moe_late_softmax, sizeof topk_moe_late_softmax},
     {rms_norm_mul_add_mul, sizeof rms_norm_mul_add_mul},
     {rms_norm_mul_add, sizeof rms_norm_mul_add},
     {rms_norm_mul_rope_view_set_rows, sizeof rms_norm_mul_rope_view_set_rows},
@@ -402,6 +427,47 @@ static bool can_fuse_three(const reorder *r, const uint32_t idx[3])
             return false;
     }
     return true;
+}
+
+/* add_alloc_dep, once per pair. */
+static void add_dep(sched *s, uint32_t keep, uint32_t until)
+{
+    for (uint32_t i = 0; i < s->n_deps; i++) {
+        if (s->dep_until[i] == until && s->dep_keep[i] == keep)
+            return;
+    }
+    uint32_t cap = s->cap_deps;
+    if (!grow(s, (void **)&s->dep_until, &cap, s->n_deps + 1, sizeof *s->dep_until) ||
+        !grow(s, (void **)&s->dep_keep, &s->cap_deps, s->n_deps + 1, sizeof *s->dep_keep))
+        return;
+    s->dep_until[s->n_deps] = until;
+    s->dep_keep[s->n_deps++] = keep;
+}
+
+/* keep_topk_moe_pattern's add_pattern_alloc_deps: the sources from outside
+ * the routing's nodes live until its last node (or the SCALE after it). */
+static void keep_routing_inputs(reorder *r, uint32_t first, uint32_t len)
+{
+    sched *s = r->s;
+    uint32_t last = first + len - 1;
+    if (last + 1 < r->n && op_at(r, last + 1) == GOP_SCALE)
+        last++;
+    uint32_t seen[16 * GGFS_GALLOC_SRCS], n_seen = 0;
+    for (uint32_t j = first; j < first + len; j++) {
+        const ggfs_gt *x = T(s, r->nodes[j]);
+        for (int k = 0; k < GGFS_GALLOC_SRCS; k++) {
+            const uint32_t src = x->src[k];
+            bool known = src == GGFS_NO_TENSOR;
+            for (uint32_t i = 0; i < n_seen && !known; i++)
+                known = seen[i] == src;
+            if (known || n_seen == sizeof seen / sizeof seen[0])
+                continue;
+            seen[n_seen++] = src;
+            add_dep(s, src, r->nodes[last]);
+        }
+        if (n_seen < sizeof seen / sizeof seen[0])
+            seen[n_seen++] = r->nodes[j];
+    }
 }
 
 /* Whether node j may run beside the set: every unused node before it that
@@ -527,6 +593,8 @@ static void vulkan_reorder(sched *s, uint32_t *nodes, uint32_t n)
         bool kept = false;
         for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && !kept; p++) {
             if (match(&r, patterns[p].ops, patterns[p].len, first)) {
+                if (p < N_TOPK_PATTERNS)
+                    keep_routing_inputs(&r, first, patterns[p].len);
                 for (uint32_t j = 0; j < patterns[p].len; j++)
                     take(&r, &set, first + j, true);
                 kept = true;
@@ -585,13 +653,35 @@ static uint32_t layout_of(const ggfs_gt *t, const ggfs_gt **seen, uint32_t *n_se
     return (*n_seen)++;
 }
 
+/* The nodes that keep what the reordering asked alive past node until:
+ * each a view of the first it keeps, with up to GGFS_GALLOC_SRCS of them
+ * as sources. Returns how many were written to out. */
+static uint32_t dep_nodes(sched *s, uint32_t until, int backend, uint32_t *out)
+{
+    ggfs_cgraph *g = s->g;
+    uint32_t n = 0, dep = GGFS_NO_TENSOR, n_src = 0;
+    for (uint32_t i = 0; i < s->n_deps; i++) {
+        if (s->dep_until[i] != until)
+            continue;
+        if (dep == GGFS_NO_TENSOR || n_src == GGFS_GALLOC_SRCS) {
+            if ((dep = ggfs_view_tensor(g, s->dep_keep[i])) == GGFS_NO_TENSOR)
+                return n;
+            T(s, dep)->backend = (int8_t)backend;
+            out[n++] = dep;
+            n_src = 0;
+        }
+        T(s, dep)->src[n_src++] = s->dep_keep[i];
+    }
+    return n;
+}
+
 /* ggml_backend_sched_split_graph's graph copy: each split's inputs (a
  * view holding the source until the copy, then the copy), then its nodes;
  * then ggml's allocator over it. */
 static bool allocate(sched *s, uint64_t sizes[N_BACKENDS])
 {
     ggfs_cgraph *g = s->g;
-    uint32_t n_nodes = g->n_nodes;
+    uint32_t n_nodes = g->n_nodes + s->n_deps;
     for (uint32_t i = 0; i < s->n_splits; i++)
         n_nodes += 2 * s->splits[i].n_inputs;
     uint32_t *nodes = malloc((size_t)n_nodes * sizeof *nodes), k = 0;
@@ -609,8 +699,10 @@ static bool allocate(sched *s, uint64_t sizes[N_BACKENDS])
             nodes[k++] = dep;
             nodes[k++] = s->copy[sp->backend][input];
         }
-        for (uint32_t j = sp->start; j < sp->end; j++)
+        for (uint32_t j = sp->start; j < sp->end && !g->failed; j++) {
             nodes[k++] = g->nodes[j];
+            k += dep_nodes(s, g->nodes[j], sp->backend, nodes + k);
+        }
     }
     ggfs_galloc_tensor *tensors = calloc(g->n ? g->n : 1, sizeof *tensors);
     const ggfs_gt **seen = calloc(g->n ? g->n : 1, sizeof *seen);
@@ -686,6 +778,8 @@ bool ggfs_sched_reserve(ggfs_cgraph *g, uint64_t *gpu, uint64_t *host)
         free(s.splits[i].inputs);
     free(s.splits);
     free(s.placed);
+    free(s.dep_until);
+    free(s.dep_keep);
     free(s.base);
     free(s.n_src);
     return ok;
