@@ -62,7 +62,12 @@ typedef enum ffn_kind {
 } ffn_kind;
 
 /* The experts' routing (build_moe_ffn's gating_op, norm_w, w_scale). */
-typedef enum gating_kind { GATE_SOFTMAX, GATE_SIGMOID, GATE_KEY } gating_kind;
+typedef enum gating_kind {
+    GATE_SOFTMAX,
+    GATE_SIGMOID,
+    GATE_KEY,         // expert_gating_func: 2 sigmoid, else softmax
+    GATE_KEY_SIGMOID, // the same, sigmoid when not given
+} gating_kind;
 typedef enum choice { NO, YES, BY_KEY } choice;
 
 typedef enum output_kind {
@@ -89,6 +94,7 @@ struct arch_graph {
     uint8_t gating;  // gating_kind of the layers with experts (ffn_gate_inp)
     uint8_t norm_w;  // choice: the chosen experts' weights normalized
     uint8_t w_scale; // choice: scaled (by expert_weights_scale, unless 0 or 1)
+    uint8_t mrope;   // choice: multi-section RoPE (BY_KEY: where rope.dimension_sections says)
 };
 
 #define NO_W LW_COUNT
@@ -158,6 +164,20 @@ static const step pre_norm_post_named[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* dbrx: pre_norm, its feed-forward block's norm named for the attention's
+ * output. */
+static const step pre_norm_out_named[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, LW_ATTN_NORM_B},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_ATTN_OUT_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* falcon: the feed-forward block beside the attention, (ffn + attention)
  * + input. */
 static const step parallel_ffn_attn[] = {
@@ -206,26 +226,36 @@ static const step post_norms_only[] = {
 static const arch_graph arches[] = {
     ROW("llama", pre_norm, RMS, .factors = true),
     ROW("arcee", pre_norm, RMS, .ffn = FFN_RELU_SQR),
+    ROW("bailingmoe", pre_norm, RMS, .norm_w = BY_KEY, .w_scale = YES),
     ROW("bloom", pre_norm, LN, .input = IN_NORMED, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("codeshell", pre_norm, LN, .ffn = FFN_ACT),
     ROW("cohere2", parallel_ffn_inp, LN, .rope = ROPE_SWA_ONLY, .output = OUT_SCALE),
+    ROW("dbrx", pre_norm_out_named, LN, .norm_w = YES),
+    ROW("deepseek", pre_norm, RMS, .w_scale = YES),
+    ROW("dots1", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = BY_KEY,
+        .w_scale = YES),
     ROW("command-r", parallel_ffn_inp, LN, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER, .output = OUT_SCALE),
     ROW("ernie4_5", pre_norm, RMS),
+    ROW("ernie4_5-moe", pre_norm, RMS, .norm_w = YES),
     ROW("exaone", pre_norm, RMS),
     ROW("exaone4", post_norms_only, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY,
         .factors = true),
     ROW("falcon", parallel_ffn_attn, LN, .ffn = FFN_ACT),
+    ROW("glm4moe", pre_norm_post_named, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
+        .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES, .mrope = BY_KEY),
     ROW("gemma", pre_norm, RMS, .input = IN_SCALED, .q_scale = true),
     ROW("gemma2", post_norms, RMS, .input = IN_SCALED, .q_scale = true, .output = OUT_SOFTCAP),
     ROW("gemma3", post_norms, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .q_scale = true, .output = OUT_SOFTCAP_KEY),
     ROW("gpt2", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("gptneox", parallel_own_norm, LN, .sequential = pre_norm, .ffn = FFN_ACT),
+    ROW("hunyuan-moe", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("hunyuan-dense", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
     ROW("internlm2", pre_norm, RMS),
     ROW("jais", pre_norm, LN, .rope = ROPE_NONE),
     ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
     ROW("maincoder", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
+    ROW("minimax-m2", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = YES),
     ROW("mistral3", pre_norm, RMS, .factors = true),
     ROW("nemotron", pre_norm, LN, .ffn = FFN_RELU_SQR),
     ROW("olmo2", post_norms_only, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
@@ -236,6 +266,8 @@ static const arch_graph arches[] = {
     ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
     ROW("qwen3moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("qwen2moe", pre_norm, RMS),
+    ROW("qwen2vl", pre_norm, RMS, .mrope = YES),
+    ROW("qwen3vl", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES),
     ROW("olmoe", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
     ROW("seed_oss", pre_norm_post_named, RMS),
     ROW("smollm3", pre_norm, RMS, .rope = ROPE_NOT_EVERY_4),
@@ -313,7 +345,8 @@ static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
         return GGFS_NO_TENSOR;
     const int64_t d = g->t[cur].ne[0], t = g->t[cur].ne[1], e = m->n_expert, k = m->n_expert_used;
     const uint32_t logits = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), cur);
-    const bool sigmoid = r->gating == GATE_SIGMOID || (r->gating == GATE_KEY && m->gating == 2);
+    const bool sigmoid = r->gating == GATE_SIGMOID || (r->gating == GATE_KEY && m->gating == 2) ||
+                         (r->gating == GATE_KEY_SIGMOID && (m->gating == 2 || m->gating == 0));
     const uint32_t probs =
         sigmoid ? ggfs_unary_op(g, GOP_UNARY, logits) : ggfs_soft_max_ext(g, logits, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
     uint32_t choose = probs;
@@ -338,9 +371,12 @@ static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
     ggfs_expand(g, weights);
     const uint32_t rows = ggfs_reshape(g, cur, d, 1, t, 1);
     const uint32_t up = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_UP_EXPS), rows, selected);
-    const uint32_t gate = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_GATE_EXPS), rows, selected);
-    uint32_t out = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_EXPS), ggfs_binary_op(g, GOP_GLU, gate, up),
-                                   selected);
+    // (without gates: silu of up)
+    const uint32_t act = ggfs_llm_has(b, il, LW_FFN_GATE_EXPS)
+                             ? ggfs_binary_op(g, GOP_GLU,
+                                              ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_GATE_EXPS), rows, selected), up)
+                             : ggfs_unary_op(g, GOP_UNARY, up);
+    uint32_t out = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_EXPS), act, selected);
     out = ggfs_binary_op(g, GOP_MUL, out, weights);
     ggfs_expand(g, out);
     if (out == GGFS_NO_TENSOR)
@@ -506,6 +542,7 @@ static void output(builder *b, uint32_t cur)
 
 void ggfs_llm_build(builder *b, uint32_t ctx)
 {
+    b->mrope = b->row->mrope == YES || (b->row->mrope == BY_KEY && b->m->rope_sections);
     uint32_t reg[R_COUNT];
     for (int i = 0; i < R_COUNT; i++)
         reg[i] = GGFS_NO_TENSOR;

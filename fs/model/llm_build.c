@@ -134,7 +134,7 @@ void ggfs_llm_inputs(builder *b, uint32_t ctx)
     ggfs_cgraph *g = b->g;
     ggfs_memory m;
     ggfs_memory_at(b->m->rules, ctx, &m);
-    b->inp_pos = ggfs_new(g, GT_I32, b->n_tokens, 1, 1, 1);
+    b->inp_pos = ggfs_new(g, GT_I32, b->n_tokens * (b->mrope ? 4 : 1), 1, 1, 1);
     ggfs_set_input(g, b->inp_pos);
     cache_inputs_new(b, &b->base, (int64_t)m.context, GGFS_LAYER_FULL);
     if (m.swa_layers > 0)
@@ -162,6 +162,12 @@ uint32_t ggfs_llm_rope_factors(builder *b, uint32_t il)
     return ggfs_llm_held(b, &b->m->rope_freqs, layer_home(b, il));
 }
 
+/* build_qkv's clamp of each projection where the keys give clamp_kqv. */
+static uint32_t clamped(builder *b, uint32_t x)
+{
+    return b->m->clamp_kqv ? ggfs_unary_op(b->g, GOP_CLAMP, x) : x;
+}
+
 /* build_qkv: separate or fused projections, their biases, as heads or
  * (without reshape) as rows, those of a fused one made contiguous. */
 qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape)
@@ -172,8 +178,8 @@ qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape)
                   nv = l->n_head_kv;
     qkv r;
     if (ggfs_llm_has(b, il, LW_WQKV)) {
-        const uint32_t x =
-            ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQKV), cur), ggfs_llm_wt(b, il, LW_BQKV));
+        const uint32_t x = clamped(
+            b, ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQKV), cur), ggfs_llm_wt(b, il, LW_BQKV)));
         if (x == GGFS_NO_TENSOR)
             return (qkv){GGFS_NO_TENSOR, GGFS_NO_TENSOR, GGFS_NO_TENSOR};
         const uint64_t nb1 = g->t[x].nb[1];
@@ -201,9 +207,9 @@ qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape)
         r.v = ggfs_view_nd(g, x, nev, nbv, ggfs_row_size(GT_F32, hq * nq + hk * nk));
         return r;
     }
-    r.q = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ), cur), ggfs_llm_wt(b, il, LW_BQ));
-    r.k = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WK), cur), ggfs_llm_wt(b, il, LW_BK));
-    r.v = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV), cur), ggfs_llm_wt(b, il, LW_BV));
+    r.q = clamped(b, ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ), cur), ggfs_llm_wt(b, il, LW_BQ)));
+    r.k = clamped(b, ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WK), cur), ggfs_llm_wt(b, il, LW_BK)));
+    r.v = clamped(b, ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV), cur), ggfs_llm_wt(b, il, LW_BV)));
     return reshape ? ggfs_llm_heads(b, il, r) : r;
 }
 

@@ -48,6 +48,7 @@ typedef enum ggfs_lw {
     LW_FFN_UP_SHEXP,
     LW_FFN_DOWN_SHEXP,
     LW_FFN_GATE_INP_SHEXP, // the shared expert's gate
+    LW_ATTN_OUT_NORM,  // dbrx's norm before the feed-forward block
     LW_COUNT
 } ggfs_lw;
 
@@ -76,6 +77,8 @@ struct ggfs_llm_model {
     uint32_t gating;   // ARCH.expert_gating_func (0: not given)
     bool norm_w;       // ARCH.expert_weights_norm
     double w_scale;    // ARCH.expert_weights_scale (0: not given)
+    bool clamp_kqv;    // ARCH.attention.clamp_kqv above 0: Q, K and V clamped
+    bool rope_sections; // ARCH.rope.dimension_sections' first two above 0 (use_mrope)
 };
 
 /* The inputs and sizes of one KV cache (the sliding layers' is a second). */
@@ -93,6 +96,7 @@ typedef struct builder {
     ggfs_type cache_type;
     uint32_t i_gpu_start;
     bool full_offload;
+    bool mrope;        // multi-section RoPE: four positions a token
     uint32_t inp_pos, out_ids;
     cache_inputs base, swa;
 } builder;

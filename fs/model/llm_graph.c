@@ -32,6 +32,7 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_EXP_PROBS_B] = "exp_probs_b.bias",      [LW_FFN_GATE_SHEXP] = "ffn_gate_shexp.weight",
     [LW_FFN_UP_SHEXP] = "ffn_up_shexp.weight",  [LW_FFN_DOWN_SHEXP] = "ffn_down_shexp.weight",
     [LW_FFN_GATE_INP_SHEXP] = "ffn_gate_inp_shexp.weight",
+    [LW_ATTN_OUT_NORM] = "attn_output_norm.weight",
 };
 
 /* ---- reading the model ---- */
@@ -120,6 +121,20 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     m->gating = kv && kv->value.type == GGP_V_U32 ? (uint32_t)ggp_value_u64(keys, &kv->value) : 0;
     kv = arch_key(keys, arch, "expert_weights_norm");
     m->norm_w = kv && kv->value.type == GGP_V_BOOL && ggp_value_u64(keys, &kv->value) != 0;
+    kv = arch_key(keys, arch, "attention.clamp_kqv");
+    m->clamp_kqv = kv && kv->value.type == GGP_V_F32 && ggp_value_f64(keys, &kv->value) > 0;
+    kv = arch_key(keys, arch, "rope.dimension_sections");
+    if (kv && kv->value.type == GGP_V_ARRAY && kv->value.count >= 2) {
+        ggp_array_iter it;
+        ggp_value elem;
+        int64_t first[2] = {0, 0};
+        ggp_array_iter_init(&it, keys, &kv->value);
+        for (int i = 0; i < 2 && ggp_array_next(&it, &elem); i++)
+            first[i] = elem.type == GGP_V_I32   ? ggp_value_i64(keys, &elem)
+                       : elem.type == GGP_V_U32 ? (int64_t)ggp_value_u64(keys, &elem)
+                                                : 0;
+        m->rope_sections = first[0] > 0 && first[1] > 0;
+    }
     kv = arch_key(keys, arch, "expert_weights_scale");
     m->w_scale = kv && (kv->value.type == GGP_V_F32 || kv->value.type == GGP_V_F64)
                      ? ggp_value_f64(keys, &kv->value) : 0;
