@@ -32,6 +32,8 @@ typedef enum step_op {
     S_LAST_ROWS, // in the last layer, a, b and c (those given) keep the output rows only
     S_ADD,       // dst = a + b
     S_FFN,       // dst = the row's feed-forward block over a
+    S_NORM_OR,   // dst = the norm of a with w where the layer has w, else b (stablelm)
+    S_RES_SCALE, // dst = a scaled where the row scales the residual's branches, else a
 } step_op;
 
 typedef struct step {
@@ -44,6 +46,8 @@ typedef enum input_kind {
     IN_SCALED,    // scaled (ggml_scale)
     IN_POSITIONS, // plus the learned positions' embeddings
     IN_NORMED,    // normed (token_embd_norm, LayerNorm)
+    IN_POSITIONS_IF_ANY, // plus the learned positions' embeddings where the model has them (mpt)
+    IN_SCALED_BY_KEY,    // scaled where the keys give embedding_scale (granite)
 } input_kind;
 
 typedef enum qk_norm_kind {
@@ -52,7 +56,13 @@ typedef enum qk_norm_kind {
     QK_AFTER_ROPE,   // per head
     QK_WHOLE,        // over the whole projection, before it is cut into heads
 } qk_norm_kind;
-typedef enum rope_kind { ROPE_ALL, ROPE_NONE, ROPE_SWA_ONLY, ROPE_NOT_EVERY_4 } rope_kind;
+typedef enum rope_kind {
+    ROPE_ALL,
+    ROPE_NONE,
+    ROPE_SWA_ONLY,    // the sliding layers, where the model has any
+    ROPE_NOT_EVERY_4, // not layers 3, 7, 11, ...
+    ROPE_IF_32,       // baichuan: in its 7B (32 layers) only
+} rope_kind;
 
 typedef enum ffn_kind {
     FFN_GATED,     // up and gate, then their gated product (swiglu, geglu, ...)
@@ -76,6 +86,7 @@ typedef enum output_kind {
     OUT_SCALE,    // scaled when the keys give a logit scale
     OUT_SOFTCAP,  // scale, tanh, scale
     OUT_SOFTCAP_KEY, // the same when the keys give final_logit_softcapping
+    OUT_SCALE_ALWAYS,
 } output_kind;
 
 struct arch_graph {
@@ -95,6 +106,8 @@ struct arch_graph {
     uint8_t norm_w;  // choice: the chosen experts' weights normalized
     uint8_t w_scale; // choice: scaled (by expert_weights_scale, unless 0 or 1)
     uint8_t mrope;   // choice: multi-section RoPE (BY_KEY: where rope.dimension_sections says)
+    uint8_t res_scale; // choice: the residual's branches scaled (BY_KEY: where residual_scale is given)
+    bool bias_free;  // the attention's output and the feed-forward block take no bias, whatever the file has
 };
 
 #define NO_W LW_COUNT
@@ -164,6 +177,47 @@ static const step pre_norm_post_named[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* phi3: pre_norm, the last sum's sources the other way round. */
+static const step pre_norm_residual_first[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, LW_ATTN_NORM_B},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, LW_FFN_NORM_B},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_FIN, R_CUR, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* granite, minicpm: pre_norm, each branch scaled before it is added. */
+static const step pre_norm_scaled[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, LW_ATTN_NORM_B},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_RES_SCALE, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, LW_FFN_NORM_B},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_RES_SCALE, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* stablelm: the feed-forward block after its own norm where the layer has
+ * one, else beside the attention on its normed input. */
+static const step stablelm_layer[] = {
+    {S_NORM, R_NRM, R_INP, 0, 0, LW_ATTN_NORM, LW_ATTN_NORM_B},
+    {S_ATTN, R_CUR, R_NRM, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_INP, R_NRM, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_INP, 0, 0, 0},
+    {S_NORM_OR, R_CUR, R_FIN, R_NRM, 0, LW_FFN_NORM, LW_FFN_NORM_B},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* dbrx: pre_norm, its feed-forward block's norm named for the attention's
  * output. */
 static const step pre_norm_out_named[] = {
@@ -225,9 +279,12 @@ static const step post_norms_only[] = {
 
 static const arch_graph arches[] = {
     ROW("llama", pre_norm, RMS, .factors = true),
+    ROW("apertus", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true, .ffn = FFN_ACT),
     ROW("arcee", pre_norm, RMS, .ffn = FFN_RELU_SQR),
+    ROW("baichuan", pre_norm, RMS, .rope = ROPE_IF_32),
     ROW("bailingmoe", pre_norm, RMS, .norm_w = BY_KEY, .w_scale = YES),
     ROW("bloom", pre_norm, LN, .input = IN_NORMED, .rope = ROPE_NONE, .ffn = FFN_ACT),
+    ROW("chatglm", pre_norm, RMS, .ffn = FFN_FUSED_GLU),
     ROW("codeshell", pre_norm, LN, .ffn = FFN_ACT),
     ROW("cohere2", parallel_ffn_inp, LN, .rope = ROPE_SWA_ONLY, .output = OUT_SCALE),
     ROW("dbrx", pre_norm_out_named, LN, .norm_w = YES),
@@ -248,6 +305,10 @@ static const arch_graph arches[] = {
     ROW("gemma3", post_norms, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .q_scale = true, .output = OUT_SOFTCAP_KEY),
     ROW("gpt2", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
+    ROW("granite", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
+        .res_scale = BY_KEY),
+    ROW("granitemoe", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
+        .res_scale = BY_KEY, .norm_w = YES, .w_scale = YES),
     ROW("gptneox", parallel_own_norm, LN, .sequential = pre_norm, .ffn = FFN_ACT),
     ROW("hunyuan-moe", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("hunyuan-dense", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
@@ -256,11 +317,18 @@ static const arch_graph arches[] = {
     ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
     ROW("maincoder", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
     ROW("minimax-m2", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = YES),
+    ROW("minicpm", pre_norm_scaled, RMS, .input = IN_SCALED, .factors = true, .output = OUT_SCALE_ALWAYS,
+        .res_scale = YES),
     ROW("mistral3", pre_norm, RMS, .factors = true),
+    ROW("mpt", pre_norm, LN, .input = IN_POSITIONS_IF_ANY, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("nemotron", pre_norm, LN, .ffn = FFN_RELU_SQR),
+    ROW("olmo", pre_norm, LN),
     ROW("olmo2", post_norms_only, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
     ROW("orion", pre_norm, LN),
+    ROW("pangu-embedded", pre_norm, RMS),
     ROW("phi2", parallel_attn_ffn, LN, .q_scale = true, .ffn = FFN_ACT, .output = OUT_BIAS),
+    ROW("phi3", pre_norm_residual_first, RMS, .q_scale = true, .ffn = FFN_FUSED_GLU),
+    ROW("plamo", parallel_ffn_attn, RMS),
     ROW("qwen", pre_norm, RMS),
     ROW("qwen2", pre_norm, RMS, .output = OUT_BIAS),
     ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
@@ -269,8 +337,10 @@ static const arch_graph arches[] = {
     ROW("qwen2vl", pre_norm, RMS, .mrope = YES),
     ROW("qwen3vl", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES),
     ROW("olmoe", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
+    ROW("refact", pre_norm, RMS, .rope = ROPE_NONE, .bias_free = true),
     ROW("seed_oss", pre_norm_post_named, RMS),
     ROW("smollm3", pre_norm, RMS, .rope = ROPE_NOT_EVERY_4),
+    ROW("stablelm", stablelm_layer, LN, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER),
     ROW("starcoder", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("starcoder2", pre_norm, LN, .ffn = FFN_ACT),
     ROW("xverse", pre_norm, RMS),
@@ -293,9 +363,15 @@ static uint32_t rope(builder *b, uint32_t il, uint32_t x)
     // (ROPE_SWA_ONLY: the sliding layers only, where the model has any)
     const bool unroped_full = b->m->rules->swa.layers > 0 && !b->m->rules->layer[il].sliding;
     if (r->rope == ROPE_NONE || (r->rope == ROPE_SWA_ONLY && unroped_full) ||
-        (r->rope == ROPE_NOT_EVERY_4 && (il + 1) % 4 == 0))
+        (r->rope == ROPE_NOT_EVERY_4 && (il + 1) % 4 == 0) || (r->rope == ROPE_IF_32 && b->m->n_layer != 32))
         return x;
     return ggfs_rope(b->g, x, b->inp_pos, r->factors ? ggfs_llm_rope_factors(b, il) : GGFS_NO_TENSOR);
+}
+
+/* A bias of the layer, unless the row takes none. */
+static uint32_t bias(builder *b, uint32_t il, ggfs_lw kind)
+{
+    return b->row->bias_free ? GGFS_NO_TENSOR : ggfs_llm_wt(b, il, kind);
 }
 
 /* A per-head norm of Q or K, where the model has its weight. */
@@ -330,7 +406,7 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
     }
     if (r->q_scale)
         x.q = ggfs_unary_op(b->g, GOP_SCALE, x.q);
-    return ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), ggfs_llm_wt(b, il, LW_BO));
+    return ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), bias(b, il, LW_BO));
 }
 
 /* build_moe_ffn: the router's probabilities, the top experts by them,
@@ -427,12 +503,10 @@ static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
     ggfs_cgraph *g = b->g;
     if (ggfs_llm_has(b, il, LW_FFN_GATE_INP))
         return shared_expert(b, il, cur, experts(b, il, cur));
-    uint32_t up = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP), cur),
-                                ggfs_llm_wt(b, il, LW_FFN_UP_B));
+    uint32_t up = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP), cur), bias(b, il, LW_FFN_UP_B));
     switch (b->row->ffn) {
     case FFN_GATED:
-        cur = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE), cur),
-                            ggfs_llm_wt(b, il, LW_FFN_GATE_B));
+        cur = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE), cur), bias(b, il, LW_FFN_GATE_B));
         cur = ggfs_binary_op(g, GOP_GLU, cur, up);
         break;
     case FFN_RELU_SQR:
@@ -446,7 +520,7 @@ static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
         break;
     }
     cur = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_DOWN), cur);
-    return ggfs_llm_bias(b, cur, ggfs_llm_wt(b, il, LW_FFN_DOWN_B));
+    return ggfs_llm_bias(b, cur, bias(b, il, LW_FFN_DOWN_B));
 }
 
 static uint32_t layer_weight_or_none(builder *b, uint32_t il, uint8_t kind)
@@ -486,6 +560,18 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
         case S_FFN:
             reg[s->dst] = ffn(b, il, reg[s->a]);
             break;
+        case S_NORM_OR:
+            reg[s->dst] = ggfs_llm_has(b, il, (ggfs_lw)s->w)
+                              ? ggfs_llm_norm(b, reg[s->a], ggfs_llm_wt(b, il, (ggfs_lw)s->w),
+                                              layer_weight_or_none(b, il, s->wb), b->row->norm, (int)il)
+                              : reg[s->b];
+            break;
+        case S_RES_SCALE:
+            if (b->row->res_scale == YES || (b->row->res_scale == BY_KEY && b->m->residual_scale))
+                reg[s->dst] = ggfs_unary_op(g, GOP_SCALE, reg[s->a]);
+            else
+                reg[s->dst] = reg[s->a];
+            break;
         default:
             break;
         }
@@ -497,7 +583,7 @@ static uint32_t input(builder *b, uint32_t ctx)
     const ggfs_llm_model *m = b->m;
     ggfs_cgraph *g = b->g;
     uint32_t cur = ggfs_llm_inp_embd(b);
-    if (b->row->input == IN_SCALED)
+    if (b->row->input == IN_SCALED || (b->row->input == IN_SCALED_BY_KEY && m->embedding_scale))
         cur = ggfs_unary_op(g, GOP_SCALE, cur);
     // (token_embd_norm is layer 0's)
     const ggfs_home first = b->i_gpu_start == 0 ? HOME_GPU : HOME_HOST;
@@ -505,7 +591,7 @@ static uint32_t input(builder *b, uint32_t ctx)
         cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, &m->tok_embd_norm, first),
                             ggfs_llm_held(b, &m->tok_embd_norm_b, first), NORM_LAYER, -1);
     ggfs_llm_inputs(b, ctx);
-    if (b->row->input == IN_POSITIONS)
+    if (b->row->input == IN_POSITIONS || (b->row->input == IN_POSITIONS_IF_ANY && m->pos_embd.bytes > 0))
         cur = ggfs_binary_op(g, GOP_ADD, cur, ggfs_get_rows(g, ggfs_llm_held(b, &m->pos_embd, HOME_HOST), b->inp_pos));
     return cur;
 }
@@ -525,7 +611,8 @@ static void output(builder *b, uint32_t cur)
         cur = ggfs_llm_bias(b, cur, ggfs_llm_held(b, &m->output_b, home));
         break;
     case OUT_SCALE:
-        if (m->logit_scale)
+    case OUT_SCALE_ALWAYS:
+        if (m->logit_scale || b->row->output == OUT_SCALE_ALWAYS)
             cur = ggfs_unary_op(g, GOP_SCALE, cur);
         break;
     case OUT_SOFTCAP:

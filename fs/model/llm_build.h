@@ -72,6 +72,7 @@ struct ggfs_llm_model {
     bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)
     bool logit_scale;  // the keys give ARCH.logit_scale
     bool softcap;      // the keys give ARCH.final_logit_softcapping
+    bool embedding_scale, residual_scale; // the keys give ARCH.embedding_scale, ARCH.residual_scale (not 0)
     bool par_res;      // the keys give ARCH.use_parallel_residual true
     uint32_t n_expert, n_expert_used;
     uint32_t gating;   // ARCH.expert_gating_func (0: not given)

@@ -102,6 +102,13 @@ static const ggp_kv *arch_key(const ggp_file *keys, ggp_str arch, const char *su
     return n > 0 && (size_t)n < sizeof name ? ggp_kv_find(keys, name, (size_t)n) : NULL;
 }
 
+/* ARCH.suffix as a number, 0 when not given. */
+static double float_key(const ggp_file *keys, ggp_str arch, const char *suffix)
+{
+    const ggp_kv *kv = arch_key(keys, arch, suffix);
+    return kv && (kv->value.type == GGP_V_F32 || kv->value.type == GGP_V_F64) ? ggp_value_f64(keys, &kv->value) : 0;
+}
+
 ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_files, const ggfs_memory_rules *rules,
                                    const ggp_file *keys, ggp_str arch)
 {
@@ -115,6 +122,8 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     m->graph = ggfs_llm_arch(arch);
     m->logit_scale = arch_key(keys, arch, "logit_scale") != NULL;
     m->softcap = arch_key(keys, arch, "final_logit_softcapping") != NULL;
+    m->embedding_scale = float_key(keys, arch, "embedding_scale") != 0;
+    m->residual_scale = float_key(keys, arch, "residual_scale") != 0;
     m->n_expert = rules->n_expert;
     m->n_expert_used = rules->n_expert_used;
     const ggp_kv *kv = arch_key(keys, arch, "expert_gating_func");
