@@ -34,6 +34,8 @@ typedef enum step_op {
     S_FFN,       // dst = the row's feed-forward block over a
     S_NORM_OR,   // dst = the norm of a with w where the layer has w, else b (stablelm)
     S_RES_SCALE, // dst = a scaled where the row scales the residual's branches, else a
+    S_DENSE,     // dst = the dense feed-forward block over a, in a layer with experts too (arctic)
+    S_EXPERTS,   // dst = the experts over a
 } step_op;
 
 typedef struct step {
@@ -260,6 +262,38 @@ static const step post_norms[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* plamo3: post_norms, the last norm named as its layer's. */
+static const step post_norms_layer_named[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_NORM, R_CUR, R_CUR, 0, 0, LW_ATTN_POST_NORM, NO_W},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_CUR, 0, 0, LW_FFN_POST_NORM, NO_W},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* arctic: a dense feed-forward block on the attention's sum, and beside
+ * it experts on the layer's own input, normed. */
+static const step arctic_layer[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_DENSE, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_FFN, R_CUR, R_FIN, 0, 0, 0},
+    {S_NORM, R_CUR, R_RES, 0, 0, LW_FFN_NORM_EXPS, NO_W},
+    {S_EXPERTS, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FFN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -281,6 +315,7 @@ static const arch_graph arches[] = {
     ROW("llama", pre_norm, RMS, .factors = true),
     ROW("apertus", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true, .ffn = FFN_ACT),
     ROW("arcee", pre_norm, RMS, .ffn = FFN_RELU_SQR),
+    ROW("arctic", arctic_layer, RMS, .norm_w = YES),
     ROW("baichuan", pre_norm, RMS, .rope = ROPE_IF_32),
     ROW("bailingmoe", pre_norm, RMS, .norm_w = BY_KEY, .w_scale = YES),
     ROW("bloom", pre_norm, LN, .input = IN_NORMED, .rope = ROPE_NONE, .ffn = FFN_ACT),
@@ -331,6 +366,7 @@ static const arch_graph arches[] = {
     ROW("phi3", pre_norm_residual_first, RMS, .q_scale = true, .ffn = FFN_FUSED_GLU),
     ROW("phimoe", pre_norm_residual_first, RMS, .q_scale = true, .output = OUT_BIAS, .norm_w = YES),
     ROW("plamo", parallel_ffn_attn, RMS),
+    ROW("plamo3", post_norms_layer_named, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .ffn = FFN_FUSED_GLU),
     ROW("qwen", pre_norm, RMS),
     ROW("qwen2", pre_norm, RMS, .output = OUT_BIAS),
     ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
@@ -499,13 +535,21 @@ static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t ro
     return ggfs_binary_op(g, GOP_ADD, routed, shared);
 }
 
+static uint32_t dense(builder *b, uint32_t il, uint32_t cur);
+
 /* build_ffn: up, the gate or activation, down, each with its bias; in a
  * layer with a router, the experts instead. */
 static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
 {
-    ggfs_cgraph *g = b->g;
     if (ggfs_llm_has(b, il, LW_FFN_GATE_INP))
         return shared_expert(b, il, cur, experts(b, il, cur));
+    return dense(b, il, cur);
+}
+
+/* build_ffn's dense block. */
+static uint32_t dense(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
     uint32_t up = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP), cur), bias(b, il, LW_FFN_UP_B));
     switch (b->row->ffn) {
     case FFN_GATED:
@@ -562,6 +606,12 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
             break;
         case S_FFN:
             reg[s->dst] = ffn(b, il, reg[s->a]);
+            break;
+        case S_DENSE:
+            reg[s->dst] = dense(b, il, reg[s->a]);
+            break;
+        case S_EXPERTS:
+            reg[s->dst] = experts(b, il, reg[s->a]);
             break;
         case S_NORM_OR:
             reg[s->dst] = ggfs_llm_has(b, il, (ggfs_lw)s->w)

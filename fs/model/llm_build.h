@@ -49,6 +49,7 @@ typedef enum ggfs_lw {
     LW_FFN_DOWN_SHEXP,
     LW_FFN_GATE_INP_SHEXP, // the shared expert's gate
     LW_ATTN_OUT_NORM,  // dbrx's norm before the feed-forward block
+    LW_FFN_NORM_EXPS,  // arctic's norm before its experts
     LW_COUNT
 } ggfs_lw;
 

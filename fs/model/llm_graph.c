@@ -32,7 +32,7 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_EXP_PROBS_B] = "exp_probs_b.bias",      [LW_FFN_GATE_SHEXP] = "ffn_gate_shexp.weight",
     [LW_FFN_UP_SHEXP] = "ffn_up_shexp.weight",  [LW_FFN_DOWN_SHEXP] = "ffn_down_shexp.weight",
     [LW_FFN_GATE_INP_SHEXP] = "ffn_gate_inp_shexp.weight",
-    [LW_ATTN_OUT_NORM] = "attn_output_norm.weight",
+    [LW_ATTN_OUT_NORM] = "attn_output_norm.weight", [LW_FFN_NORM_EXPS] = "ffn_norm_exps.weight",
 };
 
 /* ---- reading the model ---- */
@@ -65,6 +65,18 @@ static bool layer_kind(ggp_str name, uint32_t n_layer, uint32_t *il, ggfs_lw *ki
         if (name_is(rest, lw_names[k])) {
             *il = (uint32_t)n;
             *kind = (ggfs_lw)k;
+            return true;
+        }
+    }
+    // names some loaders give without ".weight" (plamo3's norms)
+    static const struct {
+        const char *name;
+        ggfs_lw kind;
+    } bare[] = {{"post_attention_norm", LW_ATTN_POST_NORM}, {"post_ffw_norm", LW_FFN_POST_NORM}};
+    for (size_t k = 0; k < sizeof bare / sizeof bare[0]; k++) {
+        if (name_is(rest, bare[k].name)) {
+            *il = (uint32_t)n;
+            *kind = bare[k].kind;
             return true;
         }
     }
