@@ -136,7 +136,16 @@ void ggfs_llm_inputs(builder *b, uint32_t ctx)
     ggfs_memory_at(b->m->rules, ctx, &m);
     b->inp_pos = ggfs_new(g, GT_I32, b->n_tokens * (b->mrope ? 4 : 1), 1, 1, 1);
     ggfs_set_input(g, b->inp_pos);
-    cache_inputs_new(b, &b->base, (int64_t)m.context, GGFS_LAYER_FULL);
+    b->no_cache = m.kv_layers == 0 && m.swa_layers == 0 && m.recurrent == 0;
+    if (b->no_cache) {
+        // build_attn_inp_no_cache: the ubatch masked against itself
+        b->base.n_kv = b->n_tokens;
+        b->base.kq_mask = ggfs_new(g, GT_F16, b->n_tokens, b->n_tokens, 1, 1);
+        b->base.k_rot = b->base.v_rot = GGFS_NO_TENSOR;
+        ggfs_set_input(g, b->base.kq_mask);
+    } else {
+        cache_inputs_new(b, &b->base, (int64_t)m.context, GGFS_LAYER_FULL);
+    }
     if (m.swa_layers > 0)
         cache_inputs_new(b, &b->swa, (int64_t)m.swa_cells, GGFS_LAYER_SWA);
     b->out_ids = ggfs_new(g, GT_I32, b->n_outputs, 1, 1, 1);
@@ -252,9 +261,39 @@ static uint32_t store(builder *b, uint32_t c, uint32_t cur, uint32_t idxs)
 /* build_attn over the KV cache, flash attention: Q, V and K expanded in
  * that order (Q, K and V over the sliding-window caches), K and V
  * stored, then attention over the whole cache. */
+/* build_attn without a cache: Q, K and V expanded in that order, K and V
+ * cast to f16 for flash attention. */
+static uint32_t attn_no_cache(builder *b, qkv x)
+{
+    ggfs_cgraph *g = b->g;
+    ggfs_expand(g, x.q);
+    ggfs_expand(g, x.k);
+    ggfs_expand(g, x.v);
+    if (x.q == GGFS_NO_TENSOR)
+        return GGFS_NO_TENSOR;
+    const ggfs_gt *qt = &g->t[x.q];
+    const int64_t ne[4] = {qt->ne[0], qt->ne[1], qt->ne[2], 1};
+    const uint64_t nb[4] = {qt->nb[0], qt->nb[1], qt->nb[2], qt->nb[3]};
+    const uint32_t q = ggfs_permute(g, ggfs_view_nd(g, x.q, ne, nb, 0), 0, 2, 1, 3);
+    uint32_t k = ggfs_permute(g, x.k, 0, 2, 1, 3);
+    uint32_t v = ggfs_permute(g, x.v, 0, 2, 1, 3);
+    k = ggfs_cast(g, k, GT_F16);
+    v = ggfs_cast(g, v, GT_F16);
+    return ggfs_flash_attn_ext(g, q, k, v, b->base.kq_mask, GGFS_NO_TENSOR);
+}
+
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b)
 {
     ggfs_cgraph *g = b->g;
+    if (b->no_cache) {
+        uint32_t cur = attn_no_cache(b, x);
+        if (cur == GGFS_NO_TENSOR)
+            return cur;
+        const ggfs_gt *c = &g->t[cur];
+        cur = ggfs_reshape(g, cur, c->ne[0] * c->ne[1], c->ne[2] * c->ne[3], 1, 1);
+        ggfs_expand(g, cur);
+        return ggfs_llm_bias(b, ggfs_mul_mat(g, wo, cur), wo_b);
+    }
     const ggfs_layer_memory *l = &b->m->rules->layer[il];
     const bool iswa = b->swa.n_kv > 0;
     const cache_inputs *in = iswa && l->cache == GGFS_LAYER_SWA ? &b->swa : &b->base;

@@ -99,6 +99,7 @@ typedef struct builder {
     uint32_t i_gpu_start;
     bool full_offload;
     bool mrope;        // multi-section RoPE: four positions a token
+    bool no_cache;     // no KV cache (diffusion and encoder models): attention over the ubatch
     uint32_t inp_pos, out_ids;
     cache_inputs base, swa;
 } builder;
