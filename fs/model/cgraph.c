@@ -119,9 +119,14 @@ static uint32_t with_op(ggfs_cgraph *g, uint32_t t, ggfs_op op, uint32_t s0, uin
     return t;
 }
 
-static bool bad(const ggfs_cgraph *g, uint32_t a)
+/* Whether an operation cannot be made: out of memory before, or a source
+ * it needs is missing (a weight the model lacks), which fails the graph:
+ * a graph built without it would be another. */
+static bool bad(ggfs_cgraph *g, uint32_t a)
 {
-    return g->failed || a == GGFS_NO_TENSOR;
+    if (a == GGFS_NO_TENSOR)
+        g->failed = true;
+    return g->failed;
 }
 
 uint32_t ggfs_new(ggfs_cgraph *g, ggfs_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3)

@@ -326,6 +326,7 @@ static const arch_graph arches[] = {
     ROW("cohere2", parallel_ffn_inp, LN, .rope = ROPE_SWA_ONLY, .output = OUT_SCALE),
     ROW("dream", pre_norm, RMS),
     ROW("dbrx", pre_norm_out_named, LN, .norm_w = YES),
+    ROW("deci", pre_norm, RMS, .factors = true),
     ROW("deepseek", pre_norm, RMS, .w_scale = YES),
     ROW("dots1", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = BY_KEY,
         .w_scale = YES),
