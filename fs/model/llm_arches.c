@@ -334,6 +334,8 @@ static const arch_graph arches[] = {
     ROW("ernie4_5", pre_norm, RMS),
     ROW("ernie4_5-moe", pre_norm, RMS, .norm_w = YES),
     ROW("exaone", pre_norm, RMS),
+    ROW("exaone-moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY,
+        .factors = true, .gating = GATE_KEY, .norm_w = BY_KEY, .w_scale = YES),
     ROW("exaone4", post_norms_only, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY,
         .factors = true),
     ROW("falcon", parallel_ffn_attn, LN, .ffn = FFN_ACT),

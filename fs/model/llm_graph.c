@@ -72,7 +72,8 @@ static bool layer_kind(ggp_str name, uint32_t n_layer, uint32_t *il, ggfs_lw *ki
     static const struct {
         const char *name;
         ggfs_lw kind;
-    } bare[] = {{"post_attention_norm", LW_ATTN_POST_NORM}, {"post_ffw_norm", LW_FFN_POST_NORM}};
+    } bare[] = {{"post_attention_norm", LW_ATTN_POST_NORM}, {"post_ffw_norm", LW_FFN_POST_NORM},
+                {"exp_probs_b", LW_EXP_PROBS_B}};
     for (size_t k = 0; k < sizeof bare / sizeof bare[0]; k++) {
         if (name_is(rest, bare[k].name)) {
             *il = (uint32_t)n;
