@@ -199,7 +199,8 @@ uint32_t ggfs_get_rows(ggfs_cgraph *g, uint32_t a, uint32_t rows)
 
 uint32_t ggfs_set_rows(ggfs_cgraph *g, uint32_t dst, uint32_t src, uint32_t rows)
 {
-    return with_op(g, ggfs_view_tensor(g, dst), GOP_SET_ROWS, src, rows, GGFS_NO_TENSOR);
+    // (the destination its third source, as ggml has it)
+    return with_op(g, ggfs_view_tensor(g, dst), GOP_SET_ROWS, src, rows, dst);
 }
 
 uint32_t ggfs_unary_op(ggfs_cgraph *g, ggfs_op op, uint32_t a)
@@ -325,6 +326,15 @@ uint32_t ggfs_mul_mat_id(ggfs_cgraph *g, uint32_t as, uint32_t b, uint32_t ids)
         return GGFS_NO_TENSOR;
     const uint32_t t = ggfs_new(g, GT_F32, g->t[as].ne[1], g->t[ids].ne[0], g->t[b].ne[2], 1);
     return with_op(g, t, GOP_MUL_MAT_ID, as, b, ids);
+}
+
+uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b)
+{
+    if (bad(g, a) || bad(g, b))
+        return GGFS_NO_TENSOR;
+    const int64_t *ne = g->t[a].ne;
+    const uint32_t t = ggfs_new(g, (ggfs_type)g->t[a].type, ne[0] + g->t[b].ne[0], ne[1], ne[2], ne[3]);
+    return with_op(g, t, GOP_CONCAT, a, b, GGFS_NO_TENSOR);
 }
 
 uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1)

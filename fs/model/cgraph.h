@@ -43,6 +43,7 @@ typedef enum ggfs_op {
     GOP_ARGSORT,
     GOP_SUM_ROWS,
     GOP_MUL_MAT_ID,
+    GOP_CONCAT,
     GOP_COUNT
 } ggfs_op;
 
@@ -120,6 +121,8 @@ uint32_t ggfs_argsort(ggfs_cgraph *g, uint32_t a);
 uint32_t ggfs_sum_rows(ggfs_cgraph *g, uint32_t a);
 /* ggml_mul_mat_id: the experts `ids` names, [as.ne1, ids.ne0, b.ne2]. */
 uint32_t ggfs_mul_mat_id(ggfs_cgraph *g, uint32_t as, uint32_t b, uint32_t ids);
+/* ggml_concat along dimension 0. */
+uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b);
 /* ggml_cont_2d: a's elements, contiguous, as [ne0, ne1]. */
 uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1);
 /* ggml_is_contiguous. */

@@ -110,6 +110,7 @@ struct arch_graph {
     uint8_t mrope;   // choice: multi-section RoPE (BY_KEY: where rope.dimension_sections says)
     uint8_t res_scale; // choice: the residual's branches scaled (BY_KEY: where residual_scale is given)
     bool bias_free;  // the attention's output and the feed-forward block take no bias, whatever the file has
+    bool mla;        // multi-head latent attention (deepseek2's)
 };
 
 #define NO_W LW_COUNT
@@ -328,6 +329,8 @@ static const arch_graph arches[] = {
     ROW("dbrx", pre_norm_out_named, LN, .norm_w = YES),
     ROW("deci", pre_norm, RMS, .factors = true),
     ROW("deepseek", pre_norm, RMS, .w_scale = YES),
+    ROW("deepseek2", pre_norm, RMS, .mla = true, .gating = GATE_KEY, .norm_w = BY_KEY, .w_scale = YES),
+    ROW("deepseek2-ocr", pre_norm, RMS, .gating = GATE_KEY, .norm_w = BY_KEY, .w_scale = YES),
     ROW("dots1", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = BY_KEY,
         .w_scale = YES),
     ROW("command-r", parallel_ffn_inp, LN, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER, .output = OUT_SCALE),
@@ -435,6 +438,8 @@ static uint32_t qk_norm(builder *b, uint32_t il, uint32_t x, ggfs_lw w)
 static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
 {
     const arch_graph *r = b->row;
+    if (r->mla)
+        return ggfs_llm_attn_mla(b, il, cur);
     qkv x = ggfs_llm_qkv(b, il, cur, r->qk_norm != QK_WHOLE);
     if (r->qk_norm == QK_WHOLE) {
         x.q = qk_norm(b, il, x.q, LW_Q_NORM);
@@ -496,12 +501,26 @@ static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
         weights = ggfs_unary_op(g, GOP_SCALE, weights);
     ggfs_expand(g, weights);
     const uint32_t rows = ggfs_reshape(g, cur, d, 1, t, 1);
-    const uint32_t up = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_UP_EXPS), rows, selected);
-    // (without gates: silu of up)
-    const uint32_t act = ggfs_llm_has(b, il, LW_FFN_GATE_EXPS)
-                             ? ggfs_binary_op(g, GOP_GLU,
-                                              ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_GATE_EXPS), rows, selected), up)
-                             : ggfs_unary_op(g, GOP_UNARY, up);
+    uint32_t act;
+    if (ggfs_llm_has(b, il, LW_FFN_GATE_UP_EXPS)) {
+        // gate and up fused: their halves, as views
+        const uint32_t gu = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_GATE_UP_EXPS), rows, selected);
+        if (gu == GGFS_NO_TENSOR)
+            return gu;
+        const ggfs_gt *x = &g->t[gu];
+        const int64_t ne_half[4] = {x->ne[0] / 2, x->ne[1], x->ne[2], 1};
+        const uint64_t nb_half[4] = {x->nb[0], x->nb[1], x->nb[2], x->nb[2] * (uint64_t)x->ne[2]};
+        const uint32_t gate = ggfs_view_nd(g, gu, ne_half, nb_half, 0);
+        const uint32_t up = ggfs_view_nd(g, gu, ne_half, nb_half, ggfs_row_size(GT_F32, ne_half[0]));
+        act = ggfs_binary_op(g, GOP_GLU, gate, up);
+    } else {
+        const uint32_t up = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_UP_EXPS), rows, selected);
+        // (without gates: silu of up)
+        act = ggfs_llm_has(b, il, LW_FFN_GATE_EXPS)
+                  ? ggfs_binary_op(g, GOP_GLU, ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_GATE_EXPS), rows, selected),
+                                   up)
+                  : ggfs_unary_op(g, GOP_UNARY, up);
+    }
     uint32_t out = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_EXPS), act, selected);
     out = ggfs_binary_op(g, GOP_MUL, out, weights);
     ggfs_expand(g, out);

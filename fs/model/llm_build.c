@@ -326,3 +326,85 @@ uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_
     cur = ggfs_mul_mat(g, wo, cur);
     return ggfs_llm_bias(b, cur, wo_b);
 }
+
+static uint32_t view3(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, uint64_t nb1, uint64_t nb2,
+                      uint64_t offset)
+{
+    const int64_t ne[4] = {ne0, ne1, ne2, 1};
+    const uint64_t nb[4] = {4, nb1, nb2, nb2 * (uint64_t)ne2};
+    return ggfs_view_nd(b->g, a, ne, nb, offset);
+}
+
+uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_llm_weight *wk_b = ggfs_llm_layer_weight(b->m, il, LW_WK_B), *wv_b = ggfs_llm_layer_weight(b->m, il, LW_WV_B);
+    const ggfs_llm_weight *wq = ggfs_llm_layer_weight(b->m, il, ggfs_llm_has(b, il, LW_WQ) ? LW_WQ : LW_WQ_B);
+    const int64_t t = b->n_tokens, h = b->m->rules->layer[il].n_head;
+    // the shapes, from the weights: N the head's unrotated part, R the latent, Vh V's head
+    const int64_t n = wk_b->ne[0], r = wk_b->ne[1], vh = wv_b->ne[1], kh = h ? wq->ne[1] / h : 0, p = kh - n;
+    if (wk_b->bytes == 0 || wv_b->bytes == 0 || kh <= 0 || p <= 0) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    const int64_t c = r + p;
+    uint32_t q;
+    if (ggfs_llm_has(b, il, LW_WQ)) {
+        q = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ), cur);
+    } else {
+        q = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ_A), cur);
+        q = ggfs_llm_norm(b, q, ggfs_llm_wt(b, il, LW_Q_A_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+        q = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ_B), q);
+    }
+    q = ggfs_reshape(g, q, kh, h, t, 1);
+    const uint32_t kvp = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WKV_A_MQA), cur);
+    if (q == GGFS_NO_TENSOR || kvp == GGFS_NO_TENSOR)
+        return GGFS_NO_TENSOR;
+    const uint64_t kv_row = g->t[kvp].nb[1], q1 = g->t[q].nb[1], q2 = g->t[q].nb[2];
+    const int64_t ne_c[4] = {r, t, 1, 1};
+    const uint64_t nb_c[4] = {4, kv_row, kv_row * (uint64_t)t, kv_row * (uint64_t)t};
+    const uint32_t kv_cmpr = ggfs_view_nd(g, kvp, ne_c, nb_c, 0);
+    const uint32_t k_pe = ggfs_rope(g, view3(b, kvp, p, 1, t, kv_row, kv_row, ggfs_row_size(GT_F32, r)), b->inp_pos,
+                                    GGFS_NO_TENSOR);
+    const uint32_t kv_normed =
+        ggfs_llm_norm(b, kv_cmpr, ggfs_llm_wt(b, il, LW_KV_A_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    // Q's unrotated part through each head's K (the absorption), beside its rotated part
+    const uint32_t q_nope = view3(b, q, n, h, t, q1, q2, 0);
+    const uint32_t q_pe = ggfs_rope(g, view3(b, q, p, h, t, q1, q2, ggfs_row_size(GT_F32, n)), b->inp_pos,
+                                    GGFS_NO_TENSOR);
+    const uint32_t q_abs = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WK_B), ggfs_permute(g, q_nope, 0, 2, 1, 3));
+    const uint32_t qc = ggfs_concat0(g, ggfs_permute(g, q_abs, 0, 2, 1, 3), q_pe);
+    const uint32_t vc = ggfs_reshape(g, kv_normed, r, 1, t, 1);
+    const uint32_t kc = ggfs_concat0(g, vc, k_pe);
+    // build_attn over the K-only cache: Q, V, K expanded, K stored
+    ggfs_expand(g, qc);
+    ggfs_expand(g, vc);
+    ggfs_expand(g, kc);
+    if (qc == GGFS_NO_TENSOR || kc == GGFS_NO_TENSOR)
+        return GGFS_NO_TENSOR;
+    const cache_inputs *in = &b->base;
+    const uint32_t kcache = cache(b, il, in, c);
+    const int64_t ne_k[4] = {c, t, 1, 1};
+    const uint64_t kc2 = g->t[kc].nb[2];
+    const uint64_t nb_k[4] = {4, kc2, kc2 * (uint64_t)t, kc2 * (uint64_t)t};
+    ggfs_expand(g, ggfs_set_rows(g, kcache, ggfs_view_nd(g, kc, ne_k, nb_k, 0), in->k_idxs));
+    const ggfs_type ct = b->cache_type;
+    const int64_t ne_kv[4] = {c, 1, in->n_kv, 1};
+    const uint64_t nb_kv[4] = {g->t[kcache].nb[0], ggfs_row_size(ct, c), ggfs_row_size(ct, c),
+                               ggfs_row_size(ct, c * in->n_kv)};
+    const uint32_t k = ggfs_view_nd(g, kcache, ne_kv, nb_kv, 0);
+    const int64_t ne_v[4] = {r, 1, in->n_kv, 1};
+    const uint32_t v = ggfs_view_nd(g, k, ne_v, nb_kv, 0);
+    const ggfs_gt *qt = &g->t[qc];
+    const int64_t ne_q[4] = {qt->ne[0], qt->ne[1], qt->ne[2], 1};
+    const uint64_t nb_q[4] = {qt->nb[0], qt->nb[1], qt->nb[2], qt->nb[3]};
+    uint32_t out = ggfs_flash_attn_ext(g, ggfs_permute(g, ggfs_view_nd(g, qc, ne_q, nb_q, 0), 0, 2, 1, 3),
+                                       ggfs_permute(g, k, 0, 2, 1, 3), ggfs_permute(g, v, 0, 2, 1, 3), in->kq_mask,
+                                       GGFS_NO_TENSOR);
+    // back from the latent to each head's V
+    out = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV_B), ggfs_permute(g, out, 0, 2, 1, 3));
+    out = ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, out, 0, 2, 1, 3));
+    out = ggfs_reshape(g, out, vh * h, t, 1, 1);
+    ggfs_expand(g, out);
+    return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), out);
+}

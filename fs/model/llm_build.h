@@ -50,6 +50,14 @@ typedef enum ggfs_lw {
     LW_FFN_GATE_INP_SHEXP, // the shared expert's gate
     LW_ATTN_OUT_NORM,  // dbrx's norm before the feed-forward block
     LW_FFN_NORM_EXPS,  // arctic's norm before its experts
+    LW_FFN_GATE_UP_EXPS, // the experts' gate and up, fused
+    LW_WQ_A,           // multi-head latent attention: Q through a low rank
+    LW_Q_A_NORM,
+    LW_WQ_B,
+    LW_WKV_A_MQA,      // K and V's latent, with K's rotary part
+    LW_KV_A_NORM,
+    LW_WK_B,           // the latent's K per head (absorbed into Q)
+    LW_WV_B,           // and its V per head
     LW_COUNT
 } ggfs_lw;
 
@@ -128,6 +136,9 @@ void ggfs_llm_inputs(builder *b, uint32_t ctx);
 qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape);
 qkv ggfs_llm_heads(builder *b, uint32_t il, qkv x);
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b);
+/* Multi-head latent attention (deepseek2's, absorbed) from the normed
+ * input cur: its K-only cache, attention per head over the latent. */
+uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur);
 uint32_t ggfs_llm_rope_factors(builder *b, uint32_t il);
 
 /* The graph of b->m's architecture, built into b->g. */

@@ -33,6 +33,11 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_FFN_UP_SHEXP] = "ffn_up_shexp.weight",  [LW_FFN_DOWN_SHEXP] = "ffn_down_shexp.weight",
     [LW_FFN_GATE_INP_SHEXP] = "ffn_gate_inp_shexp.weight",
     [LW_ATTN_OUT_NORM] = "attn_output_norm.weight", [LW_FFN_NORM_EXPS] = "ffn_norm_exps.weight",
+    [LW_FFN_GATE_UP_EXPS] = "ffn_gate_up_exps.weight",
+    [LW_WQ_A] = "attn_q_a.weight",              [LW_Q_A_NORM] = "attn_q_a_norm.weight",
+    [LW_WQ_B] = "attn_q_b.weight",              [LW_WKV_A_MQA] = "attn_kv_a_mqa.weight",
+    [LW_KV_A_NORM] = "attn_kv_a_norm.weight",   [LW_WK_B] = "attn_k_b.weight",
+    [LW_WV_B] = "attn_v_b.weight",
 };
 
 /* ---- reading the model ---- */
