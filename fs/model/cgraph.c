@@ -82,10 +82,24 @@ static void contiguous_strides(ggfs_gt *t)
 
 /* ggml_new_tensor_impl: a view's source is always the tensor that owns
  * the memory. Returns GGFS_NO_TENSOR when out of memory. */
+/* The largest dimension and element count a graph's tensor may have: a
+ * model's keys and shapes are hostile, and beyond these no real model
+ * goes; products of two dimensions, or a tensor's elements, then fit in
+ * an int64_t. */
+#define DIM_MAX (INT64_C(1) << 31)
+#define ELEMENTS_MAX (INT64_C(1) << 48)
+
 static uint32_t new_tensor(ggfs_cgraph *g, ggfs_type type, const int64_t shape[4], uint32_t view_src, uint64_t view_offs)
 {
     int64_t ne[4]; // (shape may point into g->t, which may move)
     memcpy(ne, shape, sizeof ne);
+    int64_t elements = 1;
+    for (int i = 0; i < 4 && !g->failed; i++) {
+        if (ne[i] < 1 || ne[i] > DIM_MAX || ne[i] > ELEMENTS_MAX / elements)
+            g->failed = true;
+        else
+            elements *= ne[i];
+    }
     if (g->failed || !reserve(g, (void **)&g->t, &g->cap, g->n + 1, sizeof *g->t))
         return GGFS_NO_TENSOR;
     if (view_src != GGFS_NO_TENSOR && g->t[view_src].view_src != GGFS_NO_TENSOR) {

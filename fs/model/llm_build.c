@@ -171,6 +171,20 @@ uint32_t ggfs_llm_rope_factors(builder *b, uint32_t il)
     return ggfs_llm_held(b, &b->m->rope_freqs, layer_home(b, il));
 }
 
+/* Whether layer il's heads are of sizes and counts a real model has (the
+ * keys are hostile): products of them then fit in an int64_t. */
+#define HEADS_MAX (1u << 16)
+
+static bool heads_fit(builder *b, uint32_t il)
+{
+    const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    const bool fit = l->head_k <= HEADS_MAX && l->head_v <= HEADS_MAX && l->n_head <= HEADS_MAX &&
+                     l->n_head_kv <= HEADS_MAX;
+    if (!fit)
+        b->g->failed = true;
+    return fit;
+}
+
 /* build_qkv's clamp of each projection where the keys give clamp_kqv. */
 static uint32_t clamped(builder *b, uint32_t x)
 {
@@ -183,6 +197,8 @@ qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape)
 {
     const ggfs_layer_memory *l = &b->m->rules->layer[il];
     ggfs_cgraph *g = b->g;
+    if (!heads_fit(b, il))
+        return (qkv){GGFS_NO_TENSOR, GGFS_NO_TENSOR, GGFS_NO_TENSOR};
     const int64_t hq = l->head_k, nq = l->n_head, hk = l->head_k, nk = l->n_head_kv, hv = l->head_v,
                   nv = l->n_head_kv;
     qkv r;
@@ -295,6 +311,8 @@ uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_
         return ggfs_llm_bias(b, ggfs_mul_mat(g, wo, cur), wo_b);
     }
     const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    if (!heads_fit(b, il))
+        return GGFS_NO_TENSOR;
     const bool iswa = b->swa.n_kv > 0;
     const cache_inputs *in = iswa && l->cache == GGFS_LAYER_SWA ? &b->swa : &b->base;
     x.q = hadamard(b, x.q, in->k_rot);
@@ -340,6 +358,8 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
     ggfs_cgraph *g = b->g;
     const ggfs_llm_weight *wk_b = ggfs_llm_layer_weight(b->m, il, LW_WK_B), *wv_b = ggfs_llm_layer_weight(b->m, il, LW_WV_B);
     const ggfs_llm_weight *wq = ggfs_llm_layer_weight(b->m, il, ggfs_llm_has(b, il, LW_WQ) ? LW_WQ : LW_WQ_B);
+    if (!heads_fit(b, il))
+        return GGFS_NO_TENSOR;
     const int64_t t = b->n_tokens, h = b->m->rules->layer[il].n_head;
     // the shapes, from the weights: N the head's unrotated part, R the latent, Vh V's head
     const int64_t n = wk_b->ne[0], r = wk_b->ne[1], vh = wv_b->ne[1], kh = h ? wq->ne[1] / h : 0, p = kh - n;

@@ -193,9 +193,14 @@ void ggfs_llm_model_free(ggfs_llm_model *m)
     free(m);
 }
 
+/* The most layers a graph is built for: a line's graph costs time in
+ * proportion to them, and offload/CTX has a line per layer; real models
+ * have at most about 130 (a hostile file more). */
+#define GRAPH_LAYERS_MAX 160
+
 bool ggfs_llm_has_graph(const ggfs_llm_model *m)
 {
-    return m->graph != NULL && m->tok_embd.bytes > 0;
+    return m->graph != NULL && m->tok_embd.bytes > 0 && m->n_layer <= GRAPH_LAYERS_MAX;
 }
 
 bool ggfs_llm_compute(const ggfs_llm_model *m, uint32_t ctx, int cache, uint32_t i_gpu_start, uint64_t *gpu,

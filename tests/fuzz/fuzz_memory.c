@@ -48,10 +48,13 @@ static void check_ctx(const ggp_file *f, const ggfs_memory_rules *rules, uint32_
     if (!o)
         return;
     const uint32_t all = rules->n_layer + 1;
+    // every -ngl of a model of few layers; of more, the ends and a middle
+    // (each line of a model's own graph costs in proportion to its layers)
+    const uint32_t step = all > 16 ? all / 4 : 1;
     for (int t = 0; t < GGFS_CACHE_TYPES; t++) {
         if (m.refused[t])
             continue;
-        for (uint32_t ngl = 0; ngl <= all; ngl++)
+        for (uint32_t ngl = 0; ngl <= all; ngl += ngl + 1 >= all ? 1 : step)
             check_line(o, rules, ctx, t, ngl, 0, &m, ggp_file_size(f));
         check_line(o, rules, ctx, t, all, rules->n_layer, &m, ggp_file_size(f));
     }
