@@ -5,9 +5,9 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
-#define SLOTS 4096 // a power of two; at most half used, then emptied
+#define SLOTS_FIRST 64  // a power of two: a small model's lines fit
+#define SLOTS_MAX 4096  // twice as many, as often as needed; when half full, emptied
 
 typedef struct entry {
     uint64_t key; // 0: empty
@@ -17,7 +17,7 @@ typedef struct entry {
 struct ggfs_compute_memo {
     pthread_mutex_t lock;
     entry *slots; // allocated on the first put
-    uint32_t used;
+    uint32_t n_slots, used;
 };
 
 /* ctx (25 bits), cache (2), i_gpu_start (32), and a bit so that no key is 0. */
@@ -26,11 +26,41 @@ static uint64_t key_of(uint32_t ctx, int cache, uint32_t i_gpu_start)
     return UINT64_C(1) << 63 | (uint64_t)(ctx & 0x3ffffff) << 34 | (uint64_t)(cache & 3) << 32 | i_gpu_start;
 }
 
-static uint32_t slot_of(uint64_t key)
+static uint32_t slot_of(uint64_t key, uint32_t n_slots)
 {
     key ^= key >> 31;
     key *= UINT64_C(0x9e3779b97f4a7c15);
-    return (uint32_t)(key >> 40) & (SLOTS - 1);
+    return (uint32_t)(key >> 40) & (n_slots - 1);
+}
+
+/* The slot of key in m's table: its own, or the empty one it would take. */
+static uint32_t find(const ggfs_compute_memo *m, uint64_t key)
+{
+    uint32_t i = slot_of(key, m->n_slots);
+    while (m->slots[i].key && m->slots[i].key != key)
+        i = (i + 1) & (m->n_slots - 1);
+    return i;
+}
+
+/* A table of n_slots with m's entries (or none); false when out of memory. */
+static bool rehash(ggfs_compute_memo *m, uint32_t n_slots, bool keep)
+{
+    entry *old = m->slots;
+    const uint32_t n_old = m->n_slots;
+    entry *slots = calloc(n_slots, sizeof *slots);
+    if (!slots)
+        return false;
+    m->slots = slots;
+    m->n_slots = n_slots;
+    m->used = 0;
+    for (uint32_t i = 0; keep && i < n_old; i++) {
+        if (old[i].key) {
+            m->slots[find(m, old[i].key)] = old[i];
+            m->used++;
+        }
+    }
+    free(old);
+    return true;
 }
 
 ggfs_compute_memo *ggfs_compute_memo_new(void)
@@ -60,12 +90,12 @@ bool ggfs_compute_memo_get(ggfs_compute_memo *m, uint32_t ctx, int cache, uint32
     const uint64_t key = key_of(ctx, cache, i_gpu_start);
     bool found = false;
     pthread_mutex_lock(&m->lock);
-    for (uint32_t i = slot_of(key); m->slots && m->slots[i].key; i = (i + 1) & (SLOTS - 1)) {
+    if (m->slots) {
+        const uint32_t i = find(m, key);
         if (m->slots[i].key == key) {
             *gpu = m->slots[i].gpu;
             *host = m->slots[i].host;
             found = true;
-            break;
         }
     }
     pthread_mutex_unlock(&m->lock);
@@ -79,16 +109,11 @@ void ggfs_compute_memo_put(ggfs_compute_memo *m, uint32_t ctx, int cache, uint32
         return;
     const uint64_t key = key_of(ctx, cache, i_gpu_start);
     pthread_mutex_lock(&m->lock);
-    if (!m->slots)
-        m->slots = calloc(SLOTS, sizeof *m->slots);
-    if (m->slots && m->used >= SLOTS / 2) {
-        memset(m->slots, 0, SLOTS * sizeof *m->slots);
-        m->used = 0;
-    }
-    uint32_t i = slot_of(key);
-    while (m->slots && m->slots[i].key && m->slots[i].key != key)
-        i = (i + 1) & (SLOTS - 1);
-    if (m->slots) {
+    bool ok = m->slots || rehash(m, SLOTS_FIRST, false);
+    if (ok && m->used >= m->n_slots / 2)
+        ok = m->n_slots < SLOTS_MAX ? rehash(m, 2 * m->n_slots, true) : rehash(m, m->n_slots, false);
+    if (ok) {
+        const uint32_t i = find(m, key);
         m->used += m->slots[i].key == 0;
         m->slots[i] = (entry){key, gpu, host};
     }

@@ -278,6 +278,8 @@ typedef struct reorder {
     sched *s;
     const uint32_t *nodes; // the split's nodes, in the scheduler's order
     uint32_t n;
+    uint32_t *deps;   // per node j: bit d - 1 set when node j depends on node j - d (d <= WINDOW)
+    uint16_t *starts; // per node j: bit p set when pattern p's ops start at j
     bool *used;
     bool *placed; // per tensor: already in the new order
 } reorder;
@@ -338,12 +340,13 @@ static bool index_tensors(sched *s)
     return true;
 }
 
-static bool match(const reorder *r, const uint8_t *ops, uint32_t len, uint32_t start)
+/* Whether pattern p's ops start at start, none of its nodes placed. */
+static bool match(const reorder *r, size_t p, uint32_t len, uint32_t start)
 {
-    if (start + len > r->n)
+    if (start + len > r->n || !(r->starts[start] >> p & 1))
         return false;
     for (uint32_t j = 0; j < len; j++) {
-        if (op_at(r, start + j) != ops[j] || r->used[start + j])
+        if (r->used[start + j])
             return false;
     }
     return true;
@@ -386,10 +389,26 @@ static const struct {
     {rope_view_set_rows, sizeof rope_view_set_rows},
 };
 
+/* Where each pattern's ops start, once per split. */
+static void find_starts(reorder *r)
+{
+    for (uint32_t j = 0; j < r->n; j++) {
+        uint16_t bits = 0;
+        for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
+            bool ops = j + patterns[p].len <= r->n;
+            for (uint32_t k = 0; ops && k < patterns[p].len; k++)
+                ops = op_at(r, j + k) == patterns[p].ops[k];
+            if (ops)
+                bits |= (uint16_t)(1u << p);
+        }
+        r->starts[j] = bits;
+    }
+}
+
 static bool any_pattern_at(const reorder *r, uint32_t at)
 {
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
-        if (match(r, patterns[p].ops, patterns[p].len, at))
+        if (match(r, p, patterns[p].len, at))
             return true;
     }
     return false;
@@ -470,14 +489,35 @@ static void keep_routing_inputs(reorder *r, uint32_t first, uint32_t len)
     }
 }
 
+/* is_src_of between the split's nodes j and c < j: the window of 20 the
+ * reordering looks at is asked again and again, so it is worked out once. */
+#define WINDOW 20
+
+static bool depends(const reorder *r, uint32_t j, uint32_t c)
+{
+    const uint32_t d = j - c;
+    return d <= WINDOW ? (r->deps[j] >> (d - 1) & 1) != 0 : is_src_of(r->s, r->nodes[j], r->nodes[c]);
+}
+
+static void find_deps(reorder *r)
+{
+    for (uint32_t j = 0; j < r->n; j++) {
+        uint32_t bits = 0;
+        for (uint32_t d = 1; d <= WINDOW && d <= j; d++) {
+            if (is_src_of(r->s, r->nodes[j], r->nodes[j - d]))
+                bits |= UINT32_C(1) << (d - 1);
+        }
+        r->deps[j] = bits;
+    }
+}
+
 /* Whether node j may run beside the set: every unused node before it that
  * it depends on is one it fuses with. */
 static bool independent(const reorder *r, uint32_t first, uint32_t j, uint32_t last_in_set)
 {
-    const sched *s = r->s;
     const uint8_t oj = op_at(r, j);
     for (uint32_t c = first; c < j; c++) {
-        if (r->used[c] || !is_src_of(s, r->nodes[j], r->nodes[c]))
+        if (r->used[c] || !depends(r, j, c))
             continue;
         const uint8_t oc = op_at(r, c);
         const bool back = c == last_in_set;
@@ -550,7 +590,7 @@ static void pull_fusions(reorder *r, node_set *set, uint32_t j)
             bool pull = can_fuse_three(r, idx);
             for (uint32_t c = rope + 1; pull && c < (uint32_t)set_rows; c++) {
                 if (!r->used[c] && c != (uint32_t)view && !is_empty(T(s, r->nodes[c])) &&
-                    is_src_of(s, r->nodes[set_rows], r->nodes[c]))
+                    depends(r, (uint32_t)set_rows, c))
                     pull = false;
             }
             if (pull) {
@@ -580,19 +620,23 @@ static void vulkan_reorder(sched *s, uint32_t *nodes, uint32_t n)
     uint32_t *order = malloc((size_t)n * sizeof *order), *copy = malloc((size_t)n * sizeof *copy);
     node_set set = {.at = malloc((size_t)n * sizeof *set.at)};
     r.used = calloc(n ? n : 1, sizeof *r.used);
+    r.deps = malloc((n ? n : 1) * sizeof *r.deps);
+    r.starts = malloc((n ? n : 1) * sizeof *r.starts);
     r.placed = s->placed;
-    if (!order || !copy || !set.at || !r.used) {
+    if (!order || !copy || !set.at || !r.used || !r.deps || !r.starts) {
         s->failed = true;
         goto out;
     }
     memcpy(copy, nodes, (size_t)n * sizeof *copy);
     r.nodes = copy;
+    find_deps(&r);
+    find_starts(&r);
     uint32_t n_order = 0, first = 0;
     while (first < n) {
         set.n = 0;
         bool kept = false;
         for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && !kept; p++) {
-            if (match(&r, patterns[p].ops, patterns[p].len, first)) {
+            if (match(&r, p, patterns[p].len, first)) {
                 if (p < N_TOPK_PATTERNS)
                     keep_routing_inputs(&r, first, patterns[p].len);
                 for (uint32_t j = 0; j < patterns[p].len; j++)
@@ -617,7 +661,7 @@ static void vulkan_reorder(sched *s, uint32_t *nodes, uint32_t n)
                         continue;
                     bool ok = true;
                     for (uint32_t c = first; c < j && ok; c++)
-                        ok = r.used[c] || !is_src_of(s, copy[j], copy[c]) || in_set(&set, c);
+                        ok = r.used[c] || !depends(&r, j, c) || in_set(&set, c);
                     if (ok)
                         take(&r, &set, j, false);
                 }
@@ -637,6 +681,8 @@ out:
     free(copy);
     free(set.at);
     free(r.used);
+    free(r.deps);
+    free(r.starts);
 }
 
 /* ---- the graph the allocator is given ---- */
