@@ -533,7 +533,7 @@ static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
     const int64_t ne_view[4] = {d, t, 1, 1};
     const uint64_t nb_view[4] = {o->nb[0], o->nb[2], o->nb[2] * (uint64_t)t, o->nb[2] * (uint64_t)t};
     const uint64_t step = o->nb[1];
-    uint32_t views[64];
+    uint32_t views[64] = {GGFS_NO_TENSOR};
     const int64_t n_views = k < 64 ? k : 64;
     for (int64_t i = 0; i < n_views; i++) {
         views[i] = ggfs_view_nd(g, out, ne_view, nb_view, (uint64_t)i * step);

@@ -277,6 +277,30 @@ static uint32_t store(builder *b, uint32_t c, uint32_t cur, uint32_t idxs)
 /* build_attn over the KV cache, flash attention: Q, V and K expanded in
  * that order (Q, K and V over the sliding-window caches), K and V
  * stored, then attention over the whole cache. */
+/* build_attn_mha's Q: one stream (a view of it), then the heads first. */
+static uint32_t q_heads_first(builder *b, uint32_t q)
+{
+    if (q == GGFS_NO_TENSOR) {
+        b->g->failed = true;
+        return q;
+    }
+    const ggfs_gt *qt = &b->g->t[q];
+    const int64_t ne[4] = {qt->ne[0], qt->ne[1], qt->ne[2], 1};
+    const uint64_t nb[4] = {qt->nb[0], qt->nb[1], qt->nb[2], qt->nb[3]};
+    return ggfs_permute(b->g, ggfs_view_nd(b->g, q, ne, nb, 0), 0, 2, 1, 3);
+}
+
+/* build_attn_mha's output: the heads' rows flattened, expanded. */
+static uint32_t heads_flat(builder *b, uint32_t cur)
+{
+    if (cur == GGFS_NO_TENSOR)
+        return cur;
+    const ggfs_gt *c = &b->g->t[cur];
+    cur = ggfs_reshape(b->g, cur, c->ne[0] * c->ne[1], c->ne[2] * c->ne[3], 1, 1);
+    ggfs_expand(b->g, cur);
+    return cur;
+}
+
 /* build_attn without a cache: Q, K and V expanded in that order, K and V
  * cast to f16 for flash attention. */
 static uint32_t attn_no_cache(builder *b, qkv x)
@@ -285,12 +309,7 @@ static uint32_t attn_no_cache(builder *b, qkv x)
     ggfs_expand(g, x.q);
     ggfs_expand(g, x.k);
     ggfs_expand(g, x.v);
-    if (x.q == GGFS_NO_TENSOR)
-        return GGFS_NO_TENSOR;
-    const ggfs_gt *qt = &g->t[x.q];
-    const int64_t ne[4] = {qt->ne[0], qt->ne[1], qt->ne[2], 1};
-    const uint64_t nb[4] = {qt->nb[0], qt->nb[1], qt->nb[2], qt->nb[3]};
-    const uint32_t q = ggfs_permute(g, ggfs_view_nd(g, x.q, ne, nb, 0), 0, 2, 1, 3);
+    const uint32_t q = q_heads_first(b, x.q);
     uint32_t k = ggfs_permute(g, x.k, 0, 2, 1, 3);
     uint32_t v = ggfs_permute(g, x.v, 0, 2, 1, 3);
     k = ggfs_cast(g, k, GT_F16);
@@ -301,15 +320,8 @@ static uint32_t attn_no_cache(builder *b, qkv x)
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b)
 {
     ggfs_cgraph *g = b->g;
-    if (b->no_cache) {
-        uint32_t cur = attn_no_cache(b, x);
-        if (cur == GGFS_NO_TENSOR)
-            return cur;
-        const ggfs_gt *c = &g->t[cur];
-        cur = ggfs_reshape(g, cur, c->ne[0] * c->ne[1], c->ne[2] * c->ne[3], 1, 1);
-        ggfs_expand(g, cur);
-        return ggfs_llm_bias(b, ggfs_mul_mat(g, wo, cur), wo_b);
-    }
+    if (b->no_cache)
+        return ggfs_llm_bias(b, ggfs_mul_mat(g, wo, heads_flat(b, attn_no_cache(b, x))), wo_b);
     const ggfs_layer_memory *l = &b->m->rules->layer[il];
     if (!heads_fit(b, il))
         return GGFS_NO_TENSOR;
@@ -325,21 +337,10 @@ uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_
     const uint32_t cv = cache(b, il, in, (int64_t)l->head_v * l->n_head_kv);
     ggfs_expand(g, store(b, ck, x.k, in->k_idxs));
     ggfs_expand(g, store(b, cv, x.v, in->v_idxs));
-    if (x.q == GGFS_NO_TENSOR)
-        return GGFS_NO_TENSOR;
-    // build_attn_mha: Q as one stream, then the heads first
-    const ggfs_gt *qt = &g->t[x.q];
-    const int64_t ne[4] = {qt->ne[0], qt->ne[1], qt->ne[2], 1};
-    const uint64_t nb[4] = {qt->nb[0], qt->nb[1], qt->nb[2], qt->nb[3]};
-    const uint32_t q = ggfs_permute(g, ggfs_view_nd(g, x.q, ne, nb, 0), 0, 2, 1, 3);
+    const uint32_t q = q_heads_first(b, x.q);
     const uint32_t k = ggfs_permute(g, cache_heads(b, ck, in, l->head_k, l->n_head_kv), 0, 2, 1, 3);
     const uint32_t v = ggfs_permute(g, cache_heads(b, cv, in, l->head_v, l->n_head_kv), 0, 2, 1, 3);
-    uint32_t cur = ggfs_flash_attn_ext(g, q, k, v, in->kq_mask, GGFS_NO_TENSOR);
-    if (cur == GGFS_NO_TENSOR)
-        return cur;
-    const ggfs_gt *c = &g->t[cur];
-    cur = ggfs_reshape(g, cur, c->ne[0] * c->ne[1], c->ne[2] * c->ne[3], 1, 1);
-    ggfs_expand(g, cur);
+    uint32_t cur = heads_flat(b, ggfs_flash_attn_ext(g, q, k, v, in->kq_mask, GGFS_NO_TENSOR));
     cur = hadamard(b, cur, in->v_rot);
     cur = ggfs_mul_mat(g, wo, cur);
     return ggfs_llm_bias(b, cur, wo_b);
@@ -361,8 +362,8 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
     if (!heads_fit(b, il))
         return GGFS_NO_TENSOR;
     const int64_t t = b->n_tokens, h = b->m->rules->layer[il].n_head;
-    // the shapes, from the weights: N the head's unrotated part, R the latent, Vh V's head
-    const int64_t n = wk_b->ne[0], r = wk_b->ne[1], vh = wv_b->ne[1], kh = h ? wq->ne[1] / h : 0, p = kh - n;
+    // the shapes, from the weights: N the head's unrotated part, R the latent
+    const int64_t n = wk_b->ne[0], r = wk_b->ne[1], kh = h ? wq->ne[1] / h : 0, p = kh - n;
     if (wk_b->bytes == 0 || wv_b->bytes == 0 || kh <= 0 || p <= 0) {
         g->failed = true;
         return GGFS_NO_TENSOR;
@@ -415,16 +416,10 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
     const uint32_t k = ggfs_view_nd(g, kcache, ne_kv, nb_kv, 0);
     const int64_t ne_v[4] = {r, 1, in->n_kv, 1};
     const uint32_t v = ggfs_view_nd(g, k, ne_v, nb_kv, 0);
-    const ggfs_gt *qt = &g->t[qc];
-    const int64_t ne_q[4] = {qt->ne[0], qt->ne[1], qt->ne[2], 1};
-    const uint64_t nb_q[4] = {qt->nb[0], qt->nb[1], qt->nb[2], qt->nb[3]};
-    uint32_t out = ggfs_flash_attn_ext(g, ggfs_permute(g, ggfs_view_nd(g, qc, ne_q, nb_q, 0), 0, 2, 1, 3),
-                                       ggfs_permute(g, k, 0, 2, 1, 3), ggfs_permute(g, v, 0, 2, 1, 3), in->kq_mask,
-                                       GGFS_NO_TENSOR);
+    uint32_t out = ggfs_flash_attn_ext(g, q_heads_first(b, qc), ggfs_permute(g, k, 0, 2, 1, 3),
+                                       ggfs_permute(g, v, 0, 2, 1, 3), in->kq_mask, GGFS_NO_TENSOR);
     // back from the latent to each head's V
     out = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV_B), ggfs_permute(g, out, 0, 2, 1, 3));
-    out = ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, out, 0, 2, 1, 3));
-    out = ggfs_reshape(g, out, vh * h, t, 1, 1);
-    ggfs_expand(g, out);
+    out = heads_flat(b, ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, out, 0, 2, 1, 3)));
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), out);
 }
