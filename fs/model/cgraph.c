@@ -93,11 +93,12 @@ static uint32_t new_tensor(ggfs_cgraph *g, ggfs_type type, const int64_t shape[4
 {
     int64_t ne[4]; // (shape may point into g->t, which may move)
     memcpy(ne, shape, sizeof ne);
+    // (a dimension may be 0: the scheduler's rows of other sequences, none with one)
     int64_t elements = 1;
     for (int i = 0; i < 4 && !g->failed; i++) {
-        if (ne[i] < 1 || ne[i] > DIM_MAX || ne[i] > ELEMENTS_MAX / elements)
+        if (ne[i] < 0 || ne[i] > DIM_MAX || (ne[i] > 0 && ne[i] > ELEMENTS_MAX / elements))
             g->failed = true;
-        else
+        else if (ne[i] > 0)
             elements *= ne[i];
     }
     if (g->failed || !reserve(g, (void **)&g->t, &g->cap, g->n + 1, sizeof *g->t))
@@ -340,6 +341,42 @@ uint32_t ggfs_mul_mat_id(ggfs_cgraph *g, uint32_t as, uint32_t b, uint32_t ids)
         return GGFS_NO_TENSOR;
     const uint32_t t = ggfs_new(g, GT_F32, g->t[as].ne[1], g->t[ids].ne[0], g->t[b].ne[2], 1);
     return with_op(g, t, GOP_MUL_MAT_ID, as, b, ids);
+}
+
+uint32_t ggfs_cpy(ggfs_cgraph *g, uint32_t a, uint32_t b)
+{
+    if (bad(g, a))
+        return GGFS_NO_TENSOR;
+    return with_op(g, ggfs_view_tensor(g, b), GOP_CPY, a, b, GGFS_NO_TENSOR);
+}
+
+uint32_t ggfs_scale_inplace(ggfs_cgraph *g, uint32_t a)
+{
+    return with_op(g, ggfs_view_tensor(g, a), GOP_SCALE, a, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+}
+
+uint32_t ggfs_ssm_conv(ggfs_cgraph *g, uint32_t sx, uint32_t c)
+{
+    if (bad(g, sx) || bad(g, c))
+        return GGFS_NO_TENSOR;
+    const int64_t *ne = g->t[sx].ne;
+    const uint32_t t = ggfs_new(g, GT_F32, ne[1], ne[0] - g->t[c].ne[0] + 1, ne[2], 1);
+    return with_op(g, t, GOP_SSM_CONV, sx, c, GGFS_NO_TENSOR);
+}
+
+uint32_t ggfs_ssm_scan(ggfs_cgraph *g, const uint32_t src[7])
+{
+    for (int i = 0; i < 7; i++) {
+        if (bad(g, src[i]))
+            return GGFS_NO_TENSOR;
+    }
+    // (one sequence, one state kept)
+    const int64_t *s = g->t[src[0]].ne;
+    const uint32_t t = ggfs_new(g, GT_F32, ggfs_nelements(g, src[1]) + s[0] * s[1] * s[2], 1, 1, 1);
+    if (t != GGFS_NO_TENSOR)
+        for (int i = 0; i < 7; i++)
+            g->t[t].src[i] = src[i];
+    return with_op(g, t, GOP_SSM_SCAN, src[0], src[1], src[2]);
 }
 
 uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b)

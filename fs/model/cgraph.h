@@ -44,6 +44,8 @@ typedef enum ggfs_op {
     GOP_SUM_ROWS,
     GOP_MUL_MAT_ID,
     GOP_CONCAT,
+    GOP_SSM_CONV,
+    GOP_SSM_SCAN,
     GOP_COUNT
 } ggfs_op;
 
@@ -121,6 +123,14 @@ uint32_t ggfs_argsort(ggfs_cgraph *g, uint32_t a);
 uint32_t ggfs_sum_rows(ggfs_cgraph *g, uint32_t a);
 /* ggml_mul_mat_id: the experts `ids` names, [as.ne1, ids.ne0, b.ne2]. */
 uint32_t ggfs_mul_mat_id(ggfs_cgraph *g, uint32_t as, uint32_t b, uint32_t ids);
+/* ggml_cpy: a copied into b, the result a view of b's memory. */
+uint32_t ggfs_cpy(ggfs_cgraph *g, uint32_t a, uint32_t b);
+/* ggml_scale_inplace: a view of a, scaled. */
+uint32_t ggfs_scale_inplace(ggfs_cgraph *g, uint32_t a);
+/* ggml_ssm_conv: [sx.ne1, sx.ne0 - c.ne0 + 1, sx.ne2]. */
+uint32_t ggfs_ssm_conv(ggfs_cgraph *g, uint32_t sx, uint32_t c);
+/* ggml_ssm_scan: y then the final state, in one row. */
+uint32_t ggfs_ssm_scan(ggfs_cgraph *g, const uint32_t src[7]);
 /* ggml_concat along dimension 0. */
 uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b);
 /* ggml_cont_2d: a's elements, contiguous, as [ne0, ne1]. */

@@ -352,6 +352,8 @@ static const arch_graph arches[] = {
     ROW("gpt2", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("granite", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
         .res_scale = BY_KEY),
+    ROW("granitehybrid", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
+        .res_scale = BY_KEY, .norm_w = YES),
     ROW("granitemoe", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
         .res_scale = BY_KEY, .norm_w = YES, .w_scale = YES),
     ROW("gptneox", parallel_own_norm, LN, .sequential = pre_norm, .ffn = FFN_ACT),
@@ -442,6 +444,9 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
     const arch_graph *r = b->row;
     if (r->mla)
         return ggfs_llm_attn_mla(b, il, cur);
+    // a recurrent layer's mixer in its place (hybrid models)
+    if (ggfs_llm_has(b, il, LW_SSM_IN))
+        return ggfs_llm_mamba2(b, il, cur);
     qkv x = ggfs_llm_qkv(b, il, cur, r->qk_norm != QK_WHOLE);
     if (r->qk_norm == QK_WHOLE) {
         x.q = qk_norm(b, il, x.q, LW_Q_NORM);

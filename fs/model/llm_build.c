@@ -127,6 +127,26 @@ static void cache_inputs_new(builder *b, cache_inputs *c, int64_t n_kv, int laye
     rotations(b, c, layer_cache);
 }
 
+/* Whether t is missing (the graph failed before it was made): the graph
+ * fails, and nothing may read t. */
+static bool failed(builder *b, uint32_t t)
+{
+    if (t == GGFS_NO_TENSOR)
+        b->g->failed = true;
+    return b->g->failed;
+}
+
+/* ggml_view_1d. */
+static uint32_t view1(builder *b, uint32_t a, int64_t n, uint64_t offset)
+{
+    if (failed(b, a))
+        return GGFS_NO_TENSOR;
+    const uint64_t size = b->g->t[a].nb[0];
+    const int64_t ne[4] = {n, 1, 1, 1};
+    const uint64_t nb[4] = {size, size * (uint64_t)n, size * (uint64_t)n, size * (uint64_t)n};
+    return ggfs_view_nd(b->g, a, ne, nb, offset);
+}
+
 /* The inputs the layers share (build_inp_pos, build_attn_inp_kv or its
  * sliding-window twin, build_inp_out_ids). */
 void ggfs_llm_inputs(builder *b, uint32_t ctx)
@@ -150,6 +170,13 @@ void ggfs_llm_inputs(builder *b, uint32_t ctx)
         cache_inputs_new(b, &b->swa, (int64_t)m.swa_cells, GGFS_LAYER_SWA);
     b->out_ids = ggfs_new(g, GT_I32, b->n_outputs, 1, 1, 1);
     ggfs_set_input(g, b->out_ids);
+    if (m.recurrent > 0) {
+        // build_rs_inp: one sequence's row of state, and the others' (none)
+        const uint32_t s_copy = ggfs_new(g, GT_I32, 1, 1, 1, 1);
+        ggfs_set_input(g, s_copy);
+        b->s_copy_main = view1(b, s_copy, 1, 0);
+        b->s_copy_extra = view1(b, s_copy, 0, 4);
+    }
 }
 
 /* llama_mul_mat_hadamard: cur's rows rotated by rot. */
@@ -256,6 +283,8 @@ static uint32_t cache(builder *b, uint32_t il, const cache_inputs *c, int64_t n_
 /* get_k / get_v: the cache as [head, heads, cells]. */
 static uint32_t cache_heads(builder *b, uint32_t c, const cache_inputs *in, int64_t head, int64_t heads)
 {
+    if (failed(b, c))
+        return GGFS_NO_TENSOR;
     const ggfs_type t = b->cache_type;
     const int64_t ne[4] = {head, heads, in->n_kv, 1};
     const uint64_t nb[4] = {b->g->t[c].nb[0], ggfs_row_size(t, head), ggfs_row_size(t, head * heads),
@@ -405,6 +434,8 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
         return GGFS_NO_TENSOR;
     const cache_inputs *in = &b->base;
     const uint32_t kcache = cache(b, il, in, c);
+    if (failed(b, kcache))
+        return GGFS_NO_TENSOR;
     const int64_t ne_k[4] = {c, t, 1, 1};
     const uint64_t kc2 = g->t[kc].nb[2];
     const uint64_t nb_k[4] = {4, kc2, kc2 * (uint64_t)t, kc2 * (uint64_t)t};
@@ -422,4 +453,122 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
     out = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV_B), ggfs_permute(g, out, 0, 2, 1, 3));
     out = heads_flat(b, ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, out, 0, 2, 1, 3)));
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), out);
+}
+
+/* ---- recurrent layers ---- */
+
+/* A layer's recurrent state, [width, 1]: one sequence's row. */
+static uint32_t state(builder *b, uint32_t il, int64_t width)
+{
+    return ggfs_new_held(b->g, GT_F32, il >= b->i_gpu_start ? HOME_GPU : HOME_HOST, 0, width, 1, 1);
+}
+
+/* build_rs: the state's row zeroed where a sequence starts, this
+ * sequence's rows read (by get_rows, or by a scan given as scan_src,
+ * whose first source is then the states as [ds, hd, nh, rows]), the other
+ * sequences' rows copied on (none with one). */
+static uint32_t build_rs(builder *b, uint32_t s, int64_t width, uint32_t *scan_src)
+{
+    ggfs_cgraph *g = b->g;
+    if (failed(b, s) || (scan_src && failed(b, scan_src[0])))
+        return GGFS_NO_TENSOR;
+    const uint32_t states = ggfs_reshape(g, s, width, 1, 1, 1);
+    ggfs_expand(g, ggfs_scale_inplace(g, view1(b, states, width, 0)));
+    uint32_t rows;
+    if (scan_src) {
+        const int64_t *sh = g->t[scan_src[0]].ne; // the shape the scan wants
+        scan_src[0] = ggfs_reshape(g, states, sh[0], sh[1], sh[2], 1);
+        scan_src[6] = b->s_copy_main;
+        rows = ggfs_ssm_scan(g, scan_src);
+    } else {
+        rows = ggfs_get_rows(g, states, b->s_copy_main);
+    }
+    ggfs_expand(g, rows);
+    const uint32_t extra = ggfs_get_rows(g, states, b->s_copy_extra);
+    const int64_t ne[4] = {width, 0, 1, 1};
+    const uint64_t row = ggfs_row_size(GT_F32, width);
+    const uint64_t nb[4] = {4, row, 0, 0};
+    ggfs_expand(g, ggfs_cpy(g, extra, ggfs_view_nd(g, s, ne, nb, row)));
+    return rows;
+}
+
+static uint32_t view_n(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, uint64_t nb1,
+                       uint64_t nb2, uint64_t nb3, uint64_t offset)
+{
+    const int64_t ne[4] = {ne0, ne1, ne2, ne3};
+    const uint64_t nb[4] = {4, nb1, nb2, nb3};
+    return ggfs_view_nd(b->g, a, ne, nb, offset);
+}
+
+uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_llm_model *m = b->m;
+    // the shapes, from the weights
+    const ggfs_llm_weight *conv1d = ggfs_llm_layer_weight(m, il, LW_SSM_CONV1D),
+                          *out = ggfs_llm_layer_weight(m, il, LW_SSM_OUT),
+                          *in = ggfs_llm_layer_weight(m, il, LW_SSM_IN),
+                          *dt_b = ggfs_llm_layer_weight(m, il, LW_SSM_DT_B),
+                          *norm = ggfs_llm_layer_weight(m, il, LW_SSM_NORM);
+    const int64_t d_conv = conv1d->ne[0], cd = conv1d->ne[1], d_inner = out->ne[0], nh = dt_b->ne[0],
+                  ng = norm->bytes ? norm->ne[1] : 1, t = b->n_tokens;
+    if (!conv1d->bytes || !out->bytes || !in->bytes || !dt_b->bytes || nh <= 0 || ng <= 0 || d_inner % nh ||
+        (cd - d_inner) <= 0 || (cd - d_inner) % (2 * ng) || d_conv < 2 || d_conv > 64) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    const int64_t hd = d_inner / nh, ds = (cd - d_inner) / (2 * ng);
+    const uint32_t r_l = state(b, il, (d_conv - 1) * cd), s_l = state(b, il, ds * d_inner);
+    if (failed(b, r_l) || failed(b, s_l))
+        return GGFS_NO_TENSOR;
+    uint32_t conv = build_rs(b, r_l, (d_conv - 1) * cd, NULL);
+    conv = ggfs_reshape(g, conv, d_conv - 1, cd, 1, 1);
+    uint32_t zx = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_IN), cur);
+    if (zx == GGFS_NO_TENSOR)
+        return zx;
+    zx = ggfs_reshape(g, zx, g->t[zx].ne[0], t, 1, 1);
+    const uint64_t zn1 = g->t[zx].nb[1], zn2 = g->t[zx].nb[2];
+    const uint32_t z = view_n(b, zx, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), zn1, zn2, 0);
+    const uint32_t xbc_in = view_n(b, zx, cd, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, d_inner));
+    uint32_t dt = view_n(b, zx, nh, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, 2 * d_inner + 2 * ng * ds));
+    const uint32_t conv_x = ggfs_concat0(g, conv, ggfs_transpose(g, xbc_in));
+    if (conv_x == GGFS_NO_TENSOR)
+        return conv_x;
+    // the conv state kept: the last d_conv - 1 columns
+    const uint64_t cn1 = g->t[conv_x].nb[1], cn2 = g->t[conv_x].nb[2];
+    const uint32_t last = view_n(b, conv_x, d_conv - 1, cd, 1, 1, cn1, cn2, cn2, ggfs_row_size(GT_F32, t));
+    const uint64_t rn1 = g->t[r_l].nb[1];
+    ggfs_expand(g, ggfs_cpy(g, last, view_n(b, r_l, (d_conv - 1) * cd, 1, 1, 1, rn1, rn1, rn1, 0)));
+    uint32_t xbc = ggfs_binary_op(g, GOP_ADD, ggfs_ssm_conv(g, conv_x, ggfs_llm_wt(b, il, LW_SSM_CONV1D)),
+                                  ggfs_llm_wt(b, il, LW_SSM_CONV1D_B));
+    xbc = ggfs_unary_op(g, GOP_UNARY, xbc);
+    if (xbc == GGFS_NO_TENSOR)
+        return xbc;
+    const uint64_t xn1 = g->t[xbc].nb[1], xn2 = g->t[xbc].nb[2];
+    const uint32_t x = view_n(b, xbc, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), xn1, xn2, 0);
+    const uint32_t bb = view_n(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2, ggfs_row_size(GT_F32, d_inner));
+    const uint32_t cc = view_n(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2,
+                               ggfs_row_size(GT_F32, d_inner + ng * ds));
+    dt = ggfs_binary_op(g, GOP_ADD, ggfs_unary_op(g, GOP_CONT, dt), ggfs_llm_wt(b, il, LW_SSM_DT_B));
+    // the scan, as build_rs reads the state for it
+    const uint32_t shape = ggfs_new(g, GT_F32, ds, hd, nh, 1); // (its shape only)
+    uint32_t scan[7] = {shape, x, dt, ggfs_llm_wt(b, il, LW_SSM_A), bb, cc, GGFS_NO_TENSOR};
+    const uint32_t y_ssm = build_rs(b, s_l, ds * d_inner, scan);
+    if (y_ssm == GGFS_NO_TENSOR)
+        return y_ssm;
+    // the scan state kept
+    const uint64_t dst = ggfs_row_size(GT_F32, ds * d_inner);
+    ggfs_expand(g, ggfs_cpy(g, view_n(b, y_ssm, ds * d_inner, 1, 1, 1, dst, dst, dst,
+                                      ggfs_row_size(GT_F32, d_inner * t)),
+                            view_n(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], dst, dst, 0)));
+    uint32_t y = view_n(b, y_ssm, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), ggfs_row_size(GT_F32, hd * nh),
+                        ggfs_row_size(GT_F32, hd * nh * t), 0);
+    y = ggfs_binary_op(g, GOP_ADD, y, ggfs_binary_op(g, GOP_MUL, x, ggfs_llm_wt(b, il, LW_SSM_D)));
+    y = ggfs_binary_op(g, GOP_GLU, ggfs_unary_op(g, GOP_CONT, z), y);
+    if (norm->bytes) {
+        y = ggfs_reshape(g, y, d_inner / ng, ng, t, 1);
+        y = ggfs_binary_op(g, GOP_MUL, ggfs_unary_op(g, GOP_RMS_NORM, y), ggfs_llm_wt(b, il, LW_SSM_NORM));
+    }
+    y = ggfs_reshape(g, y, d_inner, t, 1, 1);
+    return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_OUT), y);
 }

@@ -58,6 +58,14 @@ typedef enum ggfs_lw {
     LW_KV_A_NORM,
     LW_WK_B,           // the latent's K per head (absorbed into Q)
     LW_WV_B,           // and its V per head
+    LW_SSM_IN,         // Mamba-2's projection in
+    LW_SSM_CONV1D,
+    LW_SSM_CONV1D_B,
+    LW_SSM_DT_B,
+    LW_SSM_A,
+    LW_SSM_D,
+    LW_SSM_NORM,
+    LW_SSM_OUT,
     LW_COUNT
 } ggfs_lw;
 
@@ -110,6 +118,7 @@ typedef struct builder {
     bool no_cache;     // no KV cache (diffusion and encoder models): attention over the ubatch
     uint32_t inp_pos, out_ids;
     cache_inputs base, swa;
+    uint32_t s_copy_main, s_copy_extra; // the recurrent states' rows: this sequence's, the others' (none)
 } builder;
 
 typedef struct qkv {
@@ -136,6 +145,8 @@ void ggfs_llm_inputs(builder *b, uint32_t ctx);
 qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape);
 qkv ggfs_llm_heads(builder *b, uint32_t il, qkv x);
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b);
+/* build_mamba2_layer over the normed input cur: its conv and scan states. */
+uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur);
 /* Multi-head latent attention (deepseek2's, absorbed) from the normed
  * input cur: its K-only cache, attention per head over the latent. */
 uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur);

@@ -38,6 +38,10 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_WQ_B] = "attn_q_b.weight",              [LW_WKV_A_MQA] = "attn_kv_a_mqa.weight",
     [LW_KV_A_NORM] = "attn_kv_a_norm.weight",   [LW_WK_B] = "attn_k_b.weight",
     [LW_WV_B] = "attn_v_b.weight",
+    [LW_SSM_IN] = "ssm_in.weight",              [LW_SSM_CONV1D] = "ssm_conv1d.weight",
+    [LW_SSM_CONV1D_B] = "ssm_conv1d.bias",      [LW_SSM_DT_B] = "ssm_dt.bias",
+    [LW_SSM_A] = "ssm_a",                       [LW_SSM_D] = "ssm_d",
+    [LW_SSM_NORM] = "ssm_norm.weight",          [LW_SSM_OUT] = "ssm_out.weight",
 };
 
 /* ---- reading the model ---- */

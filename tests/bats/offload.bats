@@ -106,7 +106,7 @@ offload_client() {
     # their compute buffers are the bytes ggml reserved, on both devices
     local exact
     exact=$(graph_arches)
-    [ "$(tr , '\n' <<<"$exact" | wc -l)" -ge 77 ]
+    [ "$(tr , '\n' <<<"$exact" | wc -l)" -ge 78 ]
     run "$PYTHON" "$HELPERS/check_compute_exact.py" --exact "$exact" "$BATS_TEST_TMPDIR/graphs" "${args[@]}"
     echo "$output" | tail -n 30
     [ "$status" -eq 0 ]
