@@ -89,6 +89,7 @@ typedef enum output_kind {
     OUT_SOFTCAP,  // scale, tanh, scale
     OUT_SOFTCAP_KEY, // the same when the keys give final_logit_softcapping
     OUT_SCALE_ALWAYS,
+    OUT_EMBD_NORM, // the output's norm is token_embd_norm (lfm2's)
 } output_kind;
 
 struct arch_graph {
@@ -295,6 +296,18 @@ static const step arctic_layer[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* lfm2: pre_norm, the residual each sum's first source. */
+static const step pre_norm_residual_before[] = {
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_INP, R_NONE, 0, 0},
+    {S_ADD, R_FIN, R_INP, R_CUR, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_FIN, R_CUR, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -363,6 +376,9 @@ static const arch_graph arches[] = {
     ROW("internlm2", pre_norm, RMS),
     ROW("jais", pre_norm, LN, .rope = ROPE_NONE),
     ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
+    ROW("lfm2", pre_norm_residual_before, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .output = OUT_EMBD_NORM),
+    ROW("lfm2moe", pre_norm_residual_before, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
+        .output = OUT_EMBD_NORM, .gating = GATE_KEY, .norm_w = YES),
     ROW("llada", pre_norm, RMS),
     ROW("llada-moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
     ROW("maincoder", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
@@ -447,6 +463,8 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
     // a recurrent layer's mixer in its place (hybrid models)
     if (ggfs_llm_has(b, il, LW_SSM_IN))
         return ggfs_llm_mamba2(b, il, cur);
+    if (ggfs_llm_has(b, il, LW_SHORTCONV_IN))
+        return ggfs_llm_shortconv(b, il, cur);
     qkv x = ggfs_llm_qkv(b, il, cur, r->qk_norm != QK_WHOLE);
     if (r->qk_norm == QK_WHOLE) {
         x.q = qk_norm(b, il, x.q, LW_Q_NORM);
@@ -691,7 +709,8 @@ static void output(builder *b, uint32_t cur)
     const ggfs_llm_model *m = b->m;
     ggfs_cgraph *g = b->g;
     const ggfs_home home = ggfs_llm_output_home(b);
-    cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, &m->output_norm, home), ggfs_llm_held(b, &m->output_norm_b, home),
+    const ggfs_llm_weight *norm = b->row->output == OUT_EMBD_NORM ? &m->tok_embd_norm : &m->output_norm;
+    cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, norm, home), ggfs_llm_held(b, &m->output_norm_b, home),
                         b->row->norm, -1);
     ggfs_set_output(g, cur);
     // without output.weight, a copy of the token embeddings on the output's device

@@ -572,3 +572,38 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
     y = ggfs_reshape(g, y, d_inner, t, 1, 1);
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_OUT), y);
 }
+
+uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_llm_weight *conv_w = ggfs_llm_layer_weight(b->m, il, LW_SHORTCONV_CONV);
+    const int64_t d = b->m->rules->n_embd, t = b->n_tokens, dc = conv_w->ne[0] - 1;
+    if (!conv_w->bytes || dc < 1 || dc > 64 || conv_w->ne[1] != d || d < 1) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    const uint32_t r_l = state(b, il, dc * d);
+    if (failed(b, r_l))
+        return GGFS_NO_TENSOR;
+    cur = ggfs_reshape(g, cur, d, t, 1, 1);
+    const uint32_t bcx = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SHORTCONV_IN), cur);
+    if (failed(b, bcx))
+        return GGFS_NO_TENSOR;
+    const uint64_t n1 = g->t[bcx].nb[1], n2 = g->t[bcx].nb[2];
+    const uint32_t bb = view_n(b, bcx, d, t, 1, 1, n1, n2, n2, 0);
+    const uint32_t cc = view_n(b, bcx, d, t, 1, 1, n1, n2, n2, ggfs_row_size(GT_F32, d));
+    const uint32_t xx = view_n(b, bcx, d, t, 1, 1, n1, n2, n2, ggfs_row_size(GT_F32, 2 * d));
+    const uint32_t bx_t = ggfs_transpose(g, ggfs_binary_op(g, GOP_MUL, bb, xx));
+    uint32_t conv = build_rs(b, r_l, dc * d, NULL);
+    conv = ggfs_reshape(g, conv, dc, d, 1, 1);
+    const uint32_t bx = ggfs_concat0(g, conv, bx_t);
+    if (failed(b, bx))
+        return GGFS_NO_TENSOR;
+    // the conv state kept: the last dc columns
+    const uint64_t xn1 = g->t[bx].nb[1], xn2 = g->t[bx].nb[2], rn1 = g->t[r_l].nb[1];
+    const uint32_t snap = view_n(b, bx, dc, d, 1, 1, xn1, xn2, xn2, ggfs_row_size(GT_F32, g->t[bx].ne[0] - dc));
+    ggfs_expand(g, ggfs_cpy(g, snap, view_n(b, r_l, dc * d, 1, 1, 1, rn1, rn1, rn1, 0)));
+    uint32_t y = ggfs_binary_op(g, GOP_MUL, cc, ggfs_ssm_conv(g, bx, ggfs_llm_wt(b, il, LW_SHORTCONV_CONV)));
+    y = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SHORTCONV_OUT), y);
+    return ggfs_reshape(g, y, d, t, 1, 1);
+}

@@ -66,6 +66,9 @@ typedef enum ggfs_lw {
     LW_SSM_D,
     LW_SSM_NORM,
     LW_SSM_OUT,
+    LW_SHORTCONV_IN,   // lfm2's short convolution
+    LW_SHORTCONV_CONV,
+    LW_SHORTCONV_OUT,
     LW_COUNT
 } ggfs_lw;
 
@@ -147,6 +150,8 @@ qkv ggfs_llm_heads(builder *b, uint32_t il, qkv x);
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b);
 /* build_mamba2_layer over the normed input cur: its conv and scan states. */
 uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur);
+/* lfm2's gated short convolution over the normed input cur. */
+uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur);
 /* Multi-head latent attention (deepseek2's, absorbed) from the normed
  * input cur: its K-only cache, attention per head over the latent. */
 uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur);

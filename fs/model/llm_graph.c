@@ -42,6 +42,8 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_SSM_CONV1D_B] = "ssm_conv1d.bias",      [LW_SSM_DT_B] = "ssm_dt.bias",
     [LW_SSM_A] = "ssm_a",                       [LW_SSM_D] = "ssm_d",
     [LW_SSM_NORM] = "ssm_norm.weight",          [LW_SSM_OUT] = "ssm_out.weight",
+    [LW_SHORTCONV_IN] = "shortconv.in_proj.weight", [LW_SHORTCONV_CONV] = "shortconv.conv.weight",
+    [LW_SHORTCONV_OUT] = "shortconv.out_proj.weight",
 };
 
 /* ---- reading the model ---- */
