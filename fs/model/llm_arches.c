@@ -36,6 +36,8 @@ typedef enum step_op {
     S_RES_SCALE, // dst = a scaled where the row scales the residual's branches, else a
     S_DENSE,     // dst = the dense feed-forward block over a, in a layer with experts too (arctic)
     S_EXPERTS,   // dst = the experts over a
+    S_BLOCK,     // dst = the block's one mixer over a: a feed-forward block where it has one, else attention or a
+                 // recurrent mixer (nemotron_h)
 } step_op;
 
 typedef struct step {
@@ -90,6 +92,7 @@ typedef enum output_kind {
     OUT_SOFTCAP_KEY, // the same when the keys give final_logit_softcapping
     OUT_SCALE_ALWAYS,
     OUT_EMBD_NORM, // the output's norm is token_embd_norm (lfm2's)
+    OUT_ROWS_AFTER_NORM, // the output rows taken after the output's norm, not in the last layer (nemotron_h)
 } output_kind;
 
 struct arch_graph {
@@ -308,6 +311,17 @@ static const step pre_norm_residual_before[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* nemotron_h: blocks of one mixer each (attention, Mamba-2 or a
+ * feed-forward block) after a norm, added to the residual; the output
+ * rows taken at the output. */
+static const step one_mixer[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_BLOCK, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_RES, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -389,6 +403,7 @@ static const arch_graph arches[] = {
     ROW("mistral3", pre_norm, RMS, .factors = true),
     ROW("mpt", pre_norm, LN, .input = IN_POSITIONS_IF_ANY, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("nemotron", pre_norm, LN, .ffn = FFN_RELU_SQR),
+    ROW("nemotron_h", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .output = OUT_ROWS_AFTER_NORM),
     ROW("olmo", pre_norm, LN),
     ROW("olmo2", post_norms_only, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
     ROW("orion", pre_norm, LN),
@@ -668,6 +683,11 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
         case S_EXPERTS:
             reg[s->dst] = experts(b, il, reg[s->a]);
             break;
+        case S_BLOCK:
+            reg[s->dst] = ggfs_llm_has(b, il, LW_FFN_UP) || ggfs_llm_has(b, il, LW_FFN_GATE_INP)
+                              ? ffn(b, il, reg[s->a])
+                              : attention(b, il, reg[s->a]);
+            break;
         case S_NORM_OR:
             reg[s->dst] = ggfs_llm_has(b, il, (ggfs_lw)s->w)
                               ? ggfs_llm_norm(b, reg[s->a], ggfs_llm_wt(b, il, (ggfs_lw)s->w),
@@ -713,6 +733,8 @@ static void output(builder *b, uint32_t cur)
     cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, norm, home), ggfs_llm_held(b, &m->output_norm_b, home),
                         b->row->norm, -1);
     ggfs_set_output(g, cur);
+    if (b->row->output == OUT_ROWS_AFTER_NORM)
+        cur = ggfs_get_rows(g, cur, b->out_ids);
     // without output.weight, a copy of the token embeddings on the output's device
     cur = ggfs_mul_mat(g, ggfs_llm_held(b, m->output.bytes ? &m->output : &m->tok_embd, home), cur);
     switch (b->row->output) {
