@@ -322,6 +322,18 @@ static const step one_mixer[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* cogvlm: pre_norm, every row an output (no output rows taken). */
+static const step pre_norm_all_rows[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -351,6 +363,7 @@ static const arch_graph arches[] = {
     ROW("bloom", pre_norm, LN, .input = IN_NORMED, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("chatglm", pre_norm, RMS, .ffn = FFN_FUSED_GLU),
     ROW("codeshell", pre_norm, LN, .ffn = FFN_ACT),
+    ROW("cogvlm", pre_norm_all_rows, RMS),
     ROW("cohere2", parallel_ffn_inp, LN, .rope = ROPE_SWA_ONLY, .output = OUT_SCALE),
     ROW("dream", pre_norm, RMS),
     ROW("dbrx", pre_norm_out_named, LN, .norm_w = YES),
