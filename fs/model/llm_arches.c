@@ -115,6 +115,7 @@ struct arch_graph {
     uint8_t res_scale; // choice: the residual's branches scaled (BY_KEY: where residual_scale is given)
     bool bias_free;  // the attention's output and the feed-forward block take no bias, whatever the file has
     bool mla;        // multi-head latent attention (deepseek2's)
+    bool qkv_heads_first; // a fused projection cut into heads before Q, K and V are taken (openelm)
 };
 
 #define NO_W LW_COUNT
@@ -334,6 +335,19 @@ static const step pre_norm_all_rows[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* openelm: pre_norm, the attention's sum with the residual first. */
+static const step pre_norm_residual_first_attn[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_ADD, R_FIN, R_RES, R_CUR, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -419,6 +433,8 @@ static const arch_graph arches[] = {
     ROW("nemotron_h", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .output = OUT_ROWS_AFTER_NORM),
     ROW("olmo", pre_norm, LN),
     ROW("olmo2", post_norms_only, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
+    ROW("openelm", pre_norm_residual_first_attn, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
+        .qkv_heads_first = true),
     ROW("orion", pre_norm, LN),
     ROW("paddleocr", pre_norm, RMS, .mrope = YES),
     ROW("pangu-embedded", pre_norm, RMS),
@@ -774,6 +790,7 @@ static void output(builder *b, uint32_t cur)
 void ggfs_llm_build(builder *b, uint32_t ctx)
 {
     b->mrope = b->row->mrope == YES || (b->row->mrope == BY_KEY && b->m->rope_sections);
+    b->qkv_heads_first = b->row->qkv_heads_first;
     uint32_t reg[R_COUNT];
     for (int i = 0; i < R_COUNT; i++)
         reg[i] = GGFS_NO_TENSOR;

@@ -212,6 +212,9 @@ static bool heads_fit(builder *b, uint32_t il)
     return fit;
 }
 
+static uint32_t view_n(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, uint64_t nb1,
+                       uint64_t nb2, uint64_t nb3, uint64_t offset);
+
 /* build_qkv's clamp of each projection where the keys give clamp_kqv. */
 static uint32_t clamped(builder *b, uint32_t x)
 {
@@ -234,6 +237,17 @@ qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape)
             b, ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQKV), cur), ggfs_llm_wt(b, il, LW_BQKV)));
         if (x == GGFS_NO_TENSOR)
             return (qkv){GGFS_NO_TENSOR, GGFS_NO_TENSOR, GGFS_NO_TENSOR};
+        if (b->qkv_heads_first) {
+            // openelm: the fused rows as [head, heads, tokens], then views of that
+            const uint32_t h = ggfs_reshape(g, x, hq, nq + 2 * nk, b->n_tokens, 1);
+            if (failed(b, h))
+                return (qkv){GGFS_NO_TENSOR, GGFS_NO_TENSOR, GGFS_NO_TENSOR};
+            const uint64_t h1 = g->t[h].nb[1], h2 = g->t[h].nb[2], h3 = g->t[h].nb[3];
+            r.q = view_n(b, h, hq, nq, b->n_tokens, 1, h1, h2, h3, 0);
+            r.k = view_n(b, h, hk, nk, b->n_tokens, 1, h1, h2, h3, h1 * (uint64_t)nq);
+            r.v = view_n(b, h, hv, nv, b->n_tokens, 1, h1, h2, h3, h1 * (uint64_t)(nq + nk));
+            return r;
+        }
         const uint64_t nb1 = g->t[x].nb[1];
         if (!reshape) {
             const int64_t widths[3] = {hq * nq, hk * nk, hv * nv};
