@@ -19,6 +19,7 @@ enum {
     R_ATT, // the attention's output, set aside
     R_FFN, // the feed-forward block's output, set aside
     R_FIN, // the feed-forward block's input
+    R_PRB, // the experts' router's logits, made early (smallthinker)
     R_COUNT,
     R_NONE = 0xff
 };
@@ -38,6 +39,8 @@ typedef enum step_op {
     S_EXPERTS,   // dst = the experts over a
     S_BLOCK,     // dst = the block's one mixer over a: a feed-forward block where it has one, else attention or a
                  // recurrent mixer (nemotron_h)
+    S_ROUTE,     // dst = the router's logits over a (ffn_gate_inp)
+    S_ROUTED,    // dst = the experts over a, by the logits in b
 } step_op;
 
 typedef struct step {
@@ -348,6 +351,21 @@ static const step pre_norm_residual_first_attn[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* smallthinker: the experts' router on the layer's input, before the
+ * attention. */
+static const step routed_early[] = {
+    {S_ROUTE, R_PRB, R_INP, 0, 0, 0, 0},
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_PRB, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_ROUTED, R_CUR, R_CUR, R_PRB, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -456,6 +474,7 @@ static const arch_graph arches[] = {
     ROW("refact", pre_norm, RMS, .rope = ROPE_NONE, .bias_free = true),
     ROW("rnd1", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("seed_oss", pre_norm_post_named, RMS),
+    ROW("smallthinker", routed_early, RMS, .rope = ROPE_SWA_ONLY, .gating = GATE_KEY, .norm_w = YES),
     ROW("smollm3", pre_norm, RMS, .rope = ROPE_NOT_EVERY_4),
     ROW("stablelm", stablelm_layer, LN, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER),
     ROW("starcoder", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
@@ -536,7 +555,15 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
 /* build_moe_ffn: the router's probabilities, the top experts by them,
  * their weights; each token through its experts (gate, up, their product,
  * down) weighted; the experts' outputs added up. */
+static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logits);
+
 static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
+{
+    return experts_by(b, il, cur, ggfs_mul_mat(b->g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), cur));
+}
+
+/* The same, by the router's logits given. */
+static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logits)
 {
     const ggfs_llm_model *m = b->m;
     const arch_graph *r = b->row;
@@ -544,7 +571,6 @@ static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
     if (cur == GGFS_NO_TENSOR || m->n_expert == 0 || m->n_expert_used == 0)
         return GGFS_NO_TENSOR;
     const int64_t d = g->t[cur].ne[0], t = g->t[cur].ne[1], e = m->n_expert, k = m->n_expert_used;
-    const uint32_t logits = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), cur);
     const bool sigmoid = r->gating == GATE_SIGMOID || (r->gating == GATE_KEY && m->gating == 2) ||
                          (r->gating == GATE_KEY_SIGMOID && (m->gating == 2 || m->gating == 0));
     const uint32_t probs =
@@ -695,6 +721,7 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
             break;
         case S_LAST_ROWS:
             for (int k = 0; last && k < 3; k++) {
+                // (a, b, c: in that order)
                 const uint8_t r = k == 0 ? s->a : k == 1 ? s->b : s->c;
                 if (r != R_NONE)
                     reg[r] = ggfs_get_rows(g, reg[r], b->out_ids);
@@ -711,6 +738,12 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
             break;
         case S_EXPERTS:
             reg[s->dst] = experts(b, il, reg[s->a]);
+            break;
+        case S_ROUTE:
+            reg[s->dst] = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), reg[s->a]);
+            break;
+        case S_ROUTED:
+            reg[s->dst] = experts_by(b, il, reg[s->a], reg[s->b]);
             break;
         case S_BLOCK:
             reg[s->dst] = ggfs_llm_has(b, il, LW_FFN_UP) || ggfs_llm_has(b, il, LW_FFN_GATE_INP)
