@@ -96,6 +96,8 @@ typedef enum output_kind {
     OUT_SCALE_ALWAYS,
     OUT_EMBD_NORM, // the output's norm is token_embd_norm (lfm2's)
     OUT_ROWS_AFTER_NORM, // the output rows taken after the output's norm, not in the last layer (nemotron_h)
+    OUT_EMBEDDINGS, // the normed embeddings, no logits (embedding models)
+    OUT_BY_EMBD,    // the logits by the token embeddings themselves, on the host (bitnet)
 } output_kind;
 
 struct arch_graph {
@@ -119,6 +121,7 @@ struct arch_graph {
     bool bias_free;  // the attention's output and the feed-forward block take no bias, whatever the file has
     bool mla;        // multi-head latent attention (deepseek2's)
     bool qkv_heads_first; // a fused projection cut into heads before Q, K and V are taken (openelm)
+    bool cacheless;  // attention over the ubatch alone, whatever cache llama.cpp makes (llama-embed)
 };
 
 #define NO_W LW_COUNT
@@ -385,6 +388,7 @@ static const step post_norms_only[] = {
 
 static const arch_graph arches[] = {
     ROW("llama", pre_norm, RMS, .factors = true),
+    ROW("llama-embed", pre_norm, RMS, .factors = true, .output = OUT_EMBEDDINGS, .cacheless = true),
     ROW("apertus", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true, .ffn = FFN_ACT),
     ROW("arcee", pre_norm, RMS, .ffn = FFN_RELU_SQR),
     ROW("arctic", arctic_layer, RMS, .norm_w = YES),
@@ -392,6 +396,7 @@ static const arch_graph arches[] = {
         .norm_w = BY_KEY, .w_scale = YES),
     ROW("baichuan", pre_norm, RMS, .rope = ROPE_IF_32),
     ROW("bailingmoe", pre_norm, RMS, .norm_w = BY_KEY, .w_scale = YES),
+    ROW("bitnet", pre_norm, RMS, .output = OUT_BY_EMBD),
     ROW("bloom", pre_norm, LN, .input = IN_NORMED, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("chatglm", pre_norm, RMS, .ffn = FFN_FUSED_GLU),
     ROW("codeshell", pre_norm, LN, .ffn = FFN_ACT),
@@ -449,6 +454,8 @@ static const arch_graph arches[] = {
     ROW("mpt", pre_norm, LN, .input = IN_POSITIONS_IF_ANY, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("nemotron", pre_norm, LN, .ffn = FFN_RELU_SQR),
     ROW("nemotron_h", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .output = OUT_ROWS_AFTER_NORM),
+    ROW("nemotron_h_moe", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .output = OUT_ROWS_AFTER_NORM,
+        .gating = GATE_SIGMOID, .norm_w = BY_KEY, .w_scale = YES),
     ROW("olmo", pre_norm, LN),
     ROW("olmo2", post_norms_only, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
     ROW("openelm", pre_norm_residual_first_attn, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
@@ -549,7 +556,12 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
     }
     if (r->q_scale)
         x.q = ggfs_unary_op(b->g, GOP_SCALE, x.q);
-    return ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), bias(b, il, LW_BO));
+    if (!ggfs_llm_has(b, il, LW_ATTN_SUB_NORM))
+        return ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), bias(b, il, LW_BO));
+    // bitnet: the heads' output normed, then projected
+    cur = ggfs_llm_attn(b, il, x, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+    cur = ggfs_llm_norm(b, cur, ggfs_llm_wt(b, il, LW_ATTN_SUB_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    return ggfs_llm_mm(b, il, LW_WO, LW_WO_S, cur);
 }
 
 /* build_moe_ffn: the router's probabilities, the top experts by them,
@@ -557,9 +569,24 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
  * down) weighted; the experts' outputs added up. */
 static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logits);
 
+/* The router reads the block's input; the experts read it projected to
+ * their latent width where the model has that projection, and their sum
+ * is projected back. */
 static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
 {
-    return experts_by(b, il, cur, ggfs_mul_mat(b->g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), cur));
+    ggfs_cgraph *g = b->g;
+    const uint32_t in =
+        ggfs_llm_has(b, il, LW_FFN_LATENT_DOWN) ? ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_LATENT_DOWN), cur) : cur;
+    const uint32_t out = experts_by(b, il, in, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), cur));
+    return ggfs_llm_has(b, il, LW_FFN_LATENT_UP) ? ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_LATENT_UP), out) : out;
+}
+
+/* The activation of a block without a gate: relu then squared where the
+ * row's feed-forward block is, else the one unary op. */
+static uint32_t activation(builder *b, uint32_t x)
+{
+    const uint32_t act = ggfs_unary_op(b->g, GOP_UNARY, x);
+    return b->row->ffn == FFN_RELU_SQR ? ggfs_unary_op(b->g, GOP_SQR, act) : act;
 }
 
 /* The same, by the router's logits given. */
@@ -614,7 +641,7 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
         act = ggfs_llm_has(b, il, LW_FFN_GATE_EXPS)
                   ? ggfs_binary_op(g, GOP_GLU, ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_GATE_EXPS), rows, selected),
                                    up)
-                  : ggfs_unary_op(g, GOP_UNARY, up);
+                  : activation(b, up);
     }
     uint32_t out = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_EXPS), act, selected);
     out = ggfs_binary_op(g, GOP_MUL, out, weights);
@@ -640,8 +667,8 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
     return k == 1 ? ggfs_unary_op(g, GOP_CONT, sum) : sum;
 }
 
-/* The shared expert beside the routed ones: a gated feed-forward block,
- * itself gated by sigmoid(ffn_gate_inp_shexp . x) where the model has that. */
+/* The shared expert beside the routed ones: a feed-forward block (gated
+ * where it has a gate), itself gated by sigmoid(ffn_gate_inp_shexp . x) where the model has that. */
 static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t routed)
 {
     ggfs_cgraph *g = b->g;
@@ -653,7 +680,10 @@ static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t ro
         gate = ggfs_binary_op(g, GOP_DIV, ggfs_unary_op(g, GOP_UNARY, gate_in), gate_in);
     }
     const uint32_t up = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP_SHEXP), cur);
-    const uint32_t act = ggfs_binary_op(g, GOP_GLU, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_SHEXP), cur), up);
+    const uint32_t act =
+        ggfs_llm_has(b, il, LW_FFN_GATE_SHEXP)
+            ? ggfs_binary_op(g, GOP_GLU, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_SHEXP), cur), up)
+            : activation(b, up);
     uint32_t shared = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_SHEXP), act);
     if (gate != GGFS_NO_TENSOR)
         shared = ggfs_binary_op(g, GOP_MUL, shared, gate);
@@ -675,10 +705,10 @@ static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
 static uint32_t dense(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;
-    uint32_t up = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP), cur), bias(b, il, LW_FFN_UP_B));
+    uint32_t up = ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_FFN_UP, LW_FFN_UP_S, cur), bias(b, il, LW_FFN_UP_B));
     switch (b->row->ffn) {
     case FFN_GATED:
-        cur = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE), cur), bias(b, il, LW_FFN_GATE_B));
+        cur = ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_FFN_GATE, LW_FFN_GATE_S, cur), bias(b, il, LW_FFN_GATE_B));
         cur = ggfs_binary_op(g, GOP_GLU, cur, up);
         break;
     case FFN_RELU_SQR:
@@ -691,7 +721,10 @@ static uint32_t dense(builder *b, uint32_t il, uint32_t cur)
         cur = ggfs_unary_op(g, GOP_UNARY, up);
         break;
     }
-    cur = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_DOWN), cur);
+    // bitnet: normed before down
+    if (ggfs_llm_has(b, il, LW_FFN_SUB_NORM))
+        cur = ggfs_llm_norm(b, cur, ggfs_llm_wt(b, il, LW_FFN_SUB_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    cur = ggfs_llm_mm(b, il, LW_FFN_DOWN, LW_FFN_DOWN_S, cur);
     return ggfs_llm_bias(b, cur, bias(b, il, LW_FFN_DOWN_B));
 }
 
@@ -795,10 +828,17 @@ static void output(builder *b, uint32_t cur)
     cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, norm, home), ggfs_llm_held(b, &m->output_norm_b, home),
                         b->row->norm, -1);
     ggfs_set_output(g, cur);
+    if (b->row->output == OUT_EMBEDDINGS) {
+        ggfs_expand(g, cur);
+        return;
+    }
     if (b->row->output == OUT_ROWS_AFTER_NORM)
         cur = ggfs_get_rows(g, cur, b->out_ids);
     // without output.weight, a copy of the token embeddings on the output's device
-    cur = ggfs_mul_mat(g, ggfs_llm_held(b, m->output.bytes ? &m->output : &m->tok_embd, home), cur);
+    if (b->row->output == OUT_BY_EMBD)
+        cur = ggfs_mul_mat(g, ggfs_llm_held(b, &m->tok_embd, HOME_HOST), cur);
+    else
+        cur = ggfs_mul_mat(g, ggfs_llm_held(b, m->output.bytes ? &m->output : &m->tok_embd, home), cur);
     switch (b->row->output) {
     case OUT_BIAS:
         cur = ggfs_llm_bias(b, cur, ggfs_llm_held(b, &m->output_b, home));
@@ -824,6 +864,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
 {
     b->mrope = b->row->mrope == YES || (b->row->mrope == BY_KEY && b->m->rope_sections);
     b->qkv_heads_first = b->row->qkv_heads_first;
+    b->cacheless = b->row->cacheless;
     uint32_t reg[R_COUNT];
     for (int i = 0; i < R_COUNT; i++)
         reg[i] = GGFS_NO_TENSOR;

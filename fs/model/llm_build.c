@@ -66,6 +66,12 @@ uint32_t ggfs_llm_bias(builder *b, uint32_t cur, uint32_t bias)
     return bias == GGFS_NO_TENSOR ? cur : ggfs_binary_op(b->g, GOP_ADD, cur, bias);
 }
 
+uint32_t ggfs_llm_mm(builder *b, uint32_t il, ggfs_lw w, ggfs_lw ws, uint32_t cur)
+{
+    cur = ggfs_mul_mat(b->g, ggfs_llm_wt(b, il, w), cur);
+    return ggfs_llm_has(b, il, ws) ? ggfs_binary_op(b->g, GOP_MUL, cur, ggfs_llm_wt(b, il, ws)) : cur;
+}
+
 /* build_inp_embd: the tokens' embeddings looked up on the host, the
  * embeddings input beside them. */
 uint32_t ggfs_llm_inp_embd(builder *b)
@@ -156,7 +162,7 @@ void ggfs_llm_inputs(builder *b, uint32_t ctx)
     ggfs_memory_at(b->m->rules, ctx, &m);
     b->inp_pos = ggfs_new(g, GT_I32, b->n_tokens * (b->mrope ? 4 : 1), 1, 1, 1);
     ggfs_set_input(g, b->inp_pos);
-    b->no_cache = m.kv_layers == 0 && m.swa_layers == 0 && m.recurrent == 0;
+    b->no_cache = b->cacheless || (m.kv_layers == 0 && m.swa_layers == 0 && m.recurrent == 0);
     if (b->no_cache) {
         // build_attn_inp_no_cache: the ubatch masked against itself
         b->base.n_kv = b->n_tokens;
@@ -166,7 +172,7 @@ void ggfs_llm_inputs(builder *b, uint32_t ctx)
     } else {
         cache_inputs_new(b, &b->base, (int64_t)m.context, GGFS_LAYER_FULL);
     }
-    if (m.swa_layers > 0)
+    if (m.swa_layers > 0 && !b->no_cache)
         cache_inputs_new(b, &b->swa, (int64_t)m.swa_cells, GGFS_LAYER_SWA);
     b->out_ids = ggfs_new(g, GT_I32, b->n_outputs, 1, 1, 1);
     ggfs_set_input(g, b->out_ids);
@@ -273,9 +279,9 @@ qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape)
         r.v = ggfs_view_nd(g, x, nev, nbv, ggfs_row_size(GT_F32, hq * nq + hk * nk));
         return r;
     }
-    r.q = clamped(b, ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ), cur), ggfs_llm_wt(b, il, LW_BQ)));
-    r.k = clamped(b, ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WK), cur), ggfs_llm_wt(b, il, LW_BK)));
-    r.v = clamped(b, ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV), cur), ggfs_llm_wt(b, il, LW_BV)));
+    r.q = clamped(b, ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_WQ, LW_WQ_S, cur), ggfs_llm_wt(b, il, LW_BQ)));
+    r.k = clamped(b, ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_WK, LW_WK_S, cur), ggfs_llm_wt(b, il, LW_BK)));
+    r.v = clamped(b, ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_WV, LW_WV_S, cur), ggfs_llm_wt(b, il, LW_BV)));
     return reshape ? ggfs_llm_heads(b, il, r) : r;
 }
 
@@ -385,6 +391,9 @@ uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_
     const uint32_t v = ggfs_permute(g, cache_heads(b, cv, in, l->head_v, l->n_head_kv), 0, 2, 1, 3);
     uint32_t cur = heads_flat(b, ggfs_flash_attn_ext(g, q, k, v, in->kq_mask, GGFS_NO_TENSOR));
     cur = hadamard(b, cur, in->v_rot);
+    // (without wo: the heads' output, projected by the caller)
+    if (wo == GGFS_NO_TENSOR)
+        return cur;
     cur = ggfs_mul_mat(g, wo, cur);
     return ggfs_llm_bias(b, cur, wo_b);
 }

@@ -69,6 +69,17 @@ typedef enum ggfs_lw {
     LW_SHORTCONV_IN,   // lfm2's short convolution
     LW_SHORTCONV_CONV,
     LW_SHORTCONV_OUT,
+    LW_FFN_LATENT_DOWN, // the experts' input projected to a latent width
+    LW_FFN_LATENT_UP,   // and their output back
+    LW_ATTN_SUB_NORM,   // bitnet's norms before the attention's and the block's down projections
+    LW_FFN_SUB_NORM,
+    LW_WQ_S,            // a projection's scale, multiplied after it (bitnet's)
+    LW_WK_S,
+    LW_WV_S,
+    LW_WO_S,
+    LW_FFN_GATE_S,
+    LW_FFN_UP_S,
+    LW_FFN_DOWN_S,
     LW_COUNT
 } ggfs_lw;
 
@@ -118,6 +129,7 @@ typedef struct builder {
     uint32_t i_gpu_start;
     bool full_offload;
     bool mrope;        // multi-section RoPE: four positions a token
+    bool cacheless;    // the architecture's attention reads no cache, even where llama.cpp makes one
     bool no_cache;     // no KV cache (diffusion and encoder models): attention over the ubatch
     bool qkv_heads_first; // a fused projection cut into heads before Q, K and V are taken (openelm)
     uint32_t inp_pos, out_ids;
@@ -142,6 +154,9 @@ ggfs_home ggfs_llm_output_home(const builder *b);
 void ggfs_llm_cb(builder *b, uint32_t t, const char *name, int il);
 uint32_t ggfs_llm_norm(builder *b, uint32_t cur, uint32_t w, uint32_t wb, norm_type type, int il);
 uint32_t ggfs_llm_bias(builder *b, uint32_t cur, uint32_t bias);
+/* build_lora_mm: the layer's weight w times cur, times w's scale (ws)
+ * where the model has one. */
+uint32_t ggfs_llm_mm(builder *b, uint32_t il, ggfs_lw w, ggfs_lw ws, uint32_t cur);
 uint32_t ggfs_llm_inp_embd(builder *b);
 void ggfs_llm_inputs(builder *b, uint32_t ctx);
 /* build_qkv, as heads ([head, heads, tokens]) or, without reshape, as

@@ -44,6 +44,12 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_SSM_NORM] = "ssm_norm.weight",          [LW_SSM_OUT] = "ssm_out.weight",
     [LW_SHORTCONV_IN] = "shortconv.in_proj.weight", [LW_SHORTCONV_CONV] = "shortconv.conv.weight",
     [LW_SHORTCONV_OUT] = "shortconv.out_proj.weight",
+    [LW_FFN_LATENT_DOWN] = "ffn_latent_down.weight", [LW_FFN_LATENT_UP] = "ffn_latent_up.weight",
+    [LW_ATTN_SUB_NORM] = "attn_sub_norm.weight",  [LW_FFN_SUB_NORM] = "ffn_sub_norm.weight",
+    [LW_WQ_S] = "attn_q.scale",                 [LW_WK_S] = "attn_k.scale",
+    [LW_WV_S] = "attn_v.scale",                 [LW_WO_S] = "attn_output.scale",
+    [LW_FFN_GATE_S] = "ffn_gate.scale",         [LW_FFN_UP_S] = "ffn_up.scale",
+    [LW_FFN_DOWN_S] = "ffn_down.scale",
 };
 
 /* ---- reading the model ---- */
