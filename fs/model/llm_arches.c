@@ -55,6 +55,7 @@ typedef enum input_kind {
     IN_NORMED,    // normed (token_embd_norm, LayerNorm)
     IN_POSITIONS_IF_ANY, // plus the learned positions' embeddings where the model has them (mpt)
     IN_SCALED_BY_KEY,    // scaled where the keys give embedding_scale (granite)
+    IN_RMS_NORMED,       // normed without a weight (muse-glimmer)
 } input_kind;
 
 typedef enum qk_norm_kind {
@@ -98,6 +99,9 @@ typedef enum output_kind {
     OUT_ROWS_AFTER_NORM, // the output rows taken after the output's norm, not in the last layer (nemotron_h)
     OUT_EMBEDDINGS, // the normed embeddings, no logits (embedding models)
     OUT_BY_EMBD,    // the logits by the token embeddings themselves, on the host (bitnet)
+    OUT_SCALE_SOFTCAP, // scaled, then capped unless the keys give the cap as 0 (muse-glimmer)
+    OUT_ROWS_BEFORE_NORM, // the output rows taken before the output's norm, not in the last layer (step35)
+    OUT_UNPADDED,   // no graph where the output has fewer rows than the vocabulary (qwen3tts' codec head)
 } output_kind;
 
 struct arch_graph {
@@ -110,6 +114,7 @@ struct arch_graph {
     uint8_t qk_type; // that norm's type
     uint8_t rope;    // rope_kind
     bool factors;    // RoPE takes rope_freqs (get_rope_factors)
+    bool factors_not_swa; // but not in the sliding layers (step35)
     bool q_scale;    // Q scaled after RoPE (the attention's scale then 1)
     uint8_t ffn;     // ffn_kind, of the layers without experts
     uint8_t output;  // output_kind
@@ -369,6 +374,22 @@ static const step routed_early[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* muse-glimmer: norms before and after each block, those after unnamed
+ * (il -1), the attention's before the last layer's rows are taken. */
+static const step sandwich_unnamed[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_NORM_OUT, R_CUR, R_CUR, 0, 0, LW_ATTN_POST_NORM, NO_W},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_NORM_OUT, R_CUR, R_CUR, 0, 0, LW_FFN_POST_NORM, NO_W},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -387,22 +408,20 @@ static const step post_norms_only[] = {
 #define LN .norm = NORM_LAYER
 
 static const arch_graph arches[] = {
-    ROW("llama", pre_norm, RMS, .factors = true),
-    ROW("llama-embed", pre_norm, RMS, .factors = true, .output = OUT_EMBEDDINGS, .cacheless = true),
     ROW("apertus", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true, .ffn = FFN_ACT),
     ROW("arcee", pre_norm, RMS, .ffn = FFN_RELU_SQR),
     ROW("arctic", arctic_layer, RMS, .norm_w = YES),
-    ROW("bailingmoe2", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY,
-        .norm_w = BY_KEY, .w_scale = YES),
     ROW("baichuan", pre_norm, RMS, .rope = ROPE_IF_32),
     ROW("bailingmoe", pre_norm, RMS, .norm_w = BY_KEY, .w_scale = YES),
+    ROW("bailingmoe2", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY,
+        .norm_w = BY_KEY, .w_scale = YES),
     ROW("bitnet", pre_norm, RMS, .output = OUT_BY_EMBD),
     ROW("bloom", pre_norm, LN, .input = IN_NORMED, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("chatglm", pre_norm, RMS, .ffn = FFN_FUSED_GLU),
     ROW("codeshell", pre_norm, LN, .ffn = FFN_ACT),
     ROW("cogvlm", pre_norm_all_rows, RMS),
     ROW("cohere2", parallel_ffn_inp, LN, .rope = ROPE_SWA_ONLY, .output = OUT_SCALE),
-    ROW("dream", pre_norm, RMS),
+    ROW("command-r", parallel_ffn_inp, LN, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER, .output = OUT_SCALE),
     ROW("dbrx", pre_norm_out_named, LN, .norm_w = YES),
     ROW("deci", pre_norm, RMS, .factors = true),
     ROW("deepseek", pre_norm, RMS, .w_scale = YES),
@@ -410,7 +429,7 @@ static const arch_graph arches[] = {
     ROW("deepseek2-ocr", pre_norm, RMS, .gating = GATE_KEY, .norm_w = BY_KEY, .w_scale = YES),
     ROW("dots1", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = BY_KEY,
         .w_scale = YES),
-    ROW("command-r", parallel_ffn_inp, LN, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER, .output = OUT_SCALE),
+    ROW("dream", pre_norm, RMS),
     ROW("ernie4_5", pre_norm, RMS),
     ROW("ernie4_5-moe", pre_norm, RMS, .norm_w = YES),
     ROW("exaone", pre_norm, RMS),
@@ -419,45 +438,54 @@ static const arch_graph arches[] = {
     ROW("exaone4", post_norms_only, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY,
         .factors = true),
     ROW("falcon", parallel_ffn_attn, LN, .ffn = FFN_ACT),
-    ROW("glm4", post_norms_layer_named, RMS, .ffn = FFN_FUSED_GLU, .mrope = BY_KEY),
-    ROW("glm4moe", pre_norm_post_named, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
-        .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES, .mrope = BY_KEY),
     ROW("gemma", pre_norm, RMS, .input = IN_SCALED, .q_scale = true),
     ROW("gemma2", post_norms, RMS, .input = IN_SCALED, .q_scale = true, .output = OUT_SOFTCAP),
     ROW("gemma3", post_norms, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .q_scale = true, .output = OUT_SOFTCAP_KEY),
+    ROW("glm4", post_norms_layer_named, RMS, .ffn = FFN_FUSED_GLU, .mrope = BY_KEY),
+    ROW("glm4moe", pre_norm_post_named, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
+        .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES, .mrope = BY_KEY),
     ROW("gpt2", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
+    ROW("gptneox", parallel_own_norm, LN, .sequential = pre_norm, .ffn = FFN_ACT),
     ROW("granite", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
         .res_scale = BY_KEY),
     ROW("granitehybrid", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
         .res_scale = BY_KEY, .norm_w = YES),
     ROW("granitemoe", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
         .res_scale = BY_KEY, .norm_w = YES, .w_scale = YES),
-    ROW("gptneox", parallel_own_norm, LN, .sequential = pre_norm, .ffn = FFN_ACT),
+    ROW("hunyuan-dense", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
     ROW("hunyuan-moe", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("hunyuan_vl", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .mrope = BY_KEY),
-    ROW("hunyuan-dense", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
     ROW("internlm2", pre_norm, RMS),
     ROW("jais", pre_norm, LN, .rope = ROPE_NONE),
     ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
+    ROW("laguna", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY_SIGMOID,
+        .norm_w = BY_KEY, .w_scale = YES),
     ROW("lfm2", pre_norm_residual_before, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .output = OUT_EMBD_NORM),
     ROW("lfm2moe", pre_norm_residual_before, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .output = OUT_EMBD_NORM, .gating = GATE_KEY, .norm_w = YES),
     ROW("llada", pre_norm, RMS),
     ROW("llada-moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
+    ROW("llama", pre_norm, RMS, .factors = true),
+    ROW("llama-embed", pre_norm, RMS, .factors = true, .output = OUT_EMBEDDINGS, .cacheless = true),
     ROW("maincoder", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
-    ROW("minimax-m2", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = YES),
+    ROW("maple", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY, .norm_w = YES),
     ROW("mellum", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
+    ROW("mimo2", pre_norm, RMS, .gating = GATE_SIGMOID, .norm_w = YES),
     ROW("minicpm", pre_norm_scaled, RMS, .input = IN_SCALED, .factors = true, .output = OUT_SCALE_ALWAYS,
         .res_scale = YES),
+    ROW("minimax-m2", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = YES),
     ROW("mistral3", pre_norm, RMS, .factors = true),
     ROW("mpt", pre_norm, LN, .input = IN_POSITIONS_IF_ANY, .rope = ROPE_NONE, .ffn = FFN_ACT),
+    ROW("muse-glimmer", sandwich_unnamed, RMS, .input = IN_RMS_NORMED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
+        .rope = ROPE_SWA_ONLY, .output = OUT_SCALE_SOFTCAP),
     ROW("nemotron", pre_norm, LN, .ffn = FFN_RELU_SQR),
     ROW("nemotron_h", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .output = OUT_ROWS_AFTER_NORM),
     ROW("nemotron_h_moe", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .output = OUT_ROWS_AFTER_NORM,
         .gating = GATE_SIGMOID, .norm_w = BY_KEY, .w_scale = YES),
     ROW("olmo", pre_norm, LN),
     ROW("olmo2", post_norms_only, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
+    ROW("olmoe", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
     ROW("openelm", pre_norm_residual_first_attn, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .qkv_heads_first = true),
     ROW("orion", pre_norm, LN),
@@ -471,21 +499,25 @@ static const arch_graph arches[] = {
     ROW("pockettts", pre_norm, LN, .ffn = FFN_ACT),
     ROW("qwen", pre_norm, RMS),
     ROW("qwen2", pre_norm, RMS, .output = OUT_BIAS),
-    ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
-    ROW("qwen3moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("qwen2moe", pre_norm, RMS),
     ROW("qwen2vl", pre_norm, RMS, .mrope = YES),
+    ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
+    ROW("qwen3moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
+    ROW("qwen3tts", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES, .output = OUT_UNPADDED),
     ROW("qwen3vl", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES),
     ROW("qwen3vlmoe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES, .norm_w = YES),
-    ROW("olmoe", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
     ROW("refact", pre_norm, RMS, .rope = ROPE_NONE, .bias_free = true),
     ROW("rnd1", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("seed_oss", pre_norm_post_named, RMS),
     ROW("smallthinker", routed_early, RMS, .rope = ROPE_SWA_ONLY, .gating = GATE_KEY, .norm_w = YES),
     ROW("smollm3", pre_norm, RMS, .rope = ROPE_NOT_EVERY_4),
+    ROW("spark2_5", pre_norm, RMS),
     ROW("stablelm", stablelm_layer, LN, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER),
     ROW("starcoder", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("starcoder2", pre_norm, LN, .ffn = FFN_ACT),
+    ROW("step35", pre_norm_all_rows, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true,
+        .factors_not_swa = true, .output = OUT_ROWS_BEFORE_NORM, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY,
+        .w_scale = YES),
     ROW("xverse", pre_norm, RMS),
 };
 
@@ -508,7 +540,8 @@ static uint32_t rope(builder *b, uint32_t il, uint32_t x)
     if (r->rope == ROPE_NONE || (r->rope == ROPE_SWA_ONLY && unroped_full) ||
         (r->rope == ROPE_NOT_EVERY_4 && (il + 1) % 4 == 0) || (r->rope == ROPE_IF_32 && b->m->n_layer != 32))
         return x;
-    return ggfs_rope(b->g, x, b->inp_pos, r->factors ? ggfs_llm_rope_factors(b, il) : GGFS_NO_TENSOR);
+    const bool factors = r->factors && !(r->factors_not_swa && b->m->rules->layer[il].sliding);
+    return ggfs_rope(b->g, x, b->inp_pos, factors ? ggfs_llm_rope_factors(b, il) : GGFS_NO_TENSOR);
 }
 
 /* A bias of the layer, unless the row takes none. */
@@ -523,6 +556,22 @@ static uint32_t qk_norm(builder *b, uint32_t il, uint32_t x, ggfs_lw w)
     if (!ggfs_llm_has(b, il, w))
         return x;
     return ggfs_llm_norm(b, x, ggfs_llm_wt(b, il, w), GGFS_NO_TENSOR, b->row->qk_type, (int)il);
+}
+
+/* The attention's output gated by an activation (sigmoid, softplus) of
+ * the layer's normed input x through attn_gate: per head where the gate
+ * has a row per head, else per element. */
+static uint32_t gated(builder *b, uint32_t il, uint32_t attn, uint32_t x)
+{
+    ggfs_cgraph *g = b->g;
+    const uint32_t gate = ggfs_unary_op(g, GOP_UNARY, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_ATTN_GATE), x));
+    const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    if (attn == GGFS_NO_TENSOR || gate == GGFS_NO_TENSOR || g->t[gate].ne[0] != (int64_t)l->n_head)
+        return ggfs_binary_op(g, GOP_MUL, attn, gate);
+    const int64_t t = g->t[attn].ne[1], head = g->t[attn].ne[0] / (l->n_head ? l->n_head : 1);
+    const uint32_t heads = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, attn, head, l->n_head, t, 1),
+                                          ggfs_reshape(g, gate, 1, l->n_head, t, 1));
+    return ggfs_reshape(g, heads, head * l->n_head, t, 1, 1);
 }
 
 static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
@@ -556,12 +605,18 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
     }
     if (r->q_scale)
         x.q = ggfs_unary_op(b->g, GOP_SCALE, x.q);
-    if (!ggfs_llm_has(b, il, LW_ATTN_SUB_NORM))
-        return ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), bias(b, il, LW_BO));
-    // bitnet: the heads' output normed, then projected
-    cur = ggfs_llm_attn(b, il, x, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
-    cur = ggfs_llm_norm(b, cur, ggfs_llm_wt(b, il, LW_ATTN_SUB_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
-    return ggfs_llm_mm(b, il, LW_WO, LW_WO_S, cur);
+    uint32_t out;
+    if (ggfs_llm_has(b, il, LW_ATTN_SUB_NORM)) {
+        // bitnet: the heads' output normed, then projected
+        out = ggfs_llm_attn(b, il, x, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+        out = ggfs_llm_norm(b, out, ggfs_llm_wt(b, il, LW_ATTN_SUB_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+        out = ggfs_llm_mm(b, il, LW_WO, LW_WO_S, out);
+    } else if (ggfs_llm_has(b, il, LW_ATTN_GATE)) {
+        out = ggfs_llm_mm(b, il, LW_WO, LW_WO_S, gated(b, il, ggfs_llm_attn(b, il, x, GGFS_NO_TENSOR, GGFS_NO_TENSOR), cur));
+    } else {
+        out = ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), bias(b, il, LW_BO));
+    }
+    return b->m->value_scale ? ggfs_unary_op(b->g, GOP_SCALE, out) : out;
 }
 
 /* build_moe_ffn: the router's probabilities, the top experts by them,
@@ -705,9 +760,17 @@ static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
 static uint32_t dense(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;
-    uint32_t up = ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_FFN_UP, LW_FFN_UP_S, cur), bias(b, il, LW_FFN_UP_B));
+    // (a weight the layer lacks is skipped, as build_ffn does: a layer
+    // without any is its activation alone)
+    uint32_t up = ggfs_llm_has(b, il, LW_FFN_UP) ? ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_FFN_UP, LW_FFN_UP_S, cur),
+                                                                 bias(b, il, LW_FFN_UP_B))
+                                                 : cur;
     switch (b->row->ffn) {
     case FFN_GATED:
+        if (!ggfs_llm_has(b, il, LW_FFN_GATE)) {
+            cur = ggfs_unary_op(g, GOP_UNARY, up);
+            break;
+        }
         cur = ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_FFN_GATE, LW_FFN_GATE_S, cur), bias(b, il, LW_FFN_GATE_B));
         cur = ggfs_binary_op(g, GOP_GLU, cur, up);
         break;
@@ -724,6 +787,8 @@ static uint32_t dense(builder *b, uint32_t il, uint32_t cur)
     // bitnet: normed before down
     if (ggfs_llm_has(b, il, LW_FFN_SUB_NORM))
         cur = ggfs_llm_norm(b, cur, ggfs_llm_wt(b, il, LW_FFN_SUB_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    if (!ggfs_llm_has(b, il, LW_FFN_DOWN))
+        return cur;
     cur = ggfs_llm_mm(b, il, LW_FFN_DOWN, LW_FFN_DOWN_S, cur);
     return ggfs_llm_bias(b, cur, bias(b, il, LW_FFN_DOWN_B));
 }
@@ -808,6 +873,8 @@ static uint32_t input(builder *b, uint32_t ctx)
     uint32_t cur = ggfs_llm_inp_embd(b);
     if (b->row->input == IN_SCALED || (b->row->input == IN_SCALED_BY_KEY && m->embedding_scale))
         cur = ggfs_unary_op(g, GOP_SCALE, cur);
+    if (b->row->input == IN_RMS_NORMED)
+        cur = ggfs_unary_op(g, GOP_RMS_NORM, cur);
     // (token_embd_norm is layer 0's)
     const ggfs_home first = b->i_gpu_start == 0 ? HOME_GPU : HOME_HOST;
     if (b->row->input == IN_NORMED)
@@ -824,6 +891,12 @@ static void output(builder *b, uint32_t cur)
     const ggfs_llm_model *m = b->m;
     ggfs_cgraph *g = b->g;
     const ggfs_home home = ggfs_llm_output_home(b);
+    if (b->row->output == OUT_UNPADDED && m->output.bytes && m->output.ne[1] != m->tok_embd.ne[1]) {
+        g->failed = true;
+        return;
+    }
+    if (b->row->output == OUT_ROWS_BEFORE_NORM)
+        cur = ggfs_get_rows(g, cur, b->out_ids);
     const ggfs_llm_weight *norm = b->row->output == OUT_EMBD_NORM ? &m->tok_embd_norm : &m->output_norm;
     cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, norm, home), ggfs_llm_held(b, &m->output_norm_b, home),
                         b->row->norm, -1);
@@ -847,6 +920,11 @@ static void output(builder *b, uint32_t cur)
     case OUT_SCALE_ALWAYS:
         if (m->logit_scale || b->row->output == OUT_SCALE_ALWAYS)
             cur = ggfs_unary_op(g, GOP_SCALE, cur);
+        break;
+    case OUT_SCALE_SOFTCAP:
+        cur = ggfs_unary_op(g, GOP_SCALE, cur);
+        if (!m->softcap_off)
+            cur = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, ggfs_unary_op(g, GOP_SCALE, cur)));
         break;
     case OUT_SOFTCAP:
     case OUT_SOFTCAP_KEY:

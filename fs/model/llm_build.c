@@ -352,7 +352,7 @@ static uint32_t heads_flat(builder *b, uint32_t cur)
 
 /* build_attn without a cache: Q, K and V expanded in that order, K and V
  * cast to f16 for flash attention. */
-static uint32_t attn_no_cache(builder *b, qkv x)
+static uint32_t attn_no_cache(builder *b, qkv x, uint32_t sinks)
 {
     ggfs_cgraph *g = b->g;
     ggfs_expand(g, x.q);
@@ -363,14 +363,16 @@ static uint32_t attn_no_cache(builder *b, qkv x)
     uint32_t v = ggfs_permute(g, x.v, 0, 2, 1, 3);
     k = ggfs_cast(g, k, GT_F16);
     v = ggfs_cast(g, v, GT_F16);
-    return ggfs_flash_attn_ext(g, q, k, v, b->base.kq_mask, GGFS_NO_TENSOR);
+    return ggfs_flash_attn_ext(g, q, k, v, b->base.kq_mask, sinks);
 }
 
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b)
 {
     ggfs_cgraph *g = b->g;
-    if (b->no_cache)
-        return ggfs_llm_bias(b, ggfs_mul_mat(g, wo, heads_flat(b, attn_no_cache(b, x))), wo_b);
+    if (b->no_cache) {
+        const uint32_t cur = heads_flat(b, attn_no_cache(b, x, ggfs_llm_wt(b, il, LW_ATTN_SINKS)));
+        return wo == GGFS_NO_TENSOR ? cur : ggfs_llm_bias(b, ggfs_mul_mat(g, wo, cur), wo_b);
+    }
     const ggfs_layer_memory *l = &b->m->rules->layer[il];
     if (!heads_fit(b, il))
         return GGFS_NO_TENSOR;
@@ -389,7 +391,7 @@ uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_
     const uint32_t q = q_heads_first(b, x.q);
     const uint32_t k = ggfs_permute(g, cache_heads(b, ck, in, l->head_k, l->n_head_kv), 0, 2, 1, 3);
     const uint32_t v = ggfs_permute(g, cache_heads(b, cv, in, l->head_v, l->n_head_kv), 0, 2, 1, 3);
-    uint32_t cur = heads_flat(b, ggfs_flash_attn_ext(g, q, k, v, in->kq_mask, GGFS_NO_TENSOR));
+    uint32_t cur = heads_flat(b, ggfs_flash_attn_ext(g, q, k, v, in->kq_mask, ggfs_llm_wt(b, il, LW_ATTN_SINKS)));
     cur = hadamard(b, cur, in->v_rot);
     // (without wo: the heads' output, projected by the caller)
     if (wo == GGFS_NO_TENSOR)

@@ -80,6 +80,8 @@ typedef enum ggfs_lw {
     LW_FFN_GATE_S,
     LW_FFN_UP_S,
     LW_FFN_DOWN_S,
+    LW_ATTN_GATE,       // the attention's output gate, from the layer's normed input
+    LW_ATTN_SINKS,      // the attention's sinks
     LW_COUNT
 } ggfs_lw;
 
@@ -103,6 +105,8 @@ struct ggfs_llm_model {
     bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)
     bool logit_scale;  // the keys give ARCH.logit_scale
     bool softcap;      // the keys give ARCH.final_logit_softcapping
+    bool softcap_off;  // they give it as 0
+    bool value_scale;  // ARCH.attention.value_scale given, not 0 or 1: the attention's output scaled
     bool embedding_scale, residual_scale; // the keys give ARCH.embedding_scale, ARCH.residual_scale (not 0)
     bool par_res;      // the keys give ARCH.use_parallel_residual true
     uint32_t n_expert, n_expert_used;

@@ -50,6 +50,7 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_WV_S] = "attn_v.scale",                 [LW_WO_S] = "attn_output.scale",
     [LW_FFN_GATE_S] = "ffn_gate.scale",         [LW_FFN_UP_S] = "ffn_up.scale",
     [LW_FFN_DOWN_S] = "ffn_down.scale",
+    [LW_ATTN_GATE] = "attn_gate.weight",        [LW_ATTN_SINKS] = "attn_sinks.weight",
 };
 
 /* ---- reading the model ---- */
@@ -90,7 +91,7 @@ static bool layer_kind(ggp_str name, uint32_t n_layer, uint32_t *il, ggfs_lw *ki
         const char *name;
         ggfs_lw kind;
     } bare[] = {{"post_attention_norm", LW_ATTN_POST_NORM}, {"post_ffw_norm", LW_FFN_POST_NORM},
-                {"exp_probs_b", LW_EXP_PROBS_B}};
+                {"exp_probs_b", LW_EXP_PROBS_B}, {"attn_sinks", LW_ATTN_SINKS}};
     for (size_t k = 0; k < sizeof bare / sizeof bare[0]; k++) {
         if (name_is(rest, bare[k].name)) {
             *il = (uint32_t)n;
@@ -152,6 +153,9 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     m->graph = ggfs_llm_arch(arch);
     m->logit_scale = arch_key(keys, arch, "logit_scale") != NULL;
     m->softcap = arch_key(keys, arch, "final_logit_softcapping") != NULL;
+    m->softcap_off = m->softcap && float_key(keys, arch, "final_logit_softcapping") == 0;
+    const double value_scale = float_key(keys, arch, "attention.value_scale");
+    m->value_scale = value_scale != 0 && value_scale != 1;
     m->embedding_scale = float_key(keys, arch, "embedding_scale") != 0;
     m->residual_scale = float_key(keys, arch, "residual_scale") != 0;
     m->n_expert = rules->n_expert;
