@@ -70,6 +70,7 @@ typedef enum rope_kind {
     ROPE_SWA_ONLY,    // the sliding layers, where the model has any
     ROPE_NOT_EVERY_4, // not layers 3, 7, 11, ...
     ROPE_IF_32,       // baichuan: in its 7B (32 layers) only
+    ROPE_BY_PATTERN,  // where attention.rope_pattern does not give 0
 } rope_kind;
 
 typedef enum ffn_kind {
@@ -449,6 +450,8 @@ static const arch_graph arches[] = {
     ROW("gptneox", parallel_own_norm, LN, .sequential = pre_norm, .ffn = FFN_ACT),
     ROW("granite", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
         .res_scale = BY_KEY),
+    ROW("granite_swa", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .rope = ROPE_BY_PATTERN,
+        .output = OUT_SCALE_ALWAYS, .res_scale = BY_KEY, .norm_w = YES),
     ROW("granitehybrid", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
         .res_scale = BY_KEY, .norm_w = YES),
     ROW("granitemoe", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
@@ -456,6 +459,8 @@ static const arch_graph arches[] = {
     ROW("hunyuan-dense", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
     ROW("hunyuan-moe", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("hunyuan_vl", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .mrope = BY_KEY),
+    ROW("hy_v3", pre_norm_all_rows, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY_SIGMOID,
+        .norm_w = BY_KEY, .w_scale = YES, .output = OUT_ROWS_AFTER_NORM),
     ROW("internlm2", pre_norm, RMS),
     ROW("jais", pre_norm, LN, .rope = ROPE_NONE),
     ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
@@ -538,7 +543,8 @@ static uint32_t rope(builder *b, uint32_t il, uint32_t x)
     // (ROPE_SWA_ONLY: the sliding layers only, where the model has any)
     const bool unroped_full = b->m->rules->swa.layers > 0 && !b->m->rules->layer[il].sliding;
     if (r->rope == ROPE_NONE || (r->rope == ROPE_SWA_ONLY && unroped_full) ||
-        (r->rope == ROPE_NOT_EVERY_4 && (il + 1) % 4 == 0) || (r->rope == ROPE_IF_32 && b->m->n_layer != 32))
+        (r->rope == ROPE_NOT_EVERY_4 && (il + 1) % 4 == 0) || (r->rope == ROPE_IF_32 && b->m->n_layer != 32) ||
+        (r->rope == ROPE_BY_PATTERN && b->m->unroped[il]))
         return x;
     const bool factors = r->factors && !(r->factors_not_swa && b->m->rules->layer[il].sliding);
     return ggfs_rope(b->g, x, b->inp_pos, factors ? ggfs_llm_rope_factors(b, il) : GGFS_NO_TENSOR);
@@ -735,10 +741,13 @@ static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t ro
         gate = ggfs_binary_op(g, GOP_DIV, ggfs_unary_op(g, GOP_UNARY, gate_in), gate_in);
     }
     const uint32_t up = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP_SHEXP), cur);
-    const uint32_t act =
-        ggfs_llm_has(b, il, LW_FFN_GATE_SHEXP)
-            ? ggfs_binary_op(g, GOP_GLU, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_SHEXP), cur), up)
-            : activation(b, up);
+    // without a gate: the activation of up, or where the row's blocks are
+    // gated, the gated product of up's halves (gate and up fused)
+    uint32_t act;
+    if (ggfs_llm_has(b, il, LW_FFN_GATE_SHEXP))
+        act = ggfs_binary_op(g, GOP_GLU, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_SHEXP), cur), up);
+    else
+        act = b->row->ffn == FFN_GATED ? ggfs_glu_halves(g, up) : activation(b, up);
     uint32_t shared = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_SHEXP), act);
     if (gate != GGFS_NO_TENSOR)
         shared = ggfs_binary_op(g, GOP_MUL, shared, gate);
@@ -801,7 +810,7 @@ static uint32_t layer_weight_or_none(builder *b, uint32_t il, uint8_t kind)
 static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
 {
     ggfs_cgraph *g = b->g;
-    const bool last = il + 1 == b->m->n_layer;
+    const bool last = il + 1 == b->m->n_trunk;
     const step *program = b->row->sequential && !b->m->par_res ? b->row->sequential : b->row->layer;
     for (const step *s = program; s->op != S_END && !g->failed; s++) {
         switch (s->op) {
@@ -947,7 +956,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     for (int i = 0; i < R_COUNT; i++)
         reg[i] = GGFS_NO_TENSOR;
     reg[R_INP] = input(b, ctx);
-    for (uint32_t il = 0; il < b->m->n_layer && !b->g->failed; il++)
+    for (uint32_t il = 0; il < b->m->n_trunk && !b->g->failed; il++)
         run_layer(b, il, reg);
     output(b, reg[R_INP]);
 }

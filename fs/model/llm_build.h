@@ -99,7 +99,9 @@ struct ggfs_llm_model {
     const ggfs_memory_rules *rules;
     const arch_graph *graph;
     uint32_t n_layer;
+    uint32_t n_trunk;        // the layers the graph runs: the prediction layers are not
     ggfs_llm_weight *layers; // n_layer rows of LW_COUNT
+    bool *unroped;           // n_layer: the layers attention.rope_pattern gives 0
     ggfs_llm_weight tok_embd, tok_embd_norm, tok_embd_norm_b, pos_embd, output_norm, output_norm_b, output,
         output_b, rope_freqs;
     bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)

@@ -140,6 +140,33 @@ static double float_key(const ggp_file *keys, ggp_str arch, const char *suffix)
     return kv && (kv->value.type == GGP_V_F32 || kv->value.type == GGP_V_F64) ? ggp_value_f64(keys, &kv->value) : 0;
 }
 
+/* A number given as 0 (of attention.rope_pattern). */
+static bool is_zero(const ggp_file *keys, const ggp_value *v)
+{
+    if (v->type == GGP_V_U32 || v->type == GGP_V_BOOL)
+        return ggp_value_u64(keys, v) == 0;
+    return v->type == GGP_V_I32 && ggp_value_i64(keys, v) == 0;
+}
+
+/* attention.rope_pattern: per layer (a number for all), 0 where the
+ * layer's attention takes no RoPE. */
+static void read_rope_pattern(const ggp_file *keys, ggp_str arch, ggfs_llm_model *m)
+{
+    const ggp_kv *kv = arch_key(keys, arch, "attention.rope_pattern");
+    if (!kv)
+        return;
+    if (kv->value.type != GGP_V_ARRAY) {
+        for (uint32_t il = 0; il < m->n_layer; il++)
+            m->unroped[il] = is_zero(keys, &kv->value);
+        return;
+    }
+    ggp_array_iter it;
+    ggp_value elem;
+    ggp_array_iter_init(&it, keys, &kv->value);
+    for (uint32_t il = 0; il < m->n_layer && ggp_array_next(&it, &elem); il++)
+        m->unroped[il] = is_zero(keys, &elem);
+}
+
 ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_files, const ggfs_memory_rules *rules,
                                    const ggp_file *keys, ggp_str arch)
 {
@@ -150,6 +177,12 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     }
     m->rules = rules;
     m->n_layer = rules->n_layer;
+    m->n_trunk = rules->n_layer - (rules->n_nextn < rules->n_layer ? rules->n_nextn : rules->n_layer);
+    if (!(m->unroped = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *m->unroped))) {
+        ggfs_llm_model_free(m);
+        return NULL;
+    }
+    read_rope_pattern(keys, arch, m);
     m->graph = ggfs_llm_arch(arch);
     m->logit_scale = arch_key(keys, arch, "logit_scale") != NULL;
     m->softcap = arch_key(keys, arch, "final_logit_softcapping") != NULL;
@@ -206,6 +239,7 @@ void ggfs_llm_model_free(ggfs_llm_model *m)
     if (!m)
         return;
     free(m->layers);
+    free(m->unroped);
     free(m);
 }
 

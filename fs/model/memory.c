@@ -511,6 +511,7 @@ bool ggfs_memory_read(const ggp_file *keys, uint64_t weights, ggfs_memory_rules 
     uint64_t state = 0;
     bool ok = true;
     rules->n_layer = h.n_layer_all;
+    rules->n_nextn = h.n_layer_nextn;
     rules->n_embd = h.n_embd;
     for (uint32_t il = 0; il < h.n_layer_all; il++)
         rules->n_ff = h.n_ff[il] > rules->n_ff ? h.n_ff[il] : rules->n_ff;

@@ -72,6 +72,7 @@ typedef struct ggfs_memory_rules {
     uint64_t weights;      // bytes of tensor data
     ggfs_cache_refusal refusal[GGFS_CACHE_TYPES]; // never refused: f16
     uint32_t n_layer;      // block_count, prediction layers included
+    uint32_t n_nextn;      // of them, the prediction layers after the trunk (nextn_predict_layers)
     uint32_t n_embd;       // embedding_length
     uint32_t n_ff;         // feed_forward_length, the largest layer's
     uint32_t n_expert;     // expert_count (0: no experts)
