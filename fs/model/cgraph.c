@@ -388,6 +388,14 @@ uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b)
     return with_op(g, t, GOP_CONCAT, a, b, GGFS_NO_TENSOR);
 }
 
+uint32_t ggfs_repeat_4d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3)
+{
+    if (bad(g, a))
+        return GGFS_NO_TENSOR;
+    return with_op(g, ggfs_new(g, (ggfs_type)g->t[a].type, ne0, ne1, ne2, ne3), GOP_REPEAT, a, GGFS_NO_TENSOR,
+                   GGFS_NO_TENSOR);
+}
+
 uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1)
 {
     if (bad(g, a))

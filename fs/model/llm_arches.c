@@ -71,6 +71,8 @@ typedef enum rope_kind {
     ROPE_NOT_EVERY_4, // not layers 3, 7, 11, ...
     ROPE_IF_32,       // baichuan: in its 7B (32 layers) only
     ROPE_BY_PATTERN,  // where attention.rope_pattern does not give 0
+    ROPE_NOT_FULL,    // not the full-attention layers (every 4th) where the model has sliding ones, else
+                      // not the last layer (llama4)
 } rope_kind;
 
 typedef enum ffn_kind {
@@ -128,6 +130,8 @@ struct arch_graph {
     bool mla;        // multi-head latent attention (deepseek2's)
     bool qkv_heads_first; // a fused projection cut into heads before Q, K and V are taken (openelm)
     bool cacheless;  // attention over the ubatch alone, whatever cache llama.cpp makes (llama-embed)
+    bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
+                     // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
 
 #define NO_W LW_COUNT
@@ -409,6 +413,8 @@ static const step post_norms_only[] = {
 #define LN .norm = NORM_LAYER
 
 static const arch_graph arches[] = {
+    ROW("afmoe", sandwich_unnamed, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
+        .rope = ROPE_NOT_EVERY_4, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES),
     ROW("apertus", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true, .ffn = FFN_ACT),
     ROW("arcee", pre_norm, RMS, .ffn = FFN_RELU_SQR),
     ROW("arctic", arctic_layer, RMS, .norm_w = YES),
@@ -473,6 +479,7 @@ static const arch_graph arches[] = {
     ROW("llada-moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
     ROW("llama", pre_norm, RMS, .factors = true),
     ROW("llama-embed", pre_norm, RMS, .factors = true, .output = OUT_EMBEDDINGS, .cacheless = true),
+    ROW("llama4", pre_norm, RMS, .factors = true, .rope = ROPE_NOT_FULL, .gating = GATE_SIGMOID, .llama4 = true),
     ROW("maincoder", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
     ROW("maple", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY, .norm_w = YES),
     ROW("mellum", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
@@ -537,6 +544,14 @@ const arch_graph *ggfs_llm_arch(ggp_str arch)
 
 /* ---- the layer's steps ---- */
 
+/* ROPE_NOT_FULL: whether layer il takes RoPE (n_no_rope_layer_step: 4
+ * with sliding layers, else all of them). */
+static bool roped(const builder *b, uint32_t il)
+{
+    const uint32_t step = b->m->rules->swa.layers > 0 ? 4 : b->m->n_trunk;
+    return step > 0 && (il + 1) % step != 0;
+}
+
 static uint32_t rope(builder *b, uint32_t il, uint32_t x)
 {
     const arch_graph *r = b->row;
@@ -544,7 +559,7 @@ static uint32_t rope(builder *b, uint32_t il, uint32_t x)
     const bool unroped_full = b->m->rules->swa.layers > 0 && !b->m->rules->layer[il].sliding;
     if (r->rope == ROPE_NONE || (r->rope == ROPE_SWA_ONLY && unroped_full) ||
         (r->rope == ROPE_NOT_EVERY_4 && (il + 1) % 4 == 0) || (r->rope == ROPE_IF_32 && b->m->n_layer != 32) ||
-        (r->rope == ROPE_BY_PATTERN && b->m->unroped[il]))
+        (r->rope == ROPE_BY_PATTERN && b->m->unroped[il]) || (r->rope == ROPE_NOT_FULL && !roped(b, il)))
         return x;
     const bool factors = r->factors && !(r->factors_not_swa && b->m->rules->layer[il].sliding);
     return ggfs_rope(b->g, x, b->inp_pos, factors ? ggfs_llm_rope_factors(b, il) : GGFS_NO_TENSOR);
@@ -596,7 +611,19 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
         x.k = qk_norm(b, il, x.k, LW_K_NORM);
         x = ggfs_llm_heads(b, il, x);
     }
-    if (r->qk_norm == QK_BEFORE_ROPE) {
+    if (r->llama4) {
+        if (roped(b, il)) {
+            x.q = rope(b, il, x.q);
+            x.k = rope(b, il, x.k);
+            // (use_kq_norm: not in its model of 128 experts)
+            if (b->m->n_expert != 128) {
+                x.q = ggfs_unary_op(b->g, GOP_RMS_NORM, x.q);
+                x.k = ggfs_unary_op(b->g, GOP_RMS_NORM, x.k);
+            }
+        } else {
+            x.q = ggfs_binary_op(b->g, GOP_MUL, x.q, b->attn_scale);
+        }
+    } else if (r->qk_norm == QK_BEFORE_ROPE) {
         x.q = qk_norm(b, il, x.q, LW_Q_NORM);
         x.q = rope(b, il, x.q);
         x.k = qk_norm(b, il, x.k, LW_K_NORM);
@@ -663,7 +690,8 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
                          (r->gating == GATE_KEY_SIGMOID && (m->gating == 2 || m->gating == 0));
     const uint32_t probs =
         sigmoid ? ggfs_unary_op(g, GOP_UNARY, logits) : ggfs_soft_max_ext(g, logits, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
-    uint32_t choose = probs;
+    // (llama4: chosen by the logits)
+    uint32_t choose = r->llama4 ? logits : probs;
     if (ggfs_llm_has(b, il, LW_EXP_PROBS_B))
         choose = ggfs_binary_op(g, GOP_ADD, probs, ggfs_llm_wt(b, il, LW_EXP_PROBS_B));
     // ggml_argsort_top_k: the sorted indices, the first k of each row
@@ -683,7 +711,10 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
     if (r->w_scale != NO && m->w_scale != 0 && m->w_scale != 1)
         weights = ggfs_unary_op(g, GOP_SCALE, weights);
     ggfs_expand(g, weights);
-    const uint32_t rows = ggfs_reshape(g, cur, d, 1, t, 1);
+    uint32_t rows = ggfs_reshape(g, cur, d, 1, t, 1);
+    // llama4: each token's copies weighted before the experts, not their outputs after
+    if (r->llama4)
+        rows = ggfs_binary_op(g, GOP_MUL, ggfs_repeat_4d(g, rows, d, k, t, 1), weights);
     uint32_t act;
     if (ggfs_llm_has(b, il, LW_FFN_GATE_UP_EXPS)) {
         // gate and up fused: their halves, as views
@@ -705,7 +736,8 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
                   : activation(b, up);
     }
     uint32_t out = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_EXPS), act, selected);
-    out = ggfs_binary_op(g, GOP_MUL, out, weights);
+    if (!r->llama4)
+        out = ggfs_binary_op(g, GOP_MUL, out, weights);
     ggfs_expand(g, out);
     if (out == GGFS_NO_TENSOR)
         return out;
@@ -890,6 +922,10 @@ static uint32_t input(builder *b, uint32_t ctx)
         cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, &m->tok_embd_norm, first),
                             ggfs_llm_held(b, &m->tok_embd_norm_b, first), NORM_LAYER, -1);
     ggfs_llm_inputs(b, ctx);
+    if (b->row->llama4) {
+        b->attn_scale = ggfs_new(g, GT_F32, 1, 1, b->n_tokens, 1);
+        ggfs_set_input(g, b->attn_scale);
+    }
     if (b->row->input == IN_POSITIONS || (b->row->input == IN_POSITIONS_IF_ANY && m->pos_embd.bytes > 0))
         cur = ggfs_binary_op(g, GOP_ADD, cur, ggfs_get_rows(g, ggfs_llm_held(b, &m->pos_embd, HOME_HOST), b->inp_pos));
     return cur;

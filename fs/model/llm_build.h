@@ -139,6 +139,7 @@ typedef struct builder {
     bool no_cache;     // no KV cache (diffusion and encoder models): attention over the ubatch
     bool qkv_heads_first; // a fused projection cut into heads before Q, K and V are taken (openelm)
     uint32_t inp_pos, out_ids;
+    uint32_t attn_scale; // llama4's temperature of the layers without RoPE, per token
     cache_inputs base, swa;
     uint32_t s_copy_main, s_copy_extra; // the recurrent states' rows: this sequence's, the others' (none)
 } builder;
