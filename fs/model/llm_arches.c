@@ -446,6 +446,8 @@ static const arch_graph arches[] = {
         .factors = true),
     ROW("falcon", parallel_ffn_attn, LN, .ffn = FFN_ACT),
     ROW("gemma", pre_norm, RMS, .input = IN_SCALED, .q_scale = true),
+    ROW("gemma-embedding", post_norms, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
+        .q_scale = true, .output = OUT_EMBEDDINGS),
     ROW("gemma2", post_norms, RMS, .input = IN_SCALED, .q_scale = true, .output = OUT_SOFTCAP),
     ROW("gemma3", post_norms, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .q_scale = true, .output = OUT_SOFTCAP_KEY),

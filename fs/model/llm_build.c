@@ -169,6 +169,14 @@ void ggfs_llm_inputs(builder *b, uint32_t ctx)
         b->base.kq_mask = ggfs_new(g, GT_F16, b->n_tokens, b->n_tokens, 1, 1);
         b->base.k_rot = b->base.v_rot = GGFS_NO_TENSOR;
         ggfs_set_input(g, b->base.kq_mask);
+        // and a second for the sliding layers, where the model has any
+        b->swa.kq_mask = GGFS_NO_TENSOR;
+        for (uint32_t il = 0; il < b->m->n_layer && b->swa.kq_mask == GGFS_NO_TENSOR; il++) {
+            if (b->m->rules->layer[il].sliding) {
+                b->swa.kq_mask = ggfs_new(g, GT_F16, b->n_tokens, b->n_tokens, 1, 1);
+                ggfs_set_input(g, b->swa.kq_mask);
+            }
+        }
     } else {
         cache_inputs_new(b, &b->base, (int64_t)m.context, GGFS_LAYER_FULL);
     }
@@ -352,7 +360,7 @@ static uint32_t heads_flat(builder *b, uint32_t cur)
 
 /* build_attn without a cache: Q, K and V expanded in that order, K and V
  * cast to f16 for flash attention. */
-static uint32_t attn_no_cache(builder *b, qkv x, uint32_t sinks)
+static uint32_t attn_no_cache(builder *b, uint32_t il, qkv x, uint32_t sinks)
 {
     ggfs_cgraph *g = b->g;
     ggfs_expand(g, x.q);
@@ -363,14 +371,15 @@ static uint32_t attn_no_cache(builder *b, qkv x, uint32_t sinks)
     uint32_t v = ggfs_permute(g, x.v, 0, 2, 1, 3);
     k = ggfs_cast(g, k, GT_F16);
     v = ggfs_cast(g, v, GT_F16);
-    return ggfs_flash_attn_ext(g, q, k, v, b->base.kq_mask, sinks);
+    const uint32_t mask = b->m->rules->layer[il].sliding ? b->swa.kq_mask : b->base.kq_mask;
+    return ggfs_flash_attn_ext(g, q, k, v, mask, sinks);
 }
 
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b)
 {
     ggfs_cgraph *g = b->g;
     if (b->no_cache) {
-        const uint32_t cur = heads_flat(b, attn_no_cache(b, x, ggfs_llm_wt(b, il, LW_ATTN_SINKS)));
+        const uint32_t cur = heads_flat(b, attn_no_cache(b, il, x, ggfs_llm_wt(b, il, LW_ATTN_SINKS)));
         return wo == GGFS_NO_TENSOR ? cur : ggfs_llm_bias(b, ggfs_mul_mat(g, wo, cur), wo_b);
     }
     const ggfs_layer_memory *l = &b->m->rules->layer[il];
