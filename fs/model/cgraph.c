@@ -388,6 +388,13 @@ uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b)
     return with_op(g, t, GOP_CONCAT, a, b, GGFS_NO_TENSOR);
 }
 
+uint32_t ggfs_add_id(ggfs_cgraph *g, uint32_t a, uint32_t b, uint32_t ids)
+{
+    if (bad(g, a) || bad(g, b) || bad(g, ids))
+        return GGFS_NO_TENSOR;
+    return with_op(g, dup_tensor(g, a), GOP_ADD_ID, a, b, ids);
+}
+
 uint32_t ggfs_repeat_4d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3)
 {
     if (bad(g, a))

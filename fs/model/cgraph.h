@@ -47,6 +47,7 @@ typedef enum ggfs_op {
     GOP_SSM_CONV,
     GOP_SSM_SCAN,
     GOP_REPEAT,
+    GOP_ADD_ID,
     GOP_COUNT
 } ggfs_op;
 
@@ -134,6 +135,8 @@ uint32_t ggfs_ssm_conv(ggfs_cgraph *g, uint32_t sx, uint32_t c);
 uint32_t ggfs_ssm_scan(ggfs_cgraph *g, const uint32_t src[7]);
 /* ggml_concat along dimension 0. */
 uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b);
+/* ggml_add_id: a plus the rows of b that ids choose. */
+uint32_t ggfs_add_id(ggfs_cgraph *g, uint32_t a, uint32_t b, uint32_t ids);
 /* ggml_repeat_4d: a repeated to the shape given. */
 uint32_t ggfs_repeat_4d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
 /* ggml_cont_2d: a's elements, contiguous, as [ne0, ne1]. */

@@ -88,6 +88,7 @@ typedef enum gating_kind {
     GATE_SIGMOID,
     GATE_KEY,         // expert_gating_func: 2 sigmoid, else softmax
     GATE_KEY_SIGMOID, // the same, sigmoid when not given
+    GATE_SOFTMAX_WEIGHT, // the logits chosen from, the chosen ones' softmax their weights (gpt-oss)
 } gating_kind;
 typedef enum choice { NO, YES, BY_KEY } choice;
 
@@ -454,6 +455,7 @@ static const arch_graph arches[] = {
     ROW("glm4", post_norms_layer_named, RMS, .ffn = FFN_FUSED_GLU, .mrope = BY_KEY),
     ROW("glm4moe", pre_norm_post_named, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES, .mrope = BY_KEY),
+    ROW("gpt-oss", pre_norm_post_named, RMS, .gating = GATE_SOFTMAX_WEIGHT),
     ROW("gpt2", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("gptneox", parallel_own_norm, LN, .sequential = pre_norm, .ffn = FFN_ACT),
     ROW("granite", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
@@ -667,7 +669,9 @@ static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
     ggfs_cgraph *g = b->g;
     const uint32_t in =
         ggfs_llm_has(b, il, LW_FFN_LATENT_DOWN) ? ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_LATENT_DOWN), cur) : cur;
-    const uint32_t out = experts_by(b, il, in, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), cur));
+    const uint32_t logits = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), cur),
+                                          ggfs_llm_wt(b, il, LW_FFN_GATE_INP_B));
+    const uint32_t out = experts_by(b, il, in, logits);
     return ggfs_llm_has(b, il, LW_FFN_LATENT_UP) ? ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_LATENT_UP), out) : out;
 }
 
@@ -677,6 +681,14 @@ static uint32_t activation(builder *b, uint32_t x)
 {
     const uint32_t act = ggfs_unary_op(b->g, GOP_UNARY, x);
     return b->row->ffn == FFN_RELU_SQR ? ggfs_unary_op(b->g, GOP_SQR, act) : act;
+}
+
+/* The chosen experts' weights w times x, plus their bias wb where the
+ * model has one. */
+static uint32_t expert_mm(builder *b, uint32_t il, ggfs_lw w, ggfs_lw wb, uint32_t x, uint32_t selected)
+{
+    const uint32_t y = ggfs_mul_mat_id(b->g, ggfs_llm_wt(b, il, w), x, selected);
+    return ggfs_llm_has(b, il, wb) ? ggfs_add_id(b->g, y, ggfs_llm_wt(b, il, wb), selected) : y;
 }
 
 /* The same, by the router's logits given. */
@@ -690,8 +702,9 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
     const int64_t d = g->t[cur].ne[0], t = g->t[cur].ne[1], e = m->n_expert, k = m->n_expert_used;
     const bool sigmoid = r->gating == GATE_SIGMOID || (r->gating == GATE_KEY && m->gating == 2) ||
                          (r->gating == GATE_KEY_SIGMOID && (m->gating == 2 || m->gating == 0));
-    const uint32_t probs =
-        sigmoid ? ggfs_unary_op(g, GOP_UNARY, logits) : ggfs_soft_max_ext(g, logits, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+    const uint32_t probs = r->gating == GATE_SOFTMAX_WEIGHT ? logits
+                           : sigmoid ? ggfs_unary_op(g, GOP_UNARY, logits)
+                                     : ggfs_soft_max_ext(g, logits, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
     // (llama4: chosen by the logits)
     uint32_t choose = r->llama4 ? logits : probs;
     if (ggfs_llm_has(b, il, LW_EXP_PROBS_B))
@@ -705,6 +718,10 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
     const uint64_t nb_sel[4] = {st->nb[0], st->nb[1], st->nb[2], st->nb[3]};
     const uint32_t selected = ggfs_view_nd(g, sorted, ne_sel, nb_sel, 0);
     uint32_t weights = ggfs_get_rows(g, ggfs_reshape(g, probs, 1, e, t, 1), selected);
+    if (r->gating == GATE_SOFTMAX_WEIGHT) {
+        const uint32_t w2 = ggfs_soft_max_ext(g, ggfs_reshape(g, weights, k, t, 1, 1), GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+        weights = ggfs_reshape(g, w2, 1, k, t, 1);
+    }
     if (r->norm_w == YES || (r->norm_w == BY_KEY && m->norm_w)) {
         const uint32_t w2 = ggfs_reshape(g, weights, k, t, 1, 1);
         const uint32_t sum = ggfs_unary_op(g, GOP_CLAMP, ggfs_sum_rows(g, w2));
@@ -730,14 +747,13 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
         const uint32_t up = ggfs_view_nd(g, gu, ne_half, nb_half, ggfs_row_size(GT_F32, ne_half[0]));
         act = ggfs_binary_op(g, GOP_GLU, gate, up);
     } else {
-        const uint32_t up = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_UP_EXPS), rows, selected);
+        const uint32_t up = expert_mm(b, il, LW_FFN_UP_EXPS, LW_FFN_UP_EXPS_B, rows, selected);
         // (without gates: silu of up)
         act = ggfs_llm_has(b, il, LW_FFN_GATE_EXPS)
-                  ? ggfs_binary_op(g, GOP_GLU, ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_GATE_EXPS), rows, selected),
-                                   up)
+                  ? ggfs_binary_op(g, GOP_GLU, expert_mm(b, il, LW_FFN_GATE_EXPS, LW_FFN_GATE_EXPS_B, rows, selected), up)
                   : activation(b, up);
     }
-    uint32_t out = ggfs_mul_mat_id(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_EXPS), act, selected);
+    uint32_t out = expert_mm(b, il, LW_FFN_DOWN_EXPS, LW_FFN_DOWN_EXPS_B, act, selected);
     if (!r->llama4)
         out = ggfs_binary_op(g, GOP_MUL, out, weights);
     ggfs_expand(g, out);

@@ -82,6 +82,10 @@ typedef enum ggfs_lw {
     LW_FFN_DOWN_S,
     LW_ATTN_GATE,       // the attention's output gate, from the layer's normed input
     LW_ATTN_SINKS,      // the attention's sinks
+    LW_FFN_GATE_INP_B,  // the router's bias, and the experts' (gpt-oss)
+    LW_FFN_GATE_EXPS_B,
+    LW_FFN_UP_EXPS_B,
+    LW_FFN_DOWN_EXPS_B,
     LW_COUNT
 } ggfs_lw;
 
