@@ -100,13 +100,18 @@ typedef enum output_kind {
     OUT_SOFTCAP_KEY, // the same when the keys give final_logit_softcapping
     OUT_SCALE_ALWAYS,
     OUT_EMBD_NORM, // the output's norm is token_embd_norm (lfm2's)
-    OUT_ROWS_AFTER_NORM, // the output rows taken after the output's norm, not in the last layer (nemotron_h)
     OUT_EMBEDDINGS, // the normed embeddings, no logits (embedding models)
     OUT_BY_EMBD,    // the logits by the token embeddings themselves, on the host (bitnet)
     OUT_SCALE_SOFTCAP, // scaled, then capped unless the keys give the cap as 0 (muse-glimmer)
-    OUT_ROWS_BEFORE_NORM, // the output rows taken before the output's norm, not in the last layer (step35)
     OUT_UNPADDED,   // no graph where the output has fewer rows than the vocabulary (qwen3tts' codec head)
 } output_kind;
+
+/* Where the output rows are taken. */
+typedef enum rows_kind {
+    ROWS_LAST_LAYER,  // in the last layer (the program's S_LAST_ROWS)
+    ROWS_BEFORE_NORM, // at the output, before its norm (step35)
+    ROWS_AFTER_NORM,  // at the output, after its norm (nemotron_h)
+} rows_kind;
 
 struct arch_graph {
     const char *arch;
@@ -122,6 +127,7 @@ struct arch_graph {
     bool q_scale;    // Q scaled after RoPE (the attention's scale then 1)
     uint8_t ffn;     // ffn_kind, of the layers without experts
     uint8_t output;  // output_kind
+    uint8_t rows;    // rows_kind
     uint8_t gating;  // gating_kind of the layers with experts (ffn_gate_inp)
     uint8_t norm_w;  // choice: the chosen experts' weights normalized
     uint8_t w_scale; // choice: scaled (by expert_weights_scale, unless 0 or 1)
@@ -131,6 +137,7 @@ struct arch_graph {
     bool mla;        // multi-head latent attention (deepseek2's)
     bool qkv_heads_first; // a fused projection cut into heads before Q, K and V are taken (openelm)
     bool cacheless;  // attention over the ubatch alone, whatever cache llama.cpp makes (llama-embed)
+    bool moe_scaled; // a layer's experts and shared expert summed, then scaled (cohere2moe)
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
@@ -429,6 +436,8 @@ static const arch_graph arches[] = {
     ROW("codeshell", pre_norm, LN, .ffn = FFN_ACT),
     ROW("cogvlm", pre_norm_all_rows, RMS),
     ROW("cohere2", parallel_ffn_inp, LN, .rope = ROPE_SWA_ONLY, .output = OUT_SCALE),
+    ROW("cohere2moe", parallel_ffn_inp, RMS, .output = OUT_SCALE, .rows = ROWS_AFTER_NORM,
+        .gating = GATE_KEY, .norm_w = BY_KEY, .w_scale = YES, .moe_scaled = true),
     ROW("command-r", parallel_ffn_inp, LN, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER, .output = OUT_SCALE),
     ROW("dbrx", pre_norm_out_named, LN, .norm_w = YES),
     ROW("deci", pre_norm, RMS, .factors = true),
@@ -470,7 +479,7 @@ static const arch_graph arches[] = {
     ROW("hunyuan-moe", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("hunyuan_vl", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .mrope = BY_KEY),
     ROW("hy_v3", pre_norm_all_rows, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY_SIGMOID,
-        .norm_w = BY_KEY, .w_scale = YES, .output = OUT_ROWS_AFTER_NORM),
+        .norm_w = BY_KEY, .w_scale = YES, .rows = ROWS_AFTER_NORM),
     ROW("internlm2", pre_norm, RMS),
     ROW("jais", pre_norm, LN, .rope = ROPE_NONE),
     ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
@@ -496,8 +505,8 @@ static const arch_graph arches[] = {
     ROW("muse-glimmer", sandwich_unnamed, RMS, .input = IN_RMS_NORMED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .rope = ROPE_SWA_ONLY, .output = OUT_SCALE_SOFTCAP),
     ROW("nemotron", pre_norm, LN, .ffn = FFN_RELU_SQR),
-    ROW("nemotron_h", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .output = OUT_ROWS_AFTER_NORM),
-    ROW("nemotron_h_moe", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .output = OUT_ROWS_AFTER_NORM,
+    ROW("nemotron_h", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .rows = ROWS_AFTER_NORM),
+    ROW("nemotron_h_moe", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .rows = ROWS_AFTER_NORM,
         .gating = GATE_SIGMOID, .norm_w = BY_KEY, .w_scale = YES),
     ROW("olmo", pre_norm, LN),
     ROW("olmo2", post_norms_only, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
@@ -532,7 +541,7 @@ static const arch_graph arches[] = {
     ROW("starcoder", pre_norm, LN, .input = IN_POSITIONS, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("starcoder2", pre_norm, LN, .ffn = FFN_ACT),
     ROW("step35", pre_norm_all_rows, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true,
-        .factors_not_swa = true, .output = OUT_ROWS_BEFORE_NORM, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY,
+        .factors_not_swa = true, .rows = ROWS_BEFORE_NORM, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY,
         .w_scale = YES),
     ROW("xverse", pre_norm, RMS),
 };
@@ -810,8 +819,10 @@ static uint32_t dense(builder *b, uint32_t il, uint32_t cur);
  * layer with a router, the experts instead. */
 static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
 {
-    if (ggfs_llm_has(b, il, LW_FFN_GATE_INP))
-        return shared_expert(b, il, cur, experts(b, il, cur));
+    if (ggfs_llm_has(b, il, LW_FFN_GATE_INP)) {
+        const uint32_t out = shared_expert(b, il, cur, experts(b, il, cur));
+        return b->row->moe_scaled ? ggfs_unary_op(b->g, GOP_SCALE, out) : out;
+    }
     return dense(b, il, cur);
 }
 
@@ -877,7 +888,7 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
             reg[s->dst] = attention(b, il, reg[s->a]);
             break;
         case S_LAST_ROWS:
-            for (int k = 0; last && k < 3; k++) {
+            for (int k = 0; last && b->row->rows == ROWS_LAST_LAYER && k < 3; k++) {
                 // (a, b, c: in that order)
                 const uint8_t r = k == 0 ? s->a : k == 1 ? s->b : s->c;
                 if (r != R_NONE)
@@ -958,7 +969,7 @@ static void output(builder *b, uint32_t cur)
         g->failed = true;
         return;
     }
-    if (b->row->output == OUT_ROWS_BEFORE_NORM)
+    if (b->row->rows == ROWS_BEFORE_NORM)
         cur = ggfs_get_rows(g, cur, b->out_ids);
     const ggfs_llm_weight *norm = b->row->output == OUT_EMBD_NORM ? &m->tok_embd_norm : &m->output_norm;
     cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, norm, home), ggfs_llm_held(b, &m->output_norm_b, home),
@@ -968,7 +979,7 @@ static void output(builder *b, uint32_t cur)
         ggfs_expand(g, cur);
         return;
     }
-    if (b->row->output == OUT_ROWS_AFTER_NORM)
+    if (b->row->rows == ROWS_AFTER_NORM)
         cur = ggfs_get_rows(g, cur, b->out_ids);
     // without output.weight, a copy of the token embeddings on the output's device
     if (b->row->output == OUT_BY_EMBD)
