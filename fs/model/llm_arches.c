@@ -104,6 +104,7 @@ typedef enum output_kind {
     OUT_BY_EMBD,    // the logits by the token embeddings themselves, on the host (bitnet)
     OUT_SCALE_SOFTCAP, // scaled, then capped unless the keys give the cap as 0 (muse-glimmer)
     OUT_UNPADDED,   // no graph where the output has fewer rows than the vocabulary (qwen3tts' codec head)
+    OUT_SCALED_NORM, // the output's norm scaled before the logits (minicpm3)
 } output_kind;
 
 /* Where the output rows are taken. */
@@ -138,6 +139,7 @@ struct arch_graph {
     bool qkv_heads_first; // a fused projection cut into heads before Q, K and V are taken (openelm)
     bool cacheless;  // attention over the ubatch alone, whatever cache llama.cpp makes (llama-embed)
     bool moe_scaled; // a layer's experts and shared expert summed, then scaled (cohere2moe)
+    bool latent_kv;  // Q, K and V from latents, decompressed (minicpm3)
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
@@ -499,6 +501,8 @@ static const arch_graph arches[] = {
     ROW("mimo2", pre_norm, RMS, .gating = GATE_SIGMOID, .norm_w = YES),
     ROW("minicpm", pre_norm_scaled, RMS, .input = IN_SCALED, .factors = true, .output = OUT_SCALE_ALWAYS,
         .res_scale = YES),
+    ROW("minicpm3", pre_norm_scaled, RMS, .input = IN_SCALED, .output = OUT_SCALED_NORM, .res_scale = YES,
+        .latent_kv = true),
     ROW("minimax-m2", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = YES),
     ROW("mistral3", pre_norm, RMS, .factors = true),
     ROW("mpt", pre_norm, LN, .input = IN_POSITIONS_IF_ANY, .rope = ROPE_NONE, .ffn = FFN_ACT),
@@ -613,6 +617,8 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
     const arch_graph *r = b->row;
     if (r->mla)
         return ggfs_llm_attn_mla(b, il, cur);
+    if (r->latent_kv)
+        return ggfs_llm_attn(b, il, ggfs_llm_qkv_latent(b, il, cur), ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
     // a recurrent layer's mixer in its place (hybrid models)
     if (ggfs_llm_has(b, il, LW_SSM_IN))
         return ggfs_llm_mamba2(b, il, cur);
@@ -982,6 +988,8 @@ static void output(builder *b, uint32_t cur)
     if (b->row->rows == ROWS_AFTER_NORM)
         cur = ggfs_get_rows(g, cur, b->out_ids);
     // without output.weight, a copy of the token embeddings on the output's device
+    if (b->row->output == OUT_SCALED_NORM)
+        cur = ggfs_unary_op(g, GOP_SCALE, cur);
     if (b->row->output == OUT_BY_EMBD)
         cur = ggfs_mul_mat(g, ggfs_llm_held(b, &m->tok_embd, HOME_HOST), cur);
     else

@@ -417,6 +417,46 @@ static uint32_t view3(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t 
     return ggfs_view_nd(b->g, a, ne, nb, offset);
 }
 
+qkv ggfs_llm_qkv_latent(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const qkv none = {GGFS_NO_TENSOR, GGFS_NO_TENSOR, GGFS_NO_TENSOR};
+    const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    const ggfs_llm_weight *kv_a = ggfs_llm_layer_weight(b->m, il, LW_WKV_A_MQA),
+                          *kv_b = ggfs_llm_layer_weight(b->m, il, LW_WKV_B);
+    if (!heads_fit(b, il))
+        return none;
+    // the shapes, from the weights: R the latent, P the rotated part, N the rest of K's head
+    const int64_t t = b->n_tokens, h = l->n_head, kh = l->head_k, vh = l->head_v, r = kv_b->ne[0],
+                  p = kv_a->ne[1] - r, n = kh - p;
+    if (kv_a->bytes == 0 || kv_b->bytes == 0 || p <= 0 || n < 0 || kv_b->ne[1] != h * (n + vh)) {
+        g->failed = true;
+        return none;
+    }
+    uint32_t q = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ_A), cur);
+    q = ggfs_llm_norm(b, q, ggfs_llm_wt(b, il, LW_Q_A_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    q = ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ_B), q), kh, h, t, 1);
+    const uint32_t kvp = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WKV_A_MQA), cur);
+    if (failed(b, q) || failed(b, kvp))
+        return none;
+    const uint64_t kv_row = g->t[kvp].nb[1];
+    const int64_t ne_c[4] = {r, t, 1, 1};
+    const uint64_t nb_c[4] = {4, kv_row, kv_row * (uint64_t)t, kv_row * (uint64_t)t};
+    uint32_t kvc = ggfs_view_nd(g, kvp, ne_c, nb_c, 0);
+    const uint32_t k_pe = view3(b, kvp, p, 1, t, kv_row, kv_row, ggfs_row_size(GT_F32, r));
+    kvc = ggfs_llm_norm(b, kvc, ggfs_llm_wt(b, il, LW_KV_A_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    const uint32_t kv = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WKV_B), kvc);
+    if (failed(b, kv))
+        return none;
+    const uint64_t head_row = ggfs_row_size(GT_F32, n + vh), all_rows = ggfs_row_size(GT_F32, (n + vh) * h);
+    const uint32_t k_nope = view3(b, kv, n, h, t, head_row, all_rows, 0);
+    const uint32_t v = ggfs_unary_op(g, GOP_CONT, view3(b, kv, vh, h, t, head_row, all_rows, ggfs_row_size(GT_F32, n)));
+    q = ggfs_rope(g, q, b->inp_pos, GGFS_NO_TENSOR);
+    const uint32_t k_rot = ggfs_rope(g, k_pe, b->inp_pos, GGFS_NO_TENSOR);
+    const uint32_t k = ggfs_concat0(g, k_nope, ggfs_repeat_4d(g, k_rot, p, h, t, 1));
+    return (qkv){q, k, v};
+}
+
 uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;

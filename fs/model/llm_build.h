@@ -86,6 +86,7 @@ typedef enum ggfs_lw {
     LW_FFN_GATE_EXPS_B,
     LW_FFN_UP_EXPS_B,
     LW_FFN_DOWN_EXPS_B,
+    LW_WKV_B,           // a latent's K and V for every head, decompressed (minicpm3)
     LW_COUNT
 } ggfs_lw;
 
@@ -182,6 +183,10 @@ uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur);
 /* Multi-head latent attention (deepseek2's, absorbed) from the normed
  * input cur: its K-only cache, attention per head over the latent. */
 uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur);
+/* minicpm3's Q, K and V from latents, decompressed per head (no
+ * absorption, an ordinary cache): the rotated part of K shared by the
+ * heads. */
+qkv ggfs_llm_qkv_latent(builder *b, uint32_t il, uint32_t cur);
 uint32_t ggfs_llm_rope_factors(builder *b, uint32_t il);
 
 /* The graph of b->m's architecture, built into b->g. */

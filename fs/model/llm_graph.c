@@ -53,6 +53,7 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_ATTN_GATE] = "attn_gate.weight",        [LW_ATTN_SINKS] = "attn_sinks.weight",
     [LW_FFN_GATE_INP_B] = "ffn_gate_inp.bias",  [LW_FFN_GATE_EXPS_B] = "ffn_gate_exps.bias",
     [LW_FFN_UP_EXPS_B] = "ffn_up_exps.bias",    [LW_FFN_DOWN_EXPS_B] = "ffn_down_exps.bias",
+    [LW_WKV_B] = "attn_kv_b.weight",
 };
 
 /* ---- reading the model ---- */
