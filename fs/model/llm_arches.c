@@ -41,6 +41,7 @@ typedef enum step_op {
                  // recurrent mixer (nemotron_h)
     S_ROUTE,     // dst = the router's logits over a (ffn_gate_inp)
     S_ROUTED,    // dst = the experts over a, by the logits in b
+    S_PER_LAYER, // dst = a plus the layer's gated per-layer input where it has one, times its output scale
 } step_op;
 
 typedef struct step {
@@ -105,6 +106,7 @@ typedef enum output_kind {
     OUT_SCALE_SOFTCAP, // scaled, then capped unless the keys give the cap as 0 (muse-glimmer)
     OUT_UNPADDED,   // no graph where the output has fewer rows than the vocabulary (qwen3tts' codec head)
     OUT_SCALED_NORM, // the output's norm scaled before the logits (minicpm3)
+    OUT_SOFTCAP_UNLESS_OFF, // capped unless the keys give the cap as 0 (gemma4)
 } output_kind;
 
 /* Where the output rows are taken. */
@@ -140,6 +142,7 @@ struct arch_graph {
     bool cacheless;  // attention over the ubatch alone, whatever cache llama.cpp makes (llama-embed)
     bool moe_scaled; // a layer's experts and shared expert summed, then scaled (cohere2moe)
     bool latent_kv;  // Q, K and V from latents, decompressed (minicpm3)
+    bool gemma4;     // gemma4's attention: V is K's where the layer has no V, normed without a weight
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
@@ -405,6 +408,22 @@ static const step sandwich_unnamed[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* gemma4: post_norms, the output rows taken at the output, the
+ * per-layer input added last. */
+static const step post_norms_per_layer[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_CUR, 0, 0, LW_ATTN_POST_NORM, NO_W},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_NORM_OUT, R_CUR, R_CUR, 0, 0, LW_FFN_POST_NORM, NO_W},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_PER_LAYER, R_INP, R_INP, 0, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -463,6 +482,8 @@ static const arch_graph arches[] = {
     ROW("gemma2", post_norms, RMS, .input = IN_SCALED, .q_scale = true, .output = OUT_SOFTCAP),
     ROW("gemma3", post_norms, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .q_scale = true, .output = OUT_SOFTCAP_KEY),
+    ROW("gemma4", post_norms_per_layer, RMS, .input = IN_SCALED, .qk_type = NORM_RMS, .factors = true,
+        .factors_not_swa = true, .output = OUT_SOFTCAP_UNLESS_OFF, .rows = ROWS_AFTER_NORM, .gemma4 = true),
     ROW("glm4", post_norms_layer_named, RMS, .ffn = FFN_FUSED_GLU, .mrope = BY_KEY),
     ROW("glm4moe", pre_norm_post_named, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES, .mrope = BY_KEY),
@@ -612,6 +633,22 @@ static uint32_t gated(builder *b, uint32_t il, uint32_t attn, uint32_t x)
     return ggfs_reshape(g, heads, head * l->n_head, t, 1, 1);
 }
 
+/* gemma4's: Q and K normed and rotated, V (K's where the layer has no V)
+ * normed without a weight. A layer reading another's cache (its KV
+ * shared) is not modelled: the graph fails. */
+static uint32_t gemma4_attention(builder *b, uint32_t il, uint32_t cur)
+{
+    if (b->m->rules->layer[il].cache == GGFS_LAYER_NO_KV) {
+        b->g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    qkv x = ggfs_llm_heads(b, il, ggfs_llm_qkv(b, il, cur, false));
+    x.q = rope(b, il, qk_norm(b, il, x.q, LW_Q_NORM));
+    x.k = rope(b, il, qk_norm(b, il, x.k, LW_K_NORM));
+    x.v = ggfs_unary_op(b->g, GOP_RMS_NORM, x.v);
+    return ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
+}
+
 static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
 {
     const arch_graph *r = b->row;
@@ -619,6 +656,8 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
         return ggfs_llm_attn_mla(b, il, cur);
     if (r->latent_kv)
         return ggfs_llm_attn(b, il, ggfs_llm_qkv_latent(b, il, cur), ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
+    if (r->gemma4)
+        return gemma4_attention(b, il, cur);
     // a recurrent layer's mixer in its place (hybrid models)
     if (ggfs_llm_has(b, il, LW_SSM_IN))
         return ggfs_llm_mamba2(b, il, cur);
@@ -826,6 +865,11 @@ static uint32_t dense(builder *b, uint32_t il, uint32_t cur);
 static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
 {
     if (ggfs_llm_has(b, il, LW_FFN_GATE_INP)) {
+        // (gemma4's layers with experts, a dense block beside them, are not modelled)
+        if (b->row->gemma4) {
+            b->g->failed = true;
+            return GGFS_NO_TENSOR;
+        }
         const uint32_t out = shared_expert(b, il, cur, experts(b, il, cur));
         return b->row->moe_scaled ? ggfs_unary_op(b->g, GOP_SCALE, out) : out;
     }
@@ -867,6 +911,57 @@ static uint32_t dense(builder *b, uint32_t il, uint32_t cur)
         return cur;
     cur = ggfs_llm_mm(b, il, LW_FFN_DOWN, LW_FFN_DOWN_S, cur);
     return ggfs_llm_bias(b, cur, bias(b, il, LW_FFN_DOWN_B));
+}
+
+/* gemma4: the layer's slice of the per-layer inputs, gated by cur, projected and normed, added to cur; then
+ * the layer's output scale. */
+static uint32_t per_layer(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    if (ggfs_llm_has(b, il, LW_PL_INP_GATE)) {
+        if (b->per_layer == GGFS_NO_TENSOR || cur == GGFS_NO_TENSOR) {
+            g->failed = true;
+            return GGFS_NO_TENSOR;
+        }
+        const ggfs_gt *p = &g->t[b->per_layer];
+        const int64_t w = p->ne[0], t = p->ne[1];
+        const int64_t ne[4] = {w, t, 1, 1};
+        const uint64_t nb[4] = {4, p->nb[1], p->nb[1] * (uint64_t)t, p->nb[1] * (uint64_t)t};
+        const uint32_t slice = ggfs_view_nd(g, b->per_layer, ne, nb, (uint64_t)il * p->nb[2]);
+        uint32_t gate = ggfs_unary_op(g, GOP_UNARY, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_PL_INP_GATE), cur));
+        gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_PL_PROJ), ggfs_binary_op(g, GOP_MUL, gate, slice));
+        gate = ggfs_llm_norm(b, gate, ggfs_llm_wt(b, il, LW_PL_POST_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+        cur = ggfs_binary_op(g, GOP_ADD, cur, gate);
+    }
+    if (ggfs_llm_has(b, il, LW_OUT_SCALE))
+        cur = ggfs_binary_op(g, GOP_MUL, cur, ggfs_llm_wt(b, il, LW_OUT_SCALE));
+    return cur;
+}
+
+/* gemma4's per-layer inputs: each token's rows of per_layer_token_embd,
+ * beside the embeddings projected per layer and normed; their sum, as
+ * [width, tokens, layers]. */
+static void per_layer_inputs(builder *b, uint32_t embd)
+{
+    const ggfs_llm_model *m = b->m;
+    ggfs_cgraph *g = b->g;
+    b->per_layer = GGFS_NO_TENSOR;
+    if (m->per_layer_tok_embd.bytes == 0)
+        return;
+    const int64_t n = m->n_layer, w = n ? m->per_layer_tok_embd.ne[0] / n : 0, t = b->n_tokens;
+    const ggfs_home first = b->i_gpu_start == 0 ? HOME_GPU : HOME_HOST;
+    const uint32_t tokens = ggfs_new(g, GT_I32, t, 1, 1, 1);
+    ggfs_set_input(g, tokens);
+    uint32_t pl = ggfs_get_rows(g, ggfs_llm_held(b, &m->per_layer_tok_embd, HOME_HOST), tokens);
+    pl = ggfs_unary_op(g, GOP_SCALE, ggfs_reshape(g, pl, w, n, t, 1));
+    ggfs_expand(g, pl);
+    uint32_t proj = ggfs_unary_op(g, GOP_SCALE, ggfs_mul_mat(g, ggfs_llm_held(b, &m->per_layer_proj, first), embd));
+    proj = ggfs_llm_norm(b, ggfs_reshape(g, proj, w, n, t, 1), ggfs_llm_held(b, &m->per_layer_proj_norm, first),
+                         GGFS_NO_TENSOR, NORM_RMS, -1);
+    pl = ggfs_unary_op(g, GOP_SCALE, ggfs_binary_op(g, GOP_ADD, proj, pl));
+    b->per_layer = ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, pl, 0, 2, 1, 3));
+    if (b->per_layer == GGFS_NO_TENSOR)
+        g->failed = true;
 }
 
 static uint32_t layer_weight_or_none(builder *b, uint32_t il, uint8_t kind)
@@ -930,6 +1025,9 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
                                               layer_weight_or_none(b, il, s->wb), b->row->norm, (int)il)
                               : reg[s->b];
             break;
+        case S_PER_LAYER:
+            reg[s->dst] = per_layer(b, il, reg[s->a]);
+            break;
         case S_RES_SCALE:
             if (b->row->res_scale == YES || (b->row->res_scale == BY_KEY && b->m->residual_scale))
                 reg[s->dst] = ggfs_unary_op(g, GOP_SCALE, reg[s->a]);
@@ -957,6 +1055,8 @@ static uint32_t input(builder *b, uint32_t ctx)
         cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, &m->tok_embd_norm, first),
                             ggfs_llm_held(b, &m->tok_embd_norm_b, first), NORM_LAYER, -1);
     ggfs_llm_inputs(b, ctx);
+    if (b->row->gemma4)
+        per_layer_inputs(b, cur);
     if (b->row->llama4) {
         b->attn_scale = ggfs_new(g, GT_F32, 1, 1, b->n_tokens, 1);
         ggfs_set_input(g, b->attn_scale);
@@ -1004,7 +1104,9 @@ static void output(builder *b, uint32_t cur)
             cur = ggfs_unary_op(g, GOP_SCALE, cur);
         break;
     case OUT_SCALE_SOFTCAP:
-        cur = ggfs_unary_op(g, GOP_SCALE, cur);
+    case OUT_SOFTCAP_UNLESS_OFF:
+        if (b->row->output == OUT_SCALE_SOFTCAP)
+            cur = ggfs_unary_op(g, GOP_SCALE, cur);
         if (!m->softcap_off)
             cur = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, ggfs_unary_op(g, GOP_SCALE, cur)));
         break;
@@ -1025,6 +1127,8 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->mrope = b->row->mrope == YES || (b->row->mrope == BY_KEY && b->m->rope_sections);
     b->qkv_heads_first = b->row->qkv_heads_first;
     b->cacheless = b->row->cacheless;
+    b->v_from_k = b->row->gemma4;
+    b->per_layer = GGFS_NO_TENSOR;
     uint32_t reg[R_COUNT];
     for (int i = 0; i < R_COUNT; i++)
         reg[i] = GGFS_NO_TENSOR;

@@ -232,7 +232,7 @@ static uint32_t view_n(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t
 /* build_qkv's clamp of each projection where the keys give clamp_kqv. */
 static uint32_t clamped(builder *b, uint32_t x)
 {
-    return b->m->clamp_kqv ? ggfs_unary_op(b->g, GOP_CLAMP, x) : x;
+    return b->m->clamp_kqv && !b->v_from_k ? ggfs_unary_op(b->g, GOP_CLAMP, x) : x;
 }
 
 /* build_qkv: separate or fused projections, their biases, as heads or
@@ -289,7 +289,9 @@ qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape)
     }
     r.q = clamped(b, ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_WQ, LW_WQ_S, cur), ggfs_llm_wt(b, il, LW_BQ)));
     r.k = clamped(b, ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_WK, LW_WK_S, cur), ggfs_llm_wt(b, il, LW_BK)));
-    r.v = clamped(b, ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_WV, LW_WV_S, cur), ggfs_llm_wt(b, il, LW_BV)));
+    r.v = b->v_from_k && !ggfs_llm_has(b, il, LW_WV)
+              ? r.k
+              : clamped(b, ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_WV, LW_WV_S, cur), ggfs_llm_wt(b, il, LW_BV)));
     return reshape ? ggfs_llm_heads(b, il, r) : r;
 }
 

@@ -87,6 +87,10 @@ typedef enum ggfs_lw {
     LW_FFN_UP_EXPS_B,
     LW_FFN_DOWN_EXPS_B,
     LW_WKV_B,           // a latent's K and V for every head, decompressed (minicpm3)
+    LW_PL_INP_GATE,     // the per-layer input's gate, projection and norm (gemma4)
+    LW_PL_PROJ,
+    LW_PL_POST_NORM,
+    LW_OUT_SCALE,       // the layer's output scale
     LW_COUNT
 } ggfs_lw;
 
@@ -109,6 +113,7 @@ struct ggfs_llm_model {
     bool *unroped;           // n_layer: the layers attention.rope_pattern gives 0
     ggfs_llm_weight tok_embd, tok_embd_norm, tok_embd_norm_b, pos_embd, output_norm, output_norm_b, output,
         output_b, rope_freqs;
+    ggfs_llm_weight per_layer_tok_embd, per_layer_proj, per_layer_proj_norm; // gemma4's per-layer inputs
     bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)
     bool logit_scale;  // the keys give ARCH.logit_scale
     bool softcap;      // the keys give ARCH.final_logit_softcapping
@@ -143,6 +148,8 @@ typedef struct builder {
     bool cacheless;    // the architecture's attention reads no cache, even where llama.cpp makes one
     bool no_cache;     // no KV cache (diffusion and encoder models): attention over the ubatch
     bool qkv_heads_first; // a fused projection cut into heads before Q, K and V are taken (openelm)
+    bool v_from_k;     // without a V projection, V is K's, and none clamped (gemma4)
+    uint32_t per_layer; // gemma4's per-layer inputs [width, tokens, layers], or none
     uint32_t inp_pos, out_ids;
     uint32_t attn_scale; // llama4's temperature of the layers without RoPE, per token
     cache_inputs base, swa;

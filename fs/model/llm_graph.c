@@ -54,6 +54,8 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_FFN_GATE_INP_B] = "ffn_gate_inp.bias",  [LW_FFN_GATE_EXPS_B] = "ffn_gate_exps.bias",
     [LW_FFN_UP_EXPS_B] = "ffn_up_exps.bias",    [LW_FFN_DOWN_EXPS_B] = "ffn_down_exps.bias",
     [LW_WKV_B] = "attn_kv_b.weight",
+    [LW_PL_INP_GATE] = "inp_gate.weight",       [LW_PL_PROJ] = "proj.weight",
+    [LW_PL_POST_NORM] = "post_norm.weight",     [LW_OUT_SCALE] = "layer_output_scale.weight",
 };
 
 /* ---- reading the model ---- */
@@ -121,6 +123,9 @@ static void set_named(ggfs_llm_model *m, const ggp_tensor *t)
         {"output.weight", offsetof(ggfs_llm_model, output)},
         {"output.bias", offsetof(ggfs_llm_model, output_b)},
         {"rope_freqs.weight", offsetof(ggfs_llm_model, rope_freqs)},
+        {"per_layer_token_embd.weight", offsetof(ggfs_llm_model, per_layer_tok_embd)},
+        {"per_layer_model_proj.weight", offsetof(ggfs_llm_model, per_layer_proj)},
+        {"per_layer_proj_norm.weight", offsetof(ggfs_llm_model, per_layer_proj_norm)},
     };
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
         if (name_is(t->name, named[i].name))
