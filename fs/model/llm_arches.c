@@ -57,6 +57,7 @@ typedef enum input_kind {
     IN_POSITIONS_IF_ANY, // plus the learned positions' embeddings where the model has them (mpt)
     IN_SCALED_BY_KEY,    // scaled where the keys give embedding_scale (granite)
     IN_RMS_NORMED,       // normed without a weight (muse-glimmer)
+    IN_BERT,             // plus the first token type's row and the positions' embeddings, then normed as layer 0's
 } input_kind;
 
 typedef enum qk_norm_kind {
@@ -107,6 +108,7 @@ typedef enum output_kind {
     OUT_UNPADDED,   // no graph where the output has fewer rows than the vocabulary (qwen3tts' codec head)
     OUT_SCALED_NORM, // the output's norm scaled before the logits (minicpm3)
     OUT_SOFTCAP_UNLESS_OFF, // capped unless the keys give the cap as 0 (gemma4)
+    OUT_LAST_LAYER, // the last layer's output itself, no norm, no logits (bert)
 } output_kind;
 
 /* Where the output rows are taken. */
@@ -143,6 +145,7 @@ struct arch_graph {
     bool moe_scaled; // a layer's experts and shared expert summed, then scaled (cohere2moe)
     bool latent_kv;  // Q, K and V from latents, decompressed (minicpm3)
     bool gemma4;     // gemma4's attention: V is K's where the layer has no V, normed without a weight
+    bool unclamped;  // Q, K and V not clamped whatever clamp_kqv says (its loader reads no such key)
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
@@ -424,6 +427,32 @@ static const step post_norms_per_layer[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* bert: attention on the layer's input, then norms after each sum. */
+static const step post_norm_sums[] = {
+    {S_ATTN, R_CUR, R_INP, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_INP, R_NONE, 0, 0},
+    {S_ADD, R_CUR, R_CUR, R_INP, 0, 0, 0},
+    {S_NORM, R_FIN, R_CUR, 0, 0, LW_ATTN_OUT_NORM, LW_ATTN_OUT_NORM_B},
+    {S_FFN, R_CUR, R_FIN, 0, 0, 0, 0},
+    {S_ADD, R_CUR, R_CUR, R_FIN, 0, 0, 0},
+    {S_NORM, R_INP, R_CUR, 0, 0, LW_LAYER_OUT_NORM, LW_LAYER_OUT_NORM_B},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* modern-bert: pre_norm, the attention's norm only in the layers that
+ * have one. */
+static const step pre_norm_where_any[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM_OR, R_CUR, R_INP, R_INP, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -451,6 +480,8 @@ static const arch_graph arches[] = {
     ROW("bailingmoe", pre_norm, RMS, .norm_w = BY_KEY, .w_scale = YES),
     ROW("bailingmoe2", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY,
         .norm_w = BY_KEY, .w_scale = YES),
+    ROW("bert", post_norm_sums, LN, .input = IN_BERT, .rope = ROPE_NONE, .ffn = FFN_ACT, .output = OUT_LAST_LAYER,
+        .unclamped = true),
     ROW("bitnet", pre_norm, RMS, .output = OUT_BY_EMBD),
     ROW("bloom", pre_norm, LN, .input = IN_NORMED, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("chatglm", pre_norm, RMS, .ffn = FFN_FUSED_GLU),
@@ -470,6 +501,7 @@ static const arch_graph arches[] = {
     ROW("dream", pre_norm, RMS),
     ROW("ernie4_5", pre_norm, RMS),
     ROW("ernie4_5-moe", pre_norm, RMS, .norm_w = YES),
+    ROW("eurobert", pre_norm, RMS, .output = OUT_EMBEDDINGS, .unclamped = true),
     ROW("exaone", pre_norm, RMS),
     ROW("exaone-moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY,
         .factors = true, .gating = GATE_KEY, .norm_w = BY_KEY, .w_scale = YES),
@@ -483,7 +515,8 @@ static const arch_graph arches[] = {
     ROW("gemma3", post_norms, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .q_scale = true, .output = OUT_SOFTCAP_KEY),
     ROW("gemma4", post_norms_per_layer, RMS, .input = IN_SCALED, .qk_type = NORM_RMS, .factors = true,
-        .factors_not_swa = true, .output = OUT_SOFTCAP_UNLESS_OFF, .rows = ROWS_AFTER_NORM, .gemma4 = true),
+        .factors_not_swa = true, .output = OUT_SOFTCAP_UNLESS_OFF, .rows = ROWS_AFTER_NORM, .gemma4 = true,
+        .unclamped = true),
     ROW("glm4", post_norms_layer_named, RMS, .ffn = FFN_FUSED_GLU, .mrope = BY_KEY),
     ROW("glm4moe", pre_norm_post_named, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES, .mrope = BY_KEY),
@@ -506,6 +539,8 @@ static const arch_graph arches[] = {
     ROW("internlm2", pre_norm, RMS),
     ROW("jais", pre_norm, LN, .rope = ROPE_NONE),
     ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
+    ROW("jina-bert-v2", post_norm_sums, LN, .input = IN_BERT, .rope = ROPE_NONE, .ffn = FFN_ACT, .output = OUT_LAST_LAYER, .unclamped = true),
+    ROW("jina-bert-v3", post_norm_sums, LN, .input = IN_BERT, .ffn = FFN_ACT, .output = OUT_LAST_LAYER, .unclamped = true),
     ROW("laguna", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY_SIGMOID,
         .norm_w = BY_KEY, .w_scale = YES),
     ROW("lfm2", pre_norm_residual_before, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .output = OUT_EMBD_NORM),
@@ -526,6 +561,8 @@ static const arch_graph arches[] = {
         .latent_kv = true),
     ROW("minimax-m2", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = YES),
     ROW("mistral3", pre_norm, RMS, .factors = true),
+    ROW("modern-bert", pre_norm_where_any, LN, .input = IN_NORMED, .ffn = FFN_FUSED_GLU, .output = OUT_EMBEDDINGS,
+        .unclamped = true),
     ROW("mpt", pre_norm, LN, .input = IN_POSITIONS_IF_ANY, .rope = ROPE_NONE, .ffn = FFN_ACT),
     ROW("muse-glimmer", sandwich_unnamed, RMS, .input = IN_RMS_NORMED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .rope = ROPE_SWA_ONLY, .output = OUT_SCALE_SOFTCAP),
@@ -533,6 +570,9 @@ static const arch_graph arches[] = {
     ROW("nemotron_h", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .rows = ROWS_AFTER_NORM),
     ROW("nemotron_h_moe", one_mixer, RMS, .rope = ROPE_NONE, .ffn = FFN_RELU_SQR, .rows = ROWS_AFTER_NORM,
         .gating = GATE_SIGMOID, .norm_w = BY_KEY, .w_scale = YES),
+    ROW("neo-bert", pre_norm, RMS, .ffn = FFN_FUSED_GLU, .output = OUT_EMBEDDINGS, .unclamped = true),
+    ROW("nomic-bert", post_norm_sums, LN, .input = IN_BERT, .output = OUT_LAST_LAYER, .unclamped = true),
+    ROW("nomic-bert-moe", post_norm_sums, LN, .input = IN_BERT, .ffn = FFN_ACT, .output = OUT_LAST_LAYER, .unclamped = true),
     ROW("olmo", pre_norm, LN),
     ROW("olmo2", post_norms_only, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
     ROW("olmoe", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
@@ -1049,6 +1089,12 @@ static uint32_t input(builder *b, uint32_t ctx)
         cur = ggfs_unary_op(g, GOP_SCALE, cur);
     if (b->row->input == IN_RMS_NORMED)
         cur = ggfs_unary_op(g, GOP_RMS_NORM, cur);
+    if (b->row->input == IN_BERT && m->token_types.bytes) {
+        const int64_t ne[4] = {m->token_types.ne[0], 1, 1, 1};
+        const uint64_t row = ggfs_row_size(GT_F32, ne[0]);
+        const uint64_t nb[4] = {4, row, row, row};
+        cur = ggfs_binary_op(g, GOP_ADD, cur, ggfs_view_nd(g, ggfs_llm_held(b, &m->token_types, HOME_HOST), ne, nb, 0));
+    }
     // (token_embd_norm is layer 0's)
     const ggfs_home first = b->i_gpu_start == 0 ? HOME_GPU : HOME_HOST;
     if (b->row->input == IN_NORMED)
@@ -1063,6 +1109,13 @@ static uint32_t input(builder *b, uint32_t ctx)
     }
     if (b->row->input == IN_POSITIONS || (b->row->input == IN_POSITIONS_IF_ANY && m->pos_embd.bytes > 0))
         cur = ggfs_binary_op(g, GOP_ADD, cur, ggfs_get_rows(g, ggfs_llm_held(b, &m->pos_embd, HOME_HOST), b->inp_pos));
+    if (b->row->input == IN_BERT) {
+        if (m->pos_embd.bytes)
+            cur = ggfs_binary_op(g, GOP_ADD, ggfs_get_rows(g, ggfs_llm_held(b, &m->pos_embd, HOME_HOST), b->inp_pos),
+                                 cur);
+        cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, &m->tok_embd_norm, first),
+                            ggfs_llm_held(b, &m->tok_embd_norm_b, first), NORM_LAYER, 0);
+    }
     return cur;
 }
 
@@ -1071,6 +1124,11 @@ static void output(builder *b, uint32_t cur)
     const ggfs_llm_model *m = b->m;
     ggfs_cgraph *g = b->g;
     const ggfs_home home = ggfs_llm_output_home(b);
+    if (b->row->output == OUT_LAST_LAYER) {
+        ggfs_set_output(g, cur);
+        ggfs_expand(g, cur);
+        return;
+    }
     if (b->row->output == OUT_UNPADDED && m->output.bytes && m->output.ne[1] != m->tok_embd.ne[1]) {
         g->failed = true;
         return;
@@ -1128,6 +1186,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->qkv_heads_first = b->row->qkv_heads_first;
     b->cacheless = b->row->cacheless;
     b->v_from_k = b->row->gemma4;
+    b->unclamped = b->row->unclamped;
     b->per_layer = GGFS_NO_TENSOR;
     uint32_t reg[R_COUNT];
     for (int i = 0; i < R_COUNT; i++)

@@ -232,7 +232,7 @@ static uint32_t view_n(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t
 /* build_qkv's clamp of each projection where the keys give clamp_kqv. */
 static uint32_t clamped(builder *b, uint32_t x)
 {
-    return b->m->clamp_kqv && !b->v_from_k ? ggfs_unary_op(b->g, GOP_CLAMP, x) : x;
+    return b->m->clamp_kqv && !b->unclamped ? ggfs_unary_op(b->g, GOP_CLAMP, x) : x;
 }
 
 /* build_qkv: separate or fused projections, their biases, as heads or

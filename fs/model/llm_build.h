@@ -91,6 +91,9 @@ typedef enum ggfs_lw {
     LW_PL_PROJ,
     LW_PL_POST_NORM,
     LW_OUT_SCALE,       // the layer's output scale
+    LW_ATTN_OUT_NORM_B, // bert's norms after the attention's sum and the layer's
+    LW_LAYER_OUT_NORM,
+    LW_LAYER_OUT_NORM_B,
     LW_COUNT
 } ggfs_lw;
 
@@ -114,6 +117,7 @@ struct ggfs_llm_model {
     ggfs_llm_weight tok_embd, tok_embd_norm, tok_embd_norm_b, pos_embd, output_norm, output_norm_b, output,
         output_b, rope_freqs;
     ggfs_llm_weight per_layer_tok_embd, per_layer_proj, per_layer_proj_norm; // gemma4's per-layer inputs
+    ggfs_llm_weight token_types; // bert's token types' embeddings
     bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)
     bool logit_scale;  // the keys give ARCH.logit_scale
     bool softcap;      // the keys give ARCH.final_logit_softcapping
@@ -148,7 +152,8 @@ typedef struct builder {
     bool cacheless;    // the architecture's attention reads no cache, even where llama.cpp makes one
     bool no_cache;     // no KV cache (diffusion and encoder models): attention over the ubatch
     bool qkv_heads_first; // a fused projection cut into heads before Q, K and V are taken (openelm)
-    bool v_from_k;     // without a V projection, V is K's, and none clamped (gemma4)
+    bool v_from_k;     // without a V projection, V is K's (gemma4)
+    bool unclamped;    // Q, K and V not clamped, whatever the keys say (the architecture reads no clamp_kqv)
     uint32_t per_layer; // gemma4's per-layer inputs [width, tokens, layers], or none
     uint32_t inp_pos, out_ids;
     uint32_t attn_scale; // llama4's temperature of the layers without RoPE, per token

@@ -56,6 +56,8 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_WKV_B] = "attn_kv_b.weight",
     [LW_PL_INP_GATE] = "inp_gate.weight",       [LW_PL_PROJ] = "proj.weight",
     [LW_PL_POST_NORM] = "post_norm.weight",     [LW_OUT_SCALE] = "layer_output_scale.weight",
+    [LW_ATTN_OUT_NORM_B] = "attn_output_norm.bias", [LW_LAYER_OUT_NORM] = "layer_output_norm.weight",
+    [LW_LAYER_OUT_NORM_B] = "layer_output_norm.bias",
 };
 
 /* ---- reading the model ---- */
@@ -119,11 +121,13 @@ static void set_named(ggfs_llm_model *m, const ggp_tensor *t)
         {"token_embd_norm.bias", offsetof(ggfs_llm_model, tok_embd_norm_b)},
         {"position_embd.weight", offsetof(ggfs_llm_model, pos_embd)},
         {"output_norm.weight", offsetof(ggfs_llm_model, output_norm)},
+        {"enc.output_norm.weight", offsetof(ggfs_llm_model, output_norm)}, // neo-bert's
         {"output_norm.bias", offsetof(ggfs_llm_model, output_norm_b)},
         {"output.weight", offsetof(ggfs_llm_model, output)},
         {"output.bias", offsetof(ggfs_llm_model, output_b)},
         {"rope_freqs.weight", offsetof(ggfs_llm_model, rope_freqs)},
         {"per_layer_token_embd.weight", offsetof(ggfs_llm_model, per_layer_tok_embd)},
+        {"token_types.weight", offsetof(ggfs_llm_model, token_types)},
         {"per_layer_model_proj.weight", offsetof(ggfs_llm_model, per_layer_proj)},
         {"per_layer_proj_norm.weight", offsetof(ggfs_llm_model, per_layer_proj_norm)},
     };

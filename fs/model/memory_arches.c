@@ -45,7 +45,7 @@ static const ggfs_arch_rules arches[] = {
     // flash attention forced off: no quantized V cache
     {.name = "grok", .kv = GGFS_KV_PLAIN, .no_flash = true},
     // no cache
-    NONE("bert"), NONE("modern-bert"), NONE("nomic-bert"), NONE("nomic-bert-moe"), NONE("neo-bert"),
+    NONE("bert"), NONE("nomic-bert"), NONE("nomic-bert-moe"), NONE("neo-bert"),
     NONE("jina-bert-v2"), NONE("jina-bert-v3"), NONE("eurobert"),
     NONE("wavtokenizer-dec"), NONE("dream"), NONE("llada"), NONE("llada-moe"), NONE("rnd1"),
     // sliding windows
@@ -53,6 +53,8 @@ static const ggfs_arch_rules arches[] = {
     SWA("gemma3", GGFS_WIN_IF_GIVEN, 0, 6, false),
     // no cache, but its attention slides in the pattern's layers
     {.name = "gemma-embedding", .kv = GGFS_KV_NONE, .swa = GGFS_SWA_PATTERN, .window = GGFS_WIN_REQUIRED, .period = 6},
+    {.name = "modern-bert", .kv = GGFS_KV_NONE, .swa = GGFS_SWA_PATTERN, .window = GGFS_WIN_IF_GIVEN, .period = 3,
+     .dense_first = true},
     {.name = "gemma3n", .kv = GGFS_KV_PLAIN, .swa = GGFS_SWA_PATTERN, .window = GGFS_WIN_REQUIRED, .period = 5,
      .kv_from = GGFS_KV_FROM_20},
     {.name = "gemma4", .kv = GGFS_KV_PLAIN, .swa = GGFS_SWA_ARRAY, .window = GGFS_WIN_REQUIRED, .swa_heads = true,
