@@ -20,6 +20,7 @@ enum {
     R_FFN, // the feed-forward block's output, set aside
     R_FIN, // the feed-forward block's input
     R_PRB, // the experts' router's logits, made early (smallthinker)
+    R_SKP, // the model's normed input, skipping to every layer's output (talkie)
     R_COUNT,
     R_NONE = 0xff
 };
@@ -42,6 +43,7 @@ typedef enum step_op {
     S_ROUTE,     // dst = the router's logits over a (ffn_gate_inp)
     S_ROUTED,    // dst = the experts over a, by the logits in b
     S_PER_LAYER, // dst = a plus the layer's gated per-layer input where it has one, times its output scale
+    S_MUL_W,     // dst = a times the layer's weight w
 } step_op;
 
 typedef struct step {
@@ -146,6 +148,7 @@ struct arch_graph {
     bool latent_kv;  // Q, K and V from latents, decompressed (minicpm3)
     bool gemma4;     // gemma4's attention: V is K's where the layer has no V, normed without a weight
     bool unclamped;  // Q, K and V not clamped whatever clamp_kqv says (its loader reads no such key)
+    bool k_bare_norm; // K normed without a weight where the layer has none (talkie)
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
@@ -453,6 +456,22 @@ static const step pre_norm_where_any[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* talkie: pre_norm (norms without weights), the model's normed input
+ * scaled and added to every layer's output. */
+static const step pre_norm_skip[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_SKP, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_CUR, R_CUR, R_FIN, 0, 0, 0},
+    {S_MUL_W, R_ATT, R_SKP, 0, 0, LW_OUT_SCALE, NO_W},
+    {S_ADD, R_INP, R_CUR, R_ATT, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -608,6 +627,8 @@ static const arch_graph arches[] = {
     ROW("step35", pre_norm_all_rows, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true,
         .factors_not_swa = true, .rows = ROWS_BEFORE_NORM, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY,
         .w_scale = YES),
+    ROW("talkie", pre_norm_skip, RMS, .input = IN_RMS_NORMED, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS,
+        .output = OUT_SCALE_ALWAYS, .k_bare_norm = true),
     ROW("xverse", pre_norm, RMS),
 };
 
@@ -731,7 +752,8 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
         x.k = rope(b, il, x.k);
         if (r->qk_norm == QK_AFTER_ROPE) {
             x.q = qk_norm(b, il, x.q, LW_Q_NORM);
-            x.k = qk_norm(b, il, x.k, LW_K_NORM);
+            x.k = r->k_bare_norm && !ggfs_llm_has(b, il, LW_K_NORM) ? ggfs_unary_op(b->g, GOP_RMS_NORM, x.k)
+                                                                     : qk_norm(b, il, x.k, LW_K_NORM);
         }
     }
     if (r->q_scale)
@@ -1068,6 +1090,9 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
         case S_PER_LAYER:
             reg[s->dst] = per_layer(b, il, reg[s->a]);
             break;
+        case S_MUL_W:
+            reg[s->dst] = ggfs_binary_op(g, GOP_MUL, reg[s->a], ggfs_llm_wt(b, il, (ggfs_lw)s->w));
+            break;
         case S_RES_SCALE:
             if (b->row->res_scale == YES || (b->row->res_scale == BY_KEY && b->m->residual_scale))
                 reg[s->dst] = ggfs_unary_op(g, GOP_SCALE, reg[s->a]);
@@ -1192,6 +1217,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     for (int i = 0; i < R_COUNT; i++)
         reg[i] = GGFS_NO_TENSOR;
     reg[R_INP] = input(b, ctx);
+    reg[R_SKP] = reg[R_INP];
     for (uint32_t il = 0; il < b->m->n_trunk && !b->g->failed; il++)
         run_layer(b, il, reg);
     output(b, reg[R_INP]);
