@@ -3,7 +3,8 @@
 (fs/model/llm_arches.c): tiny models with every weight their graph
 needs, written with ggml's own writer as the memory suite's models are
 (tests/bats/make_memory_models.py), so that the fuzzer starts from a
-dense layer, experts, sliding windows and latent attention. Each is a
+dense layer, experts, sliding windows, latent attention, per-layer
+inputs, biased experts and sinks, an encoder and experts weighted first. Each is a
 few tens of kilobytes.
 
 usage: make_graph_seeds.py LIBGGML_BASE OUTDIR
@@ -83,12 +84,98 @@ def deepseek2(g):  # latent attention, a dense layer then experts
     return w
 
 
+def gemma4(g):  # per-layer inputs, V from K, a sliding and a full layer
+    w = m.Writer(g, "gemma4")
+    per_layer = 4
+    vocab = m.common(w, EMBD, 2, FF, 2, 1, output=False)
+    w.u32s({"attention.key_length": HEAD, "attention.value_length": HEAD, "attention.key_length_swa": HEAD,
+            "attention.value_length_swa": HEAD, "attention.sliding_window": 64,
+            "embedding_length_per_layer_input": per_layer})
+    w.i32s("attention.sliding_window_pattern", [1, 0])
+    w.tensor("per_layer_token_embd.weight", per_layer * 2, vocab)
+    w.tensor("per_layer_model_proj.weight", EMBD, per_layer * 2)
+    w.tensor("per_layer_proj_norm.weight", per_layer)
+    w.tensor("rope_freqs.weight", HEAD // 2)
+    for i in range(2):
+        w.tensor(f"blk.{i}.attn_norm.weight", EMBD)
+        w.tensor(f"blk.{i}.attn_q.weight", EMBD, 2 * HEAD)
+        w.tensor(f"blk.{i}.attn_k.weight", EMBD, HEAD)
+        w.tensor(f"blk.{i}.attn_output.weight", 2 * HEAD, EMBD)
+        w.tensor(f"blk.{i}.attn_q_norm.weight", HEAD)
+        w.tensor(f"blk.{i}.attn_k_norm.weight", HEAD)
+        w.tensor(f"blk.{i}.post_attention_norm.weight", EMBD)
+        m.ffn(w, i, EMBD, FF)
+        w.tensor(f"blk.{i}.post_ffw_norm.weight", EMBD)
+        w.tensor(f"blk.{i}.inp_gate.weight", EMBD, per_layer)
+        w.tensor(f"blk.{i}.proj.weight", per_layer, EMBD)
+        w.tensor(f"blk.{i}.post_norm.weight", EMBD)
+    return w
+
+
+def gpt_oss(g):  # biases of the router and the experts, sinks, every other layer sliding
+    w = m.Writer(g, "gpt-oss")
+    m.common(w, EMBD, 2, FF, 2, 1)
+    w.u32s({"attention.key_length": HEAD, "attention.value_length": HEAD, "attention.sliding_window": 64,
+            "expert_count": 4, "expert_used_count": 2, "expert_feed_forward_length": 8})
+    for i in range(2):
+        m.attention(w, i, EMBD, 2 * HEAD, HEAD, HEAD)
+        w.tensor(f"blk.{i}.attn_output.bias", EMBD)
+        w.tensor(f"blk.{i}.attn_sinks.weight", 2)
+        w.tensor(f"blk.{i}.post_attention_norm.weight", EMBD)
+        m.experts(w, i, EMBD, 8, 4)
+        w.tensor(f"blk.{i}.ffn_gate_inp.bias", 4)
+        for kind in ("gate", "up"):
+            w.tensor(f"blk.{i}.ffn_{kind}_exps.bias", 8, 4)
+        w.tensor(f"blk.{i}.ffn_down_exps.bias", EMBD, 4)
+    return w
+
+
+def bert(g):  # an encoder: no cache, positions and token types, norms after each sum
+    w = m.Writer(g, "bert")
+    m.common(w, EMBD, 2, FF, 2, 2, output=False)
+    w.tensor("position_embd.weight", EMBD, 64)
+    w.tensor("token_types.weight", EMBD, 2)
+    w.tensor("token_embd_norm.weight", EMBD)
+    w.tensor("token_embd_norm.bias", EMBD)
+    for i in range(2):
+        for kind in ("q", "k", "v"):
+            w.tensor(f"blk.{i}.attn_{kind}.weight", EMBD, EMBD)
+            w.tensor(f"blk.{i}.attn_{kind}.bias", EMBD)
+        w.tensor(f"blk.{i}.attn_output.weight", EMBD, EMBD)
+        w.tensor(f"blk.{i}.attn_output_norm.weight", EMBD)
+        w.tensor(f"blk.{i}.attn_output_norm.bias", EMBD)
+        w.tensor(f"blk.{i}.ffn_up.weight", EMBD, FF)
+        w.tensor(f"blk.{i}.ffn_down.weight", FF, EMBD)
+        w.tensor(f"blk.{i}.layer_output_norm.weight", EMBD)
+        w.tensor(f"blk.{i}.layer_output_norm.bias", EMBD)
+    return w
+
+
+def llama4(g):  # a dense layer, then experts weighted before them beside a shared one
+    w = m.Writer(g, "llama4")
+    m.common(w, EMBD, 2, FF, 2, 1)
+    w.u32s({"attention.key_length": HEAD, "attention.value_length": HEAD, "rope.dimension_count": HEAD,
+            "interleave_moe_layer_step": 2, "expert_count": 4, "expert_used_count": 1,
+            "expert_feed_forward_length": 8})
+    for i in range(2):
+        m.attention(w, i, EMBD, 2 * HEAD, HEAD, HEAD)
+        if i == 0:
+            m.ffn(w, i, EMBD, FF)
+        else:
+            w.tensor(f"blk.{i}.ffn_norm.weight", EMBD)
+            m.experts(w, i, EMBD, 8, 4)
+            for kind in ("gate", "up"):
+                w.tensor(f"blk.{i}.ffn_{kind}_shexp.weight", EMBD, 8)
+            w.tensor(f"blk.{i}.ffn_down_shexp.weight", 8, EMBD)
+    return w
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     g = m.load(sys.argv[1])
-    for family in (llama, qwen3moe, gemma2, deepseek2):
-        family(g).write(os.path.join(sys.argv[2], "graph-" + family.__name__))
+    for family in (llama, qwen3moe, gemma2, deepseek2, gemma4, gpt_oss, bert, llama4):
+        family(g).write(os.path.join(sys.argv[2], "graph-" + family.__name__.replace("_", "-")))
 
 
 if __name__ == "__main__":
