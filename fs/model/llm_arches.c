@@ -44,6 +44,7 @@ typedef enum step_op {
     S_ROUTED,    // dst = the experts over a, by the logits in b
     S_PER_LAYER, // dst = a plus the layer's gated per-layer input where it has one, times its output scale
     S_MUL_W,     // dst = a times the layer's weight w
+    S_NORM_EITHER, // dst = the row's norm of a, with the layer's weight w where it has one, else with wb
 } step_op;
 
 typedef struct step {
@@ -111,6 +112,7 @@ typedef enum output_kind {
     OUT_SCALED_NORM, // the output's norm scaled before the logits (minicpm3)
     OUT_SOFTCAP_UNLESS_OFF, // capped unless the keys give the cap as 0 (gemma4)
     OUT_LAST_LAYER, // the last layer's output itself, no norm, no logits (bert)
+    OUT_SCALE_CAP_BY_KEY, // scaled, then capped where the keys give a cap not 0 (grok)
 } output_kind;
 
 /* Where the output rows are taken. */
@@ -149,6 +151,7 @@ struct arch_graph {
     bool gemma4;     // gemma4's attention: V is K's where the layer has no V, normed without a weight
     bool unclamped;  // Q, K and V not clamped whatever clamp_kqv says (its loader reads no such key)
     bool k_bare_norm; // K normed without a weight where the layer has none (talkie)
+    bool grok;       // grok's: no flash attention, its scores capped; a dense block beside the experts
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
@@ -472,6 +475,22 @@ static const step pre_norm_skip[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* grok: pre_norm, each block's output normed before its sum (the
+ * layer's output norm, or else its post-ffn norm). */
+static const step pre_post_norm[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_NORM, R_CUR, R_CUR, 0, 0, LW_ATTN_OUT_NORM, NO_W},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_NORM_EITHER, R_CUR, R_CUR, 0, 0, LW_LAYER_OUT_NORM, LW_FFN_POST_NORM},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* exaone4, olmo2: the norms after the blocks only. */
 static const step post_norms_only[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -550,6 +569,8 @@ static const arch_graph arches[] = {
         .res_scale = BY_KEY, .norm_w = YES),
     ROW("granitemoe", pre_norm_scaled, RMS, .input = IN_SCALED_BY_KEY, .factors = true, .output = OUT_SCALE_ALWAYS,
         .res_scale = BY_KEY, .norm_w = YES, .w_scale = YES),
+    ROW("grok", pre_post_norm, RMS, .input = IN_SCALED, .ffn = FFN_GATED, .output = OUT_SCALE_CAP_BY_KEY, .norm_w = YES,
+        .grok = true),
     ROW("hunyuan-dense", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
     ROW("hunyuan-moe", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("hunyuan_vl", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .mrope = BY_KEY),
@@ -932,7 +953,10 @@ static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
             b->g->failed = true;
             return GGFS_NO_TENSOR;
         }
-        const uint32_t out = shared_expert(b, il, cur, experts(b, il, cur));
+        uint32_t out = shared_expert(b, il, cur, experts(b, il, cur));
+        // grok: a dense block beside them where the layer has one, the sum scaled
+        if (b->row->grok && ggfs_llm_has(b, il, LW_FFN_UP))
+            out = ggfs_unary_op(b->g, GOP_SCALE, ggfs_binary_op(b->g, GOP_ADD, dense(b, il, cur), out));
         return b->row->moe_scaled ? ggfs_unary_op(b->g, GOP_SCALE, out) : out;
     }
     return dense(b, il, cur);
@@ -1090,6 +1114,10 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
         case S_PER_LAYER:
             reg[s->dst] = per_layer(b, il, reg[s->a]);
             break;
+        case S_NORM_EITHER:
+            reg[s->dst] = ggfs_llm_norm(b, reg[s->a], ggfs_llm_wt(b, il, ggfs_llm_has(b, il, s->w) ? s->w : s->wb),
+                                        GGFS_NO_TENSOR, b->row->norm, (int)il);
+            break;
         case S_MUL_W:
             reg[s->dst] = ggfs_binary_op(g, GOP_MUL, reg[s->a], ggfs_llm_wt(b, il, (ggfs_lw)s->w));
             break;
@@ -1188,9 +1216,10 @@ static void output(builder *b, uint32_t cur)
         break;
     case OUT_SCALE_SOFTCAP:
     case OUT_SOFTCAP_UNLESS_OFF:
-        if (b->row->output == OUT_SCALE_SOFTCAP)
+    case OUT_SCALE_CAP_BY_KEY:
+        if (b->row->output != OUT_SOFTCAP_UNLESS_OFF)
             cur = ggfs_unary_op(g, GOP_SCALE, cur);
-        if (!m->softcap_off)
+        if (!m->softcap_off && (b->row->output != OUT_SCALE_CAP_BY_KEY || m->softcap))
             cur = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, ggfs_unary_op(g, GOP_SCALE, cur)));
         break;
     case OUT_SOFTCAP:
@@ -1212,6 +1241,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->cacheless = b->row->cacheless;
     b->v_from_k = b->row->gemma4;
     b->unclamped = b->row->unclamped;
+    b->no_flash = b->kq_capped = b->row->grok;
     b->per_layer = GGFS_NO_TENSOR;
     uint32_t reg[R_COUNT];
     for (int i = 0; i < R_COUNT; i++)

@@ -124,9 +124,15 @@ static void cache_inputs_new(builder *b, cache_inputs *c, int64_t n_kv, int laye
     ggfs_cgraph *g = b->g;
     c->n_kv = n_kv;
     c->k_idxs = ggfs_new(g, GT_I64, b->n_tokens, 1, 1, 1);
-    c->v_idxs = ggfs_new(g, GT_I64, b->n_tokens, 1, 1, 1);
-    // flash attention's mask is f16
-    c->kq_mask = ggfs_new(g, GT_F16, n_kv, b->n_tokens, 1, 1);
+    // (a transposed V cache takes each of its elements' rows: n_embd_v_gqa_max a token)
+    int64_t v_rows = 1;
+    for (uint32_t il = 0; b->no_flash && il < b->m->n_layer; il++) {
+        const ggfs_layer_memory *l = &b->m->rules->layer[il];
+        v_rows = (int64_t)l->head_v * l->n_head_kv > v_rows ? (int64_t)l->head_v * l->n_head_kv : v_rows;
+    }
+    c->v_idxs = ggfs_new(g, GT_I64, b->n_tokens * v_rows, 1, 1, 1);
+    // flash attention's mask is f16, the softmax's f32
+    c->kq_mask = ggfs_new(g, b->no_flash ? GT_F32 : GT_F16, n_kv, b->n_tokens, 1, 1);
     ggfs_set_input(g, c->k_idxs);
     ggfs_set_input(g, c->v_idxs);
     ggfs_set_input(g, c->kq_mask);
@@ -377,6 +383,41 @@ static uint32_t attn_no_cache(builder *b, uint32_t il, qkv x, uint32_t sinks)
     return ggfs_flash_attn_ext(g, q, k, v, mask, sinks);
 }
 
+/* build_attn without flash attention: V stored transposed (each element
+ * a row), the scores K.Q (capped where the row says), their softmax over
+ * the mask, V times them, the heads' rows made contiguous. */
+static uint32_t attn_scores(builder *b, uint32_t il, const cache_inputs *in, qkv x, uint32_t ck, uint32_t cv)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    const int64_t t = b->n_tokens, v_gqa = (int64_t)l->head_v * l->n_head_kv;
+    ggfs_expand(g, store(b, ck, x.k, in->k_idxs));
+    if (failed(b, cv) || failed(b, x.v))
+        return GGFS_NO_TENSOR;
+    // cpy_v: the cache and the new rows as columns of one element
+    const uint32_t v_col = ggfs_reshape(g, ggfs_reshape(g, x.v, v_gqa, t, 1, 1), 1, v_gqa * t, 1, 1);
+    const uint32_t cache_col = ggfs_reshape(g, cv, 1, ggfs_nelements(g, cv), 1, 1);
+    ggfs_expand(g, ggfs_set_rows(g, cache_col, v_col, in->v_idxs));
+    const uint32_t q = q_heads_first(b, x.q);
+    const uint32_t k = ggfs_permute(g, cache_heads(b, ck, in, l->head_k, l->n_head_kv), 0, 2, 1, 3);
+    uint32_t kq = ggfs_mul_mat(g, k, q);
+    if (b->kq_capped)
+        kq = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, ggfs_unary_op(g, GOP_SCALE, kq)));
+    kq = ggfs_soft_max_ext(g, kq, in->kq_mask, ggfs_llm_wt(b, il, LW_ATTN_SINKS));
+    // get_v, transposed: [cells, heads, head]
+    const ggfs_type type = b->cache_type;
+    const int64_t ne[4] = {in->n_kv, l->n_head_kv, l->head_v, 1};
+    const uint64_t nb[4] = {g->t[cv].nb[0], ggfs_row_size(type, in->n_kv * l->head_v), ggfs_row_size(type, in->n_kv),
+                            ggfs_row_size(type, in->n_kv * v_gqa)};
+    const uint32_t v = ggfs_permute(g, ggfs_view_nd(g, cv, ne, nb, 0), 0, 2, 1, 3);
+    const uint32_t kqv = ggfs_permute(g, ggfs_mul_mat(g, v, kq), 0, 2, 1, 3);
+    if (failed(b, kqv))
+        return GGFS_NO_TENSOR;
+    const uint32_t cur = ggfs_cont_2d(g, kqv, g->t[kqv].ne[0] * g->t[kqv].ne[1], t);
+    ggfs_expand(g, cur);
+    return cur;
+}
+
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b)
 {
     ggfs_cgraph *g = b->g;
@@ -397,6 +438,10 @@ uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_
     ggfs_expand(g, iswa ? x.v : x.k);
     const uint32_t ck = cache(b, il, in, (int64_t)l->head_k * l->n_head_kv);
     const uint32_t cv = cache(b, il, in, (int64_t)l->head_v * l->n_head_kv);
+    if (b->no_flash) {
+        const uint32_t cur = attn_scores(b, il, in, x, ck, cv);
+        return wo == GGFS_NO_TENSOR ? cur : ggfs_llm_bias(b, ggfs_mul_mat(g, wo, cur), wo_b);
+    }
     ggfs_expand(g, store(b, ck, x.k, in->k_idxs));
     ggfs_expand(g, store(b, cv, x.v, in->v_idxs));
     const uint32_t q = q_heads_first(b, x.q);

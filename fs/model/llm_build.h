@@ -154,6 +154,8 @@ typedef struct builder {
     bool qkv_heads_first; // a fused projection cut into heads before Q, K and V are taken (openelm)
     bool v_from_k;     // without a V projection, V is K's (gemma4)
     bool unclamped;    // Q, K and V not clamped, whatever the keys say (the architecture reads no clamp_kqv)
+    bool no_flash;     // flash attention off: V cached transposed, the scores made and softmaxed (grok)
+    bool kq_capped;    // the scores capped (scale, tanh, scale) before their softmax (grok)
     uint32_t per_layer; // gemma4's per-layer inputs [width, tokens, layers], or none
     uint32_t inp_pos, out_ids;
     uint32_t attn_scale; // llama4's temperature of the layers without RoPE, per token
