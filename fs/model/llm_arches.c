@@ -152,6 +152,7 @@ struct arch_graph {
     bool unclamped;  // Q, K and V not clamped whatever clamp_kqv says (its loader reads no such key)
     bool k_bare_norm; // K normed without a weight where the layer has none (talkie)
     bool grok;       // grok's: no flash attention, its scores capped; a dense block beside the experts
+    bool t5;         // T5's encoder: the scores biased by relative position buckets, no flash attention
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
@@ -648,6 +649,8 @@ static const arch_graph arches[] = {
     ROW("step35", pre_norm_all_rows, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true,
         .factors_not_swa = true, .rows = ROWS_BEFORE_NORM, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY,
         .w_scale = YES),
+    ROW("t5encoder", pre_norm, RMS, .rope = ROPE_NONE, .ffn = FFN_ACT, .output = OUT_EMBEDDINGS, .cacheless = true,
+        .t5 = true),
     ROW("talkie", pre_norm_skip, RMS, .input = IN_RMS_NORMED, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS,
         .output = OUT_SCALE_ALWAYS, .k_bare_norm = true),
     ROW("xverse", pre_norm, RMS),
@@ -731,6 +734,22 @@ static uint32_t gemma4_attention(builder *b, uint32_t il, uint32_t cur)
     return ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
 }
 
+/* T5's position bias: each head's bias for each pair of tokens' bucket
+ * (the layer's table, or layer 0's), as [tokens, tokens, heads]. */
+static uint32_t position_bias(builder *b, uint32_t il)
+{
+    ggfs_cgraph *g = b->g;
+    const int64_t t = b->n_tokens;
+    const uint32_t table = ggfs_llm_wt(b, ggfs_llm_has(b, il, LW_ATTN_REL_B) ? il : 0, LW_ATTN_REL_B);
+    const uint32_t bias = ggfs_get_rows(g, table, ggfs_reshape(g, b->pos_bucket, t * t, 1, 1, 1));
+    if (bias == GGFS_NO_TENSOR) {
+        g->failed = true;
+        return bias;
+    }
+    const uint32_t heads = ggfs_reshape(g, bias, g->t[bias].ne[0], t, t, 1);
+    return ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, heads, 2, 0, 1, 3));
+}
+
 static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
 {
     const arch_graph *r = b->row;
@@ -740,6 +759,10 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
         return ggfs_llm_attn(b, il, ggfs_llm_qkv_latent(b, il, cur), ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
     if (r->gemma4)
         return gemma4_attention(b, il, cur);
+    if (r->t5) {
+        b->kq_bias = position_bias(b, il);
+        return ggfs_llm_attn(b, il, ggfs_llm_qkv(b, il, cur, true), ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
+    }
     // a recurrent layer's mixer in its place (hybrid models)
     if (ggfs_llm_has(b, il, LW_SSM_IN))
         return ggfs_llm_mamba2(b, il, cur);
@@ -1156,6 +1179,10 @@ static uint32_t input(builder *b, uint32_t ctx)
     ggfs_llm_inputs(b, ctx);
     if (b->row->gemma4)
         per_layer_inputs(b, cur);
+    if (b->row->t5) {
+        b->pos_bucket = ggfs_new(g, GT_I32, b->n_tokens, b->n_tokens, 1, 1);
+        ggfs_set_input(g, b->pos_bucket);
+    }
     if (b->row->llama4) {
         b->attn_scale = ggfs_new(g, GT_F32, 1, 1, b->n_tokens, 1);
         ggfs_set_input(g, b->attn_scale);
@@ -1242,6 +1269,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->v_from_k = b->row->gemma4;
     b->unclamped = b->row->unclamped;
     b->no_flash = b->kq_capped = b->row->grok;
+    b->kq_bias = b->pos_bucket = GGFS_NO_TENSOR;
     b->per_layer = GGFS_NO_TENSOR;
     uint32_t reg[R_COUNT];
     for (int i = 0; i < R_COUNT; i++)

@@ -418,9 +418,36 @@ static uint32_t attn_scores(builder *b, uint32_t il, const cache_inputs *in, qkv
     return cur;
 }
 
+/* build_attn without a cache and without flash attention (T5's, whose
+ * scores take a bias): K.Q plus the bias, their softmax, V (transposed,
+ * contiguous) times them, the heads' rows made contiguous. */
+static uint32_t attn_no_cache_scores(builder *b, uint32_t il, qkv x)
+{
+    ggfs_cgraph *g = b->g;
+    ggfs_expand(g, x.q);
+    ggfs_expand(g, x.k);
+    ggfs_expand(g, x.v);
+    const uint32_t q = q_heads_first(b, x.q);
+    uint32_t kq = ggfs_mul_mat(g, ggfs_permute(g, x.k, 0, 2, 1, 3), q);
+    kq = ggfs_binary_op(g, GOP_ADD, kq, b->kq_bias);
+    const uint32_t mask = b->m->rules->layer[il].sliding ? b->swa.kq_mask : b->base.kq_mask;
+    kq = ggfs_soft_max_ext(g, kq, mask, ggfs_llm_wt(b, il, LW_ATTN_SINKS));
+    const uint32_t v = ggfs_unary_op(g, GOP_CONT, ggfs_transpose(g, ggfs_permute(g, x.v, 0, 2, 1, 3)));
+    const uint32_t kqv = ggfs_permute(g, ggfs_mul_mat(g, v, kq), 0, 2, 1, 3);
+    if (failed(b, kqv))
+        return GGFS_NO_TENSOR;
+    const uint32_t cur = ggfs_cont_2d(g, kqv, g->t[kqv].ne[0] * g->t[kqv].ne[1], b->n_tokens);
+    ggfs_expand(g, cur);
+    return cur;
+}
+
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b)
 {
     ggfs_cgraph *g = b->g;
+    if (b->no_cache && b->kq_bias != GGFS_NO_TENSOR) {
+        const uint32_t cur = attn_no_cache_scores(b, il, x);
+        return wo == GGFS_NO_TENSOR ? cur : ggfs_llm_bias(b, ggfs_mul_mat(g, wo, cur), wo_b);
+    }
     if (b->no_cache) {
         const uint32_t cur = heads_flat(b, attn_no_cache(b, il, x, ggfs_llm_wt(b, il, LW_ATTN_SINKS)));
         return wo == GGFS_NO_TENSOR ? cur : ggfs_llm_bias(b, ggfs_mul_mat(g, wo, cur), wo_b);

@@ -94,6 +94,7 @@ typedef enum ggfs_lw {
     LW_ATTN_OUT_NORM_B, // bert's norms after the attention's sum and the layer's
     LW_LAYER_OUT_NORM,
     LW_LAYER_OUT_NORM_B,
+    LW_ATTN_REL_B,      // T5's relative positions' bias per head (layer 0's where a layer has none)
     LW_COUNT
 } ggfs_lw;
 
@@ -156,6 +157,8 @@ typedef struct builder {
     bool unclamped;    // Q, K and V not clamped, whatever the keys say (the architecture reads no clamp_kqv)
     bool no_flash;     // flash attention off: V cached transposed, the scores made and softmaxed (grok)
     bool kq_capped;    // the scores capped (scale, tanh, scale) before their softmax (grok)
+    uint32_t pos_bucket; // T5's relative position buckets [tokens, tokens], or none
+    uint32_t kq_bias;    // the scores' bias in the layer being built (T5's), or none: no flash attention
     uint32_t per_layer; // gemma4's per-layer inputs [width, tokens, layers], or none
     uint32_t inp_pos, out_ids;
     uint32_t attn_scale; // llama4's temperature of the layers without RoPE, per token

@@ -58,6 +58,7 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_PL_POST_NORM] = "post_norm.weight",     [LW_OUT_SCALE] = "layer_output_scale.weight",
     [LW_ATTN_OUT_NORM_B] = "attn_output_norm.bias", [LW_LAYER_OUT_NORM] = "layer_output_norm.weight",
     [LW_LAYER_OUT_NORM_B] = "layer_output_norm.bias",
+    [LW_ATTN_REL_B] = "attn_rel_b.weight",
 };
 
 /* ---- reading the model ---- */
@@ -77,6 +78,11 @@ static void set_weight(ggfs_llm_weight *w, const ggp_tensor *t)
 /* blk.N.KIND: N and KIND's index, or false. */
 static bool layer_kind(ggp_str name, uint32_t n_layer, uint32_t *il, ggfs_lw *kind)
 {
+    // (an encoder's layers: T5's enc.blk.N)
+    if (name.len > 8 && memcmp(name.ptr, "enc.", 4) == 0) {
+        name.ptr += 4;
+        name.len -= 4;
+    }
     if (name.len < 5 || memcmp(name.ptr, "blk.", 4) != 0)
         return false;
     size_t i = 4;
@@ -98,7 +104,8 @@ static bool layer_kind(ggp_str name, uint32_t n_layer, uint32_t *il, ggfs_lw *ki
         const char *name;
         ggfs_lw kind;
     } bare[] = {{"post_attention_norm", LW_ATTN_POST_NORM}, {"post_ffw_norm", LW_FFN_POST_NORM},
-                {"exp_probs_b", LW_EXP_PROBS_B}, {"attn_sinks", LW_ATTN_SINKS}};
+                {"exp_probs_b", LW_EXP_PROBS_B}, {"attn_sinks", LW_ATTN_SINKS},
+                {"attn_o.weight", LW_WO}}; // (T5's)
     for (size_t k = 0; k < sizeof bare / sizeof bare[0]; k++) {
         if (name_is(rest, bare[k].name)) {
             *il = (uint32_t)n;
