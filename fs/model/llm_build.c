@@ -659,7 +659,7 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
                           *dt_b = ggfs_llm_layer_weight(m, il, LW_SSM_DT_B),
                           *norm = ggfs_llm_layer_weight(m, il, LW_SSM_NORM);
     const int64_t d_conv = conv1d->ne[0], cd = conv1d->ne[1], d_inner = out->ne[0], nh = dt_b->ne[0],
-                  ng = norm->bytes ? norm->ne[1] : 1, t = b->n_tokens;
+                  ng = norm->bytes ? norm->ne[1] : m->ssm_groups ? m->ssm_groups : 1, t = b->n_tokens;
     if (!conv1d->bytes || !out->bytes || !in->bytes || !dt_b->bytes || nh <= 0 || ng <= 0 || d_inner % nh ||
         (cd - d_inner) <= 0 || (cd - d_inner) % (2 * ng) || d_conv < 2 || d_conv > 64) {
         g->failed = true;

@@ -124,6 +124,7 @@ struct ggfs_llm_model {
     bool softcap;      // the keys give ARCH.final_logit_softcapping
     bool softcap_off;  // they give it as 0
     bool value_scale;  // ARCH.attention.value_scale given, not 0 or 1: the attention's output scaled
+    uint32_t ssm_groups; // ARCH.ssm.group_count (0: not given)
     bool embedding_scale, residual_scale; // the keys give ARCH.embedding_scale, ARCH.residual_scale (not 0)
     bool par_res;      // the keys give ARCH.use_parallel_residual true
     uint32_t n_expert, n_expert_used;

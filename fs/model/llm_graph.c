@@ -206,6 +206,8 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     m->logit_scale = arch_key(keys, arch, "logit_scale") != NULL;
     m->softcap = arch_key(keys, arch, "final_logit_softcapping") != NULL;
     m->softcap_off = m->softcap && float_key(keys, arch, "final_logit_softcapping") == 0;
+    const ggp_kv *groups = arch_key(keys, arch, "ssm.group_count");
+    m->ssm_groups = groups && groups->value.type == GGP_V_U32 ? (uint32_t)ggp_value_u64(keys, &groups->value) : 0;
     const double value_scale = float_key(keys, arch, "attention.value_scale");
     m->value_scale = value_scale != 0 && value_scale != 1;
     m->embedding_scale = float_key(keys, arch, "embedding_scale") != 0;
