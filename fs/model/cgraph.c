@@ -388,6 +388,21 @@ uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b)
     return with_op(g, t, GOP_CONCAT, a, b, GGFS_NO_TENSOR);
 }
 
+uint32_t ggfs_gated_delta_net(ggfs_cgraph *g, const uint32_t src[6])
+{
+    for (int i = 0; i < 6; i++) {
+        if (bad(g, src[i]))
+            return GGFS_NO_TENSOR;
+    }
+    // v: [head_v, heads, tokens]; one sequence
+    const int64_t *v = g->t[src[2]].ne;
+    const uint32_t t = ggfs_new(g, GT_F32, v[0] * v[1], v[2] + v[0], 1, 1);
+    if (t != GGFS_NO_TENSOR)
+        for (int i = 0; i < 6; i++)
+            g->t[t].src[i] = src[i];
+    return with_op(g, t, GOP_GATED_DELTA_NET, src[0], src[1], src[2]);
+}
+
 uint32_t ggfs_add_id(ggfs_cgraph *g, uint32_t a, uint32_t b, uint32_t ids)
 {
     if (bad(g, a) || bad(g, b) || bad(g, ids))

@@ -48,6 +48,7 @@ typedef enum ggfs_op {
     GOP_SSM_SCAN,
     GOP_REPEAT,
     GOP_ADD_ID,
+    GOP_GATED_DELTA_NET,
     GOP_COUNT
 } ggfs_op;
 
@@ -135,6 +136,9 @@ uint32_t ggfs_ssm_conv(ggfs_cgraph *g, uint32_t sx, uint32_t c);
 uint32_t ggfs_ssm_scan(ggfs_cgraph *g, const uint32_t src[7]);
 /* ggml_concat along dimension 0. */
 uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b);
+/* ggml_gated_delta_net over q, k, v, gate, beta and state (src[0..5]):
+ * each token's output, then the state kept, as [head_v * heads, tokens + head_v]. */
+uint32_t ggfs_gated_delta_net(ggfs_cgraph *g, const uint32_t src[6]);
 /* ggml_add_id: a plus the rows of b that ids choose. */
 uint32_t ggfs_add_id(ggfs_cgraph *g, uint32_t a, uint32_t b, uint32_t ids);
 /* ggml_repeat_4d: a repeated to the shape given. */

@@ -153,6 +153,7 @@ struct arch_graph {
     bool k_bare_norm; // K normed without a weight where the layer has none (talkie)
     bool grok;       // grok's: no flash attention, its scores capped; a dense block beside the experts
     bool t5;         // T5's encoder: the scores biased by relative position buckets, no flash attention
+    bool qwen35;     // qwen35's: gated delta net layers; attention gated by the second half of each Q head
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
@@ -633,6 +634,7 @@ static const arch_graph arches[] = {
     ROW("qwen2moe", pre_norm, RMS),
     ROW("qwen2vl", pre_norm, RMS, .mrope = YES),
     ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
+    ROW("qwen35", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .qwen35 = true),
     ROW("qwen3moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("qwen3tts", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES, .output = OUT_UNPADDED),
     ROW("qwen3vl", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES),
@@ -734,6 +736,34 @@ static uint32_t gemma4_attention(builder *b, uint32_t il, uint32_t cur)
     return ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
 }
 
+/* qwen35's attention: Q's projection twice as wide, each head's Q then
+ * its gate; Q and K normed and rotated; the heads' output times the
+ * gate's sigmoid, then projected. */
+static uint32_t q_gated_attention(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    const int64_t hd = l->head_k, n = l->n_head, t = b->n_tokens;
+    const uint32_t full = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQ), cur);
+    qkv x = {GGFS_NO_TENSOR, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WK), cur),
+             ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV), cur)};
+    if (full == GGFS_NO_TENSOR || g->t[full].ne[0] != 2 * hd * n) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    const int64_t ne[4] = {hd, n, t, 1};
+    const uint64_t nb[4] = {4, ggfs_row_size(GT_F32, 2 * hd), g->t[full].nb[1], g->t[full].nb[1] * (uint64_t)t};
+    x.q = ggfs_view_nd(g, full, ne, nb, 0);
+    const uint32_t gate = ggfs_cont_2d(g, ggfs_view_nd(g, full, ne, nb, ggfs_row_size(GT_F32, hd)), hd * n, t);
+    x.k = ggfs_reshape(g, x.k, hd, l->n_head_kv, t, 1);
+    x.v = ggfs_reshape(g, x.v, l->head_v, l->n_head_kv, t, 1);
+    x.q = rope(b, il, qk_norm(b, il, x.q, LW_Q_NORM));
+    x.k = rope(b, il, qk_norm(b, il, x.k, LW_K_NORM));
+    uint32_t out = ggfs_llm_attn(b, il, x, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+    out = ggfs_binary_op(g, GOP_MUL, out, ggfs_unary_op(g, GOP_UNARY, gate));
+    return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), out);
+}
+
 /* T5's position bias: each head's bias for each pair of tokens' bucket
  * (the layer's table, or layer 0's), as [tokens, tokens, heads]. */
 static uint32_t position_bias(builder *b, uint32_t il)
@@ -759,6 +789,8 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
         return ggfs_llm_attn(b, il, ggfs_llm_qkv_latent(b, il, cur), ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
     if (r->gemma4)
         return gemma4_attention(b, il, cur);
+    if (r->qwen35)
+        return ggfs_llm_has(b, il, LW_SSM_BETA) ? ggfs_llm_gated_delta_net(b, il, cur) : q_gated_attention(b, il, cur);
     if (r->t5) {
         b->kq_bias = position_bias(b, il);
         return ggfs_llm_attn(b, il, ggfs_llm_qkv(b, il, cur, true), ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);

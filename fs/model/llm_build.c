@@ -721,6 +721,75 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_OUT), y);
 }
 
+uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_llm_model *m = b->m;
+    // the shapes, from the weights: C the conv's channels (Q, K and V), H the heads (of V, and of Q and K
+    // alike: their repetition is not modelled), S the head of K
+    const ggfs_llm_weight *conv1d = ggfs_llm_layer_weight(m, il, LW_SSM_CONV1D),
+                          *out = ggfs_llm_layer_weight(m, il, LW_SSM_OUT),
+                          *dt_b = ggfs_llm_layer_weight(m, il, LW_SSM_DT_B);
+    const int64_t d_conv = conv1d->ne[0], c = conv1d->ne[1], d_inner = out->ne[0], h = dt_b->ne[0],
+                  t = b->n_tokens;
+    const int64_t hv = h > 0 ? d_inner / h : 0, hk = h > 0 ? (c - d_inner) / (2 * h) : 0;
+    if (!conv1d->bytes || !out->bytes || !dt_b->bytes || h <= 0 || hv <= 0 || hk <= 0 || d_inner % h ||
+        (c - d_inner) != 2 * h * hk || d_conv < 2 || d_conv > 64) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    const uint32_t r_l = state(b, il, (d_conv - 1) * c), s_l = state(b, il, hv * hv * h);
+    if (failed(b, r_l) || failed(b, s_l))
+        return GGFS_NO_TENSOR;
+    const uint32_t mixed = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQKV), cur);
+    const uint32_t z = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_ATTN_GATE), cur);
+    const uint32_t beta =
+        ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur), 1, h, t, 1));
+    uint32_t gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_ALPHA), cur);
+    gate = ggfs_binary_op(g, GOP_ADD, ggfs_reshape(g, gate, h, t, 1, 1), ggfs_llm_wt(b, il, LW_SSM_DT_B));
+    gate = ggfs_binary_op(g, GOP_MUL, ggfs_unary_op(g, GOP_UNARY, gate), ggfs_llm_wt(b, il, LW_SSM_A));
+    gate = ggfs_reshape(g, gate, 1, h, t, 1);
+    // the conv over the kept columns and the new ones
+    uint32_t conv = build_rs(b, r_l, (d_conv - 1) * c, NULL);
+    conv = ggfs_reshape(g, conv, d_conv - 1, c, 1, 1);
+    const uint32_t conv_x = ggfs_concat0(g, conv, ggfs_transpose(g, ggfs_reshape(g, mixed, c, t, 1, 1)));
+    if (conv_x == GGFS_NO_TENSOR)
+        return conv_x;
+    const uint64_t cn1 = g->t[conv_x].nb[1], cn2 = g->t[conv_x].nb[2];
+    const uint32_t last = view_n(b, conv_x, d_conv - 1, c, 1, 1, cn1, cn2, cn2, ggfs_row_size(GT_F32, t));
+    const uint64_t rn1 = g->t[r_l].nb[1];
+    ggfs_expand(g, ggfs_cpy(g, last, view_n(b, r_l, (d_conv - 1) * c, 1, 1, 1, rn1, rn1, rn1, 0)));
+    const uint32_t qkv = ggfs_unary_op(g, GOP_UNARY, ggfs_ssm_conv(g, conv_x, ggfs_llm_wt(b, il, LW_SSM_CONV1D)));
+    if (qkv == GGFS_NO_TENSOR)
+        return qkv;
+    const uint64_t xn1 = g->t[qkv].nb[1], xn2 = g->t[qkv].nb[2];
+    uint32_t src[6];
+    src[0] = view_n(b, qkv, hk, h, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, 0);
+    src[1] = view_n(b, qkv, hk, h, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, ggfs_row_size(GT_F32, hk * h));
+    src[2] = view_n(b, qkv, hv, h, t, 1, ggfs_row_size(GT_F32, hv), xn1, xn2, ggfs_row_size(GT_F32, 2 * hk * h));
+    // Q and K normed, scaled
+    for (int i = 0; i < 2; i++)
+        src[i] = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_RMS_NORM, src[i]));
+    src[3] = gate;
+    src[4] = beta;
+    src[5] = ggfs_reshape(g, build_rs(b, s_l, hv * hv * h, NULL), hv, hv, h, 1);
+    const uint32_t y = ggfs_gated_delta_net(g, src);
+    if (failed(b, y))
+        return GGFS_NO_TENSOR;
+    // the state kept
+    const uint64_t yn1 = g->t[y].nb[1], st = ggfs_row_size(GT_F32, hv * hv * h);
+    ggfs_expand(g, ggfs_cpy(g, view_n(b, y, hv, hv, h, 1, ggfs_row_size(GT_F32, hv), ggfs_row_size(GT_F32, hv * hv),
+                                      st, yn1 * (uint64_t)t),
+                            view_n(b, s_l, hv * hv * h, 1, 1, 1, g->t[s_l].nb[1], st, st, 0)));
+    // the output normed per head, gated by silu(z)
+    uint32_t o = view_n(b, y, hv, h, t, 1, ggfs_row_size(GT_F32, hv), ggfs_row_size(GT_F32, hv * h),
+                        ggfs_row_size(GT_F32, hv * h * t), 0);
+    o = ggfs_llm_norm(b, o, ggfs_llm_wt(b, il, LW_SSM_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    o = ggfs_binary_op(g, GOP_MUL, o, ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, z, hv, h, t, 1)));
+    o = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_OUT), ggfs_reshape(g, o, d_inner, t, 1, 1));
+    return ggfs_reshape(g, o, g->t[o].ne[0], t, 1, 1);
+}
+
 uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;

@@ -95,6 +95,8 @@ typedef enum ggfs_lw {
     LW_LAYER_OUT_NORM,
     LW_LAYER_OUT_NORM_B,
     LW_ATTN_REL_B,      // T5's relative positions' bias per head (layer 0's where a layer has none)
+    LW_SSM_ALPHA,       // a gated delta net's decay and update rate (qwen35)
+    LW_SSM_BETA,
     LW_COUNT
 } ggfs_lw;
 
@@ -196,6 +198,9 @@ qkv ggfs_llm_heads(builder *b, uint32_t il, qkv x);
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b);
 /* build_mamba2_layer over the normed input cur: its conv and scan states. */
 uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur);
+/* A gated delta net layer (qwen35's linear attention) over the normed
+ * input cur: its conv and delta states. */
+uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur);
 /* lfm2's gated short convolution over the normed input cur. */
 uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur);
 /* Multi-head latent attention (deepseek2's, absorbed) from the normed

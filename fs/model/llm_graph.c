@@ -59,6 +59,7 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_ATTN_OUT_NORM_B] = "attn_output_norm.bias", [LW_LAYER_OUT_NORM] = "layer_output_norm.weight",
     [LW_LAYER_OUT_NORM_B] = "layer_output_norm.bias",
     [LW_ATTN_REL_B] = "attn_rel_b.weight",
+    [LW_SSM_ALPHA] = "ssm_alpha.weight",        [LW_SSM_BETA] = "ssm_beta.weight",
 };
 
 /* ---- reading the model ---- */
