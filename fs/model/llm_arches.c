@@ -635,6 +635,7 @@ static const arch_graph arches[] = {
     ROW("qwen2vl", pre_norm, RMS, .mrope = YES),
     ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
     ROW("qwen35", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .qwen35 = true),
+    ROW("qwen35moe", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .norm_w = YES, .qwen35 = true),
     ROW("qwen3moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("qwen3tts", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES, .output = OUT_UNPADDED),
     ROW("qwen3vl", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES),
