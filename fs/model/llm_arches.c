@@ -95,7 +95,7 @@ typedef enum gating_kind {
     GATE_KEY_SIGMOID, // the same, sigmoid when not given
     GATE_SOFTMAX_WEIGHT, // the logits chosen from, the chosen ones' softmax their weights (gpt-oss)
 } gating_kind;
-typedef enum choice { NO, YES, BY_KEY } choice;
+typedef enum choice { NO, YES, BY_KEY, QWEN3NEXT } choice;
 
 typedef enum output_kind {
     OUT_PLAIN,
@@ -153,7 +153,8 @@ struct arch_graph {
     bool k_bare_norm; // K normed without a weight where the layer has none (talkie)
     bool grok;       // grok's: no flash attention, its scores capped; a dense block beside the experts
     bool t5;         // T5's encoder: the scores biased by relative position buckets, no flash attention
-    bool qwen35;     // qwen35's: gated delta net layers; attention gated by the second half of each Q head
+    uint8_t qwen35;  // qwen35's (YES, QWEN3NEXT): gated delta net layers; attention gated by the second half
+                     // of each Q head; the shared expert gated by a sigmoid
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
@@ -634,9 +635,10 @@ static const arch_graph arches[] = {
     ROW("qwen2moe", pre_norm, RMS),
     ROW("qwen2vl", pre_norm, RMS, .mrope = YES),
     ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
-    ROW("qwen35", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .qwen35 = true),
-    ROW("qwen35moe", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .norm_w = YES, .qwen35 = true),
+    ROW("qwen35", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .qwen35 = YES),
+    ROW("qwen35moe", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .norm_w = YES, .qwen35 = YES),
     ROW("qwen3moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
+    ROW("qwen3next", pre_norm_post_named, RMS, .rows = ROWS_AFTER_NORM, .norm_w = YES, .qwen35 = QWEN3NEXT),
     ROW("qwen3tts", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES, .output = OUT_UNPADDED),
     ROW("qwen3vl", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES),
     ROW("qwen3vlmoe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES, .norm_w = YES),
@@ -754,8 +756,10 @@ static uint32_t q_gated_attention(builder *b, uint32_t il, uint32_t cur)
     }
     const int64_t ne[4] = {hd, n, t, 1};
     const uint64_t nb[4] = {4, ggfs_row_size(GT_F32, 2 * hd), g->t[full].nb[1], g->t[full].nb[1] * (uint64_t)t};
-    x.q = ggfs_view_nd(g, full, ne, nb, 0);
-    const uint32_t gate = ggfs_cont_2d(g, ggfs_view_nd(g, full, ne, nb, ggfs_row_size(GT_F32, hd)), hd * n, t);
+    // (qwen3next's views are of the projection cut into heads)
+    const uint32_t heads = b->row->qwen35 == QWEN3NEXT ? ggfs_reshape(g, full, 2 * hd, n, t, 1) : full;
+    x.q = ggfs_view_nd(g, heads, ne, nb, 0);
+    const uint32_t gate = ggfs_cont_2d(g, ggfs_view_nd(g, heads, ne, nb, ggfs_row_size(GT_F32, hd)), hd * n, t);
     x.k = ggfs_reshape(g, x.k, hd, l->n_head_kv, t, 1);
     x.v = ggfs_reshape(g, x.v, l->head_v, l->n_head_kv, t, 1);
     x.q = rope(b, il, qk_norm(b, il, x.q, LW_Q_NORM));
@@ -791,7 +795,8 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
     if (r->gemma4)
         return gemma4_attention(b, il, cur);
     if (r->qwen35)
-        return ggfs_llm_has(b, il, LW_SSM_BETA) ? ggfs_llm_gated_delta_net(b, il, cur) : q_gated_attention(b, il, cur);
+        return ggfs_llm_has(b, il, LW_SSM_BETA) || ggfs_llm_has(b, il, LW_SSM_BA) ? ggfs_llm_gated_delta_net(b, il, cur)
+                                                                                : q_gated_attention(b, il, cur);
     if (r->t5) {
         b->kq_bias = position_bias(b, il);
         return ggfs_llm_attn(b, il, ggfs_llm_qkv(b, il, cur, true), ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
@@ -981,7 +986,9 @@ static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t ro
     uint32_t gate_in = GGFS_NO_TENSOR, gate = GGFS_NO_TENSOR;
     if (ggfs_llm_has(b, il, LW_FFN_GATE_INP_SHEXP)) {
         gate_in = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP_SHEXP), cur);
-        gate = ggfs_binary_op(g, GOP_DIV, ggfs_unary_op(g, GOP_UNARY, gate_in), gate_in);
+        // (qwen2moe's sigmoid as silu(x) / x; qwen35's a sigmoid)
+        gate = b->row->qwen35 ? ggfs_unary_op(g, GOP_UNARY, gate_in)
+                              : ggfs_binary_op(g, GOP_DIV, ggfs_unary_op(g, GOP_UNARY, gate_in), gate_in);
     }
     const uint32_t up = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP_SHEXP), cur);
     // without a gate: the activation of up, or where the row's blocks are

@@ -725,8 +725,8 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;
     const ggfs_llm_model *m = b->m;
-    // the shapes, from the weights: C the conv's channels (Q, K and V), H the heads (of V, and of Q and K
-    // alike: their repetition is not modelled), S the head of K
+    // the shapes, from the weights: C the conv's channels (Q, K and V), H the heads of V, and of Q and K
+    // (ssm.group_count; fewer, repeated to H, is not modelled), S the head of K
     const ggfs_llm_weight *conv1d = ggfs_llm_layer_weight(m, il, LW_SSM_CONV1D),
                           *out = ggfs_llm_layer_weight(m, il, LW_SSM_OUT),
                           *dt_b = ggfs_llm_layer_weight(m, il, LW_SSM_DT_B);
@@ -734,7 +734,7 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
                   t = b->n_tokens;
     const int64_t hv = h > 0 ? d_inner / h : 0, hk = h > 0 ? (c - d_inner) / (2 * h) : 0;
     if (!conv1d->bytes || !out->bytes || !dt_b->bytes || h <= 0 || hv <= 0 || hk <= 0 || d_inner % h ||
-        (c - d_inner) != 2 * h * hk || d_conv < 2 || d_conv > 64) {
+        (c - d_inner) != 2 * h * hk || d_conv < 2 || d_conv > 64 || (m->ssm_groups && m->ssm_groups != h)) {
         g->failed = true;
         return GGFS_NO_TENSOR;
     }
@@ -743,10 +743,27 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
         return GGFS_NO_TENSOR;
     const uint32_t mixed = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQKV), cur);
     const uint32_t z = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_ATTN_GATE), cur);
-    const uint32_t beta =
-        ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur), 1, h, t, 1));
-    uint32_t gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_ALPHA), cur);
-    gate = ggfs_binary_op(g, GOP_ADD, ggfs_reshape(g, gate, h, t, 1, 1), ggfs_llm_wt(b, il, LW_SSM_DT_B));
+    uint32_t beta, gate;
+    if (ggfs_llm_has(b, il, LW_SSM_BA)) {
+        // qwen3next: per group of heads (K's heads, here as many as V's), its heads' beta then their alpha
+        const int64_t groups = h, per = 1;
+        if (ggfs_llm_layer_weight(m, il, LW_SSM_BA)->ne[1] != 2 * h) {
+            g->failed = true;
+            return GGFS_NO_TENSOR;
+        }
+        const uint32_t ba = ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BA), cur), 2 * per, groups, t, 1);
+        if (failed(b, ba))
+            return GGFS_NO_TENSOR;
+        const uint64_t bn1 = g->t[ba].nb[1], bn2 = g->t[ba].nb[2], bn3 = g->t[ba].nb[3];
+        beta = ggfs_unary_op(g, GOP_CONT, view_n(b, ba, per, groups, t, 1, bn1, bn2, bn3, 0));
+        beta = ggfs_reshape(g, ggfs_unary_op(g, GOP_UNARY, beta), 1, h, t, 1);
+        gate = ggfs_cont_2d(g, view_n(b, ba, per, groups, t, 1, bn1, bn2, bn3, ggfs_row_size(GT_F32, per)), h, t);
+    } else {
+        beta = ggfs_unary_op(g, GOP_UNARY,
+                             ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur), 1, h, t, 1));
+        gate = ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_ALPHA), cur), h, t, 1, 1);
+    }
+    gate = ggfs_binary_op(g, GOP_ADD, gate, ggfs_llm_wt(b, il, LW_SSM_DT_B));
     gate = ggfs_binary_op(g, GOP_MUL, ggfs_unary_op(g, GOP_UNARY, gate), ggfs_llm_wt(b, il, LW_SSM_A));
     gate = ggfs_reshape(g, gate, 1, h, t, 1);
     // the conv over the kept columns and the new ones

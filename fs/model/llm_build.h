@@ -97,6 +97,7 @@ typedef enum ggfs_lw {
     LW_ATTN_REL_B,      // T5's relative positions' bias per head (layer 0's where a layer has none)
     LW_SSM_ALPHA,       // a gated delta net's decay and update rate (qwen35)
     LW_SSM_BETA,
+    LW_SSM_BA,          // the two, fused per group of heads (qwen3next)
     LW_COUNT
 } ggfs_lw;
 

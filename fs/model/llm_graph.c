@@ -60,6 +60,7 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_LAYER_OUT_NORM_B] = "layer_output_norm.bias",
     [LW_ATTN_REL_B] = "attn_rel_b.weight",
     [LW_SSM_ALPHA] = "ssm_alpha.weight",        [LW_SSM_BETA] = "ssm_beta.weight",
+    [LW_SSM_BA] = "ssm_ba.weight",
 };
 
 /* ---- reading the model ---- */
