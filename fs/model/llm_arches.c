@@ -153,6 +153,8 @@ struct arch_graph {
     bool k_bare_norm; // K normed without a weight where the layer has none (talkie)
     bool grok;       // grok's: no flash attention, its scores capped; a dense block beside the experts
     bool t5;         // T5's encoder: the scores biased by relative position buckets, no flash attention
+    bool kimi;       // kimi-linear's: delta attention layers, latent attention without RoPE, a shared expert
+                     // built whatever weights it has
     uint8_t qwen35;  // qwen35's (YES, QWEN3NEXT): gated delta net layers; attention gated by the second half
                      // of each Q head; the shared expert gated by a sigmoid
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
@@ -584,6 +586,8 @@ static const arch_graph arches[] = {
     ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
     ROW("jina-bert-v2", post_norm_sums, LN, .input = IN_BERT, .rope = ROPE_NONE, .ffn = FFN_ACT, .output = OUT_LAST_LAYER, .unclamped = true),
     ROW("jina-bert-v3", post_norm_sums, LN, .input = IN_BERT, .ffn = FFN_ACT, .output = OUT_LAST_LAYER, .unclamped = true),
+    ROW("kimi-linear", pre_norm, RMS, .mla = true, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES,
+        .kimi = true),
     ROW("laguna", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY_SIGMOID,
         .norm_w = BY_KEY, .w_scale = YES),
     ROW("lfm2", pre_norm_residual_before, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .output = OUT_EMBD_NORM),
@@ -788,6 +792,8 @@ static uint32_t position_bias(builder *b, uint32_t il)
 static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
 {
     const arch_graph *r = b->row;
+    if (r->kimi && ggfs_llm_has(b, il, LW_SSM_CONV1D_Q))
+        return ggfs_llm_kda(b, il, cur);
     if (r->mla)
         return ggfs_llm_attn_mla(b, il, cur);
     if (r->latent_kv)
@@ -981,8 +987,9 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
 static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t routed)
 {
     ggfs_cgraph *g = b->g;
+    // (kimi: build_ffn over absent weights, its activation alone)
     if (!ggfs_llm_has(b, il, LW_FFN_UP_SHEXP))
-        return routed;
+        return b->row->kimi ? ggfs_binary_op(g, GOP_ADD, routed, activation(b, cur)) : routed;
     uint32_t gate_in = GGFS_NO_TENSOR, gate = GGFS_NO_TENSOR;
     if (ggfs_llm_has(b, il, LW_FFN_GATE_INP_SHEXP)) {
         gate_in = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP_SHEXP), cur);
@@ -1309,6 +1316,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->v_from_k = b->row->gemma4;
     b->unclamped = b->row->unclamped;
     b->no_flash = b->kq_capped = b->row->grok;
+    b->mla_unroped = b->row->kimi;
     b->kq_bias = b->pos_bucket = GGFS_NO_TENSOR;
     b->per_layer = GGFS_NO_TENSOR;
     uint32_t reg[R_COUNT];

@@ -562,14 +562,16 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
     const int64_t ne_c[4] = {r, t, 1, 1};
     const uint64_t nb_c[4] = {4, kv_row, kv_row * (uint64_t)t, kv_row * (uint64_t)t};
     const uint32_t kv_cmpr = ggfs_view_nd(g, kvp, ne_c, nb_c, 0);
-    const uint32_t k_pe = ggfs_rope(g, view3(b, kvp, p, 1, t, kv_row, kv_row, ggfs_row_size(GT_F32, r)), b->inp_pos,
-                                    GGFS_NO_TENSOR);
+    uint32_t k_pe = view3(b, kvp, p, 1, t, kv_row, kv_row, ggfs_row_size(GT_F32, r));
+    if (!b->mla_unroped)
+        k_pe = ggfs_rope(g, k_pe, b->inp_pos, GGFS_NO_TENSOR);
     const uint32_t kv_normed =
         ggfs_llm_norm(b, kv_cmpr, ggfs_llm_wt(b, il, LW_KV_A_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
     // Q's unrotated part through each head's K (the absorption), beside its rotated part
     const uint32_t q_nope = view3(b, q, n, h, t, q1, q2, 0);
-    const uint32_t q_pe = ggfs_rope(g, view3(b, q, p, h, t, q1, q2, ggfs_row_size(GT_F32, n)), b->inp_pos,
-                                    GGFS_NO_TENSOR);
+    uint32_t q_pe = view3(b, q, p, h, t, q1, q2, ggfs_row_size(GT_F32, n));
+    if (!b->mla_unroped)
+        q_pe = ggfs_rope(g, q_pe, b->inp_pos, GGFS_NO_TENSOR);
     const uint32_t q_abs = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WK_B), ggfs_permute(g, q_nope, 0, 2, 1, 3));
     const uint32_t qc = ggfs_concat0(g, ggfs_permute(g, q_abs, 0, 2, 1, 3), q_pe);
     const uint32_t vc = ggfs_reshape(g, kv_normed, r, 1, t, 1);
@@ -805,6 +807,74 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
     o = ggfs_binary_op(g, GOP_MUL, o, ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, z, hv, h, t, 1)));
     o = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_OUT), ggfs_reshape(g, o, d_inner, t, 1, 1));
     return ggfs_reshape(g, o, g->t[o].ne[0], t, 1, 1);
+}
+
+uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_llm_model *m = b->m;
+    // the shapes, from the weights: S the head (ssm_norm's), H the heads, K the conv's kernel
+    const ggfs_llm_weight *wq = ggfs_llm_layer_weight(m, il, LW_WQ),
+                          *conv_q = ggfs_llm_layer_weight(m, il, LW_SSM_CONV1D_Q),
+                          *norm = ggfs_llm_layer_weight(m, il, LW_SSM_NORM);
+    const int64_t s = norm->ne[0], d_conv = conv_q->ne[0], t = b->n_tokens;
+    const int64_t h = s > 0 ? wq->ne[1] / s : 0, w = h * s;
+    if (!wq->bytes || !conv_q->bytes || !norm->bytes || h <= 0 || h * s != wq->ne[1] || d_conv < 2 || d_conv > 64) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    const uint32_t r_l = state(b, il, 3 * (d_conv - 1) * w), s_l = state(b, il, s * s * h);
+    const uint32_t conv = build_rs(b, r_l, 3 * (d_conv - 1) * w, NULL);
+    if (failed(b, conv) || failed(b, s_l))
+        return GGFS_NO_TENSOR;
+    static const ggfs_lw proj[3] = {LW_WQ, LW_WK, LW_WV}, kernel[3] = {LW_SSM_CONV1D_Q, LW_SSM_CONV1D_K, LW_SSM_CONV1D_V};
+    uint32_t x[3];
+    const uint64_t state_part = ggfs_row_size(GT_F32, (d_conv - 1) * w);
+    for (int i = 0; i < 3; i++) {
+        const uint32_t in = ggfs_transpose(g, ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, proj[i]), cur), w, t, 1, 1));
+        const uint32_t kept = view_n(b, conv, d_conv - 1, w, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), state_part,
+                                     state_part, (uint64_t)i * state_part);
+        const uint32_t conv_x = ggfs_concat0(g, kept, in);
+        if (failed(b, conv_x))
+            return GGFS_NO_TENSOR;
+        const uint64_t cn1 = g->t[conv_x].nb[1], cn2 = g->t[conv_x].nb[2];
+        const uint32_t last = view_n(b, conv_x, d_conv - 1, w, 1, 1, cn1, cn2, cn2, ggfs_row_size(GT_F32, t));
+        const uint64_t rn1 = g->t[r_l].nb[1];
+        ggfs_expand(g, ggfs_cpy(g, last, view_n(b, r_l, d_conv - 1, w, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), rn1,
+                                                rn1, (uint64_t)i * state_part)));
+        const uint32_t k = ggfs_reshape(g, ggfs_llm_wt(b, il, kernel[i]), d_conv, w, 1, 1);
+        x[i] = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, ggfs_ssm_conv(g, conv_x, k), w, t, 1, 1));
+        x[i] = ggfs_reshape(g, x[i], s, h, t, 1);
+    }
+    uint32_t src[6];
+    // Q and K normed, scaled; the decay from a low-rank gate; beta
+    for (int i = 0; i < 2; i++)
+        src[i] = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_RMS_NORM, x[i]));
+    src[2] = x[2];
+    uint32_t decay = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_B), ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_A), cur));
+    decay = ggfs_unary_op(g, GOP_UNARY, ggfs_binary_op(g, GOP_ADD, decay, ggfs_llm_wt(b, il, LW_SSM_DT_B)));
+    const uint32_t a = ggfs_llm_wt(b, il, LW_SSM_A);
+    decay = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, decay, s, h, t, 1),
+                           a == GGFS_NO_TENSOR ? a : ggfs_reshape(g, a, 1, g->t[a].ne[0], 1, 1));
+    src[3] = ggfs_reshape(g, decay, s, h, t, 1);
+    src[4] = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur), 1, h, t, 1));
+    src[5] = ggfs_reshape(g, build_rs(b, s_l, s * s * h, NULL), s, s, h, 1);
+    const uint32_t y = ggfs_gated_delta_net(g, src);
+    if (failed(b, y))
+        return GGFS_NO_TENSOR;
+    const uint64_t yn1 = g->t[y].nb[1], st = ggfs_row_size(GT_F32, s * s * h);
+    ggfs_expand(g, ggfs_cpy(g, view_n(b, y, s, s, h, 1, ggfs_row_size(GT_F32, s), ggfs_row_size(GT_F32, s * s), st,
+                                      yn1 * (uint64_t)t),
+                            view_n(b, s_l, s * s * h, 1, 1, 1, g->t[s_l].nb[1], st, st, 0)));
+    uint32_t o = view_n(b, y, s, h, t, 1, ggfs_row_size(GT_F32, s), ggfs_row_size(GT_F32, w),
+                        ggfs_row_size(GT_F32, w * t), 0);
+    o = ggfs_reshape(g, ggfs_unary_op(g, GOP_CONT, o), s, h, t, 1);
+    o = ggfs_llm_norm(b, o, ggfs_llm_wt(b, il, LW_SSM_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    const uint32_t cur2 = ggfs_reshape(g, ggfs_reshape(g, cur, w, t, 1, 1), w, t, 1, 1);
+    uint32_t gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_B), ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_A), cur2));
+    gate = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, gate, s, h, t, 1));
+    o = ggfs_cont_2d(g, ggfs_binary_op(g, GOP_MUL, o, gate), w, t);
+    return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), o);
 }
 
 uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur)

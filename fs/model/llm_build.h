@@ -98,6 +98,13 @@ typedef enum ggfs_lw {
     LW_SSM_ALPHA,       // a gated delta net's decay and update rate (qwen35)
     LW_SSM_BETA,
     LW_SSM_BA,          // the two, fused per group of heads (qwen3next)
+    LW_SSM_CONV1D_Q,    // kimi's delta attention: a conv each for Q, K and V, low-rank gates
+    LW_SSM_CONV1D_K,
+    LW_SSM_CONV1D_V,
+    LW_SSM_F_A,
+    LW_SSM_F_B,
+    LW_SSM_G_A,
+    LW_SSM_G_B,
     LW_COUNT
 } ggfs_lw;
 
@@ -163,6 +170,7 @@ typedef struct builder {
     bool kq_capped;    // the scores capped (scale, tanh, scale) before their softmax (grok)
     uint32_t pos_bucket; // T5's relative position buckets [tokens, tokens], or none
     uint32_t kq_bias;    // the scores' bias in the layer being built (T5's), or none: no flash attention
+    bool mla_unroped;    // multi-head latent attention without RoPE (kimi-linear)
     uint32_t per_layer; // gemma4's per-layer inputs [width, tokens, layers], or none
     uint32_t inp_pos, out_ids;
     uint32_t attn_scale; // llama4's temperature of the layers without RoPE, per token
@@ -202,6 +210,10 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur);
 /* A gated delta net layer (qwen35's linear attention) over the normed
  * input cur: its conv and delta states. */
 uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur);
+/* Kimi's delta attention layer over the normed input cur: Q, K and V
+ * each through its own conv (one conv state for the three), a gated
+ * delta net with a per-element decay, its output normed and gated. */
+uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur);
 /* lfm2's gated short convolution over the normed input cur. */
 uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur);
 /* Multi-head latent attention (deepseek2's, absorbed) from the normed
