@@ -1317,6 +1317,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->unclamped = b->row->unclamped;
     b->no_flash = b->kq_capped = b->row->grok;
     b->mla_unroped = b->row->kimi;
+    b->gdn_repeat = b->row->qwen35 == QWEN3NEXT;
     b->kq_bias = b->pos_bucket = GGFS_NO_TENSOR;
     b->per_layer = GGFS_NO_TENSOR;
     uint32_t reg[R_COUNT];

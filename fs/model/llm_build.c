@@ -739,16 +739,16 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;
     const ggfs_llm_model *m = b->m;
-    // the shapes, from the weights: C the conv's channels (Q, K and V), H the heads of V, and of Q and K
-    // (ssm.group_count; fewer, repeated to H, is not modelled), S the head of K
+    // the shapes, from the weights: C the conv's channels (Q, K and V), H the heads of V, G those of Q and K
+    // (ssm.group_count, else H), S the head of K
     const ggfs_llm_weight *conv1d = ggfs_llm_layer_weight(m, il, LW_SSM_CONV1D),
                           *out = ggfs_llm_layer_weight(m, il, LW_SSM_OUT),
                           *dt_b = ggfs_llm_layer_weight(m, il, LW_SSM_DT_B);
     const int64_t d_conv = conv1d->ne[0], c = conv1d->ne[1], d_inner = out->ne[0], h = dt_b->ne[0],
-                  t = b->n_tokens;
-    const int64_t hv = h > 0 ? d_inner / h : 0, hk = h > 0 ? (c - d_inner) / (2 * h) : 0;
-    if (!conv1d->bytes || !out->bytes || !dt_b->bytes || h <= 0 || hv <= 0 || hk <= 0 || d_inner % h ||
-        (c - d_inner) != 2 * h * hk || d_conv < 2 || d_conv > 64 || (m->ssm_groups && m->ssm_groups != h)) {
+                  ng = m->ssm_groups ? m->ssm_groups : h, t = b->n_tokens;
+    const int64_t hv = h > 0 ? d_inner / h : 0, hk = ng > 0 ? (c - d_inner) / (2 * ng) : 0;
+    if (!conv1d->bytes || !out->bytes || !dt_b->bytes || h <= 0 || ng <= 0 || h % ng || hv <= 0 || hk <= 0 ||
+        d_inner % h || (c - d_inner) != 2 * ng * hk || d_conv < 2 || d_conv > 64) {
         g->failed = true;
         return GGFS_NO_TENSOR;
     }
@@ -759,8 +759,8 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
     const uint32_t z = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_ATTN_GATE), cur);
     uint32_t beta, gate;
     if (ggfs_llm_has(b, il, LW_SSM_BA)) {
-        // qwen3next: per group of heads (K's heads, here as many as V's), its heads' beta then their alpha
-        const int64_t groups = h, per = 1;
+        // qwen3next: per group of heads (K's heads), its heads' beta then their alpha
+        const int64_t groups = ng, per = h / ng;
         if (ggfs_llm_layer_weight(m, il, LW_SSM_BA)->ne[1] != 2 * h) {
             g->failed = true;
             return GGFS_NO_TENSOR;
@@ -791,12 +791,18 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
         return qkv;
     const uint64_t xn1 = g->t[qkv].nb[1], xn2 = g->t[qkv].nb[2];
     uint32_t src[6];
-    src[0] = view_n(b, qkv, hk, h, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, 0);
-    src[1] = view_n(b, qkv, hk, h, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, ggfs_row_size(GT_F32, hk * h));
-    src[2] = view_n(b, qkv, hv, h, t, 1, ggfs_row_size(GT_F32, hv), xn1, xn2, ggfs_row_size(GT_F32, 2 * hk * h));
-    // Q and K normed, scaled
-    for (int i = 0; i < 2; i++)
+    src[0] = view_n(b, qkv, hk, ng, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, 0);
+    src[1] = view_n(b, qkv, hk, ng, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, ggfs_row_size(GT_F32, hk * ng));
+    src[2] = view_n(b, qkv, hv, h, t, 1, ggfs_row_size(GT_F32, hv), xn1, xn2, ggfs_row_size(GT_F32, 2 * hk * ng));
+    // Q and K normed, scaled; where they have fewer heads than V, each repeated in place (qwen3next; qwen35's
+    // fused delta net takes them as they are)
+    for (int i = 0; i < 2; i++) {
         src[i] = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_RMS_NORM, src[i]));
+        if (ng != h && b->gdn_repeat) {
+            const uint32_t one = ggfs_reshape(g, src[i], hk, 1, ng, t);
+            src[i] = ggfs_reshape(g, ggfs_repeat_4d(g, one, hk, h / ng, ng, t), hk, h, t, 1);
+        }
+    }
     src[3] = gate;
     src[4] = beta;
     src[5] = ggfs_reshape(g, build_rs(b, s_l, hv * hv * h, NULL), hv, hv, h, 1);

@@ -171,6 +171,7 @@ typedef struct builder {
     uint32_t pos_bucket; // T5's relative position buckets [tokens, tokens], or none
     uint32_t kq_bias;    // the scores' bias in the layer being built (T5's), or none: no flash attention
     bool mla_unroped;    // multi-head latent attention without RoPE (kimi-linear)
+    bool gdn_repeat;     // a delta net's Q and K heads repeated to V's where fewer (qwen3next)
     uint32_t per_layer; // gemma4's per-layer inputs [width, tokens, layers], or none
     uint32_t inp_pos, out_ids;
     uint32_t attn_scale; // llama4's temperature of the layers without RoPE, per token

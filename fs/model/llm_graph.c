@@ -99,7 +99,7 @@ static bool layer_kind(ggp_str name, uint32_t n_layer, uint32_t *il, ggfs_lw *ki
         return false;
     const ggp_str rest = {name.ptr + i + 1, name.len - i - 1};
     for (int k = 0; k < LW_COUNT; k++) {
-        if (name_is(rest, lw_names[k])) {
+        if (lw_names[k] && name_is(rest, lw_names[k])) {
             *il = (uint32_t)n;
             *kind = (ggfs_lw)k;
             return true;

@@ -4,7 +4,8 @@
 needs, written with ggml's own writer as the memory suite's models are
 (tests/bats/make_memory_models.py), so that the fuzzer starts from a
 dense layer, experts, sliding windows, latent attention, per-layer
-inputs, biased experts and sinks, an encoder and experts weighted first. Each is a
+inputs, biased experts and sinks, an encoder, experts weighted first and
+a delta net. Each is a
 few tens of kilobytes.
 
 usage: make_graph_seeds.py LIBGGML_BASE OUTDIR
@@ -170,11 +171,45 @@ def llama4(g):  # a dense layer, then experts weighted before them beside a shar
     return w
 
 
+def qwen3next(g):  # a delta net whose Q and K have fewer heads than V, beside an attention layer
+    w = m.Writer(g, "qwen3next")
+    heads, state, d_conv = 2, HEAD, 4
+    d_inner = heads * state
+    channels = d_inner + 2 * state  # one group of Q and K heads
+    m.common(w, EMBD, 2, FF, 2, 1)
+    w.u32s({"attention.key_length": HEAD, "attention.value_length": HEAD, "rope.dimension_count": HEAD,
+            "ssm.conv_kernel": d_conv, "ssm.inner_size": d_inner, "ssm.state_size": state,
+            "ssm.time_step_rank": heads, "ssm.group_count": 1})
+    w.i32s("attention.recurrent_layers", [1, 0])
+    w.tensor("blk.0.attn_norm.weight", EMBD)
+    w.tensor("blk.0.attn_qkv.weight", EMBD, channels)
+    w.tensor("blk.0.attn_gate.weight", EMBD, d_inner)
+    w.tensor("blk.0.ssm_ba.weight", EMBD, 2 * heads)
+    w.tensor("blk.0.ssm_conv1d.weight", d_conv, channels)
+    w.tensor("blk.0.ssm_dt.bias", heads)
+    w.tensor("blk.0.ssm_a", heads)
+    w.tensor("blk.0.ssm_norm.weight", state)
+    w.tensor("blk.0.ssm_out.weight", d_inner, EMBD)
+    w.tensor("blk.1.attn_norm.weight", EMBD)
+    w.tensor("blk.1.attn_q.weight", EMBD, 2 * 2 * HEAD)
+    w.tensor("blk.1.attn_k.weight", EMBD, HEAD)
+    w.tensor("blk.1.attn_v.weight", EMBD, HEAD)
+    w.tensor("blk.1.attn_output.weight", 2 * HEAD, EMBD)
+    w.tensor("blk.1.attn_q_norm.weight", HEAD)
+    w.tensor("blk.1.attn_k_norm.weight", HEAD)
+    for i in range(2):
+        w.tensor(f"blk.{i}.post_attention_norm.weight", EMBD)
+        w.tensor(f"blk.{i}.ffn_gate.weight", EMBD, FF)
+        w.tensor(f"blk.{i}.ffn_up.weight", EMBD, FF)
+        w.tensor(f"blk.{i}.ffn_down.weight", FF, EMBD)
+    return w
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     g = m.load(sys.argv[1])
-    for family in (llama, qwen3moe, gemma2, deepseek2, gemma4, gpt_oss, bert, llama4):
+    for family in (llama, qwen3moe, gemma2, deepseek2, gemma4, gpt_oss, bert, llama4, qwen3next):
         family(g).write(os.path.join(sys.argv[2], "graph-" + family.__name__.replace("_", "-")))
 
 
