@@ -153,6 +153,7 @@ struct arch_graph {
     bool k_bare_norm; // K normed without a weight where the layer has none (talkie)
     bool grok;       // grok's: no flash attention, its scores capped; a dense block beside the experts
     bool t5;         // T5's encoder: the scores biased by relative position buckets, no flash attention
+    bool grovemoe;   // grovemoe's: experts chosen by the logits' sigmoid, adjugate experts over their output
     bool kimi;       // kimi-linear's: delta attention layers, latent attention without RoPE, a shared expert
                      // built whatever weights it has
     uint8_t qwen35;  // qwen35's (YES, QWEN3NEXT): gated delta net layers; attention gated by the second half
@@ -576,6 +577,7 @@ static const arch_graph arches[] = {
         .res_scale = BY_KEY, .norm_w = YES, .w_scale = YES),
     ROW("grok", pre_post_norm, RMS, .input = IN_SCALED, .ffn = FFN_GATED, .output = OUT_SCALE_CAP_BY_KEY, .norm_w = YES,
         .grok = true),
+    ROW("grovemoe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES, .grovemoe = true),
     ROW("hunyuan-dense", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
     ROW("hunyuan-moe", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("hunyuan_vl", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .mrope = BY_KEY),
@@ -903,14 +905,24 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
     ggfs_cgraph *g = b->g;
     if (cur == GGFS_NO_TENSOR || m->n_expert == 0 || m->n_expert_used == 0)
         return GGFS_NO_TENSOR;
-    const int64_t d = g->t[cur].ne[0], t = g->t[cur].ne[1], e = m->n_expert, k = m->n_expert_used;
+    const int64_t d = g->t[cur].ne[0], t = g->t[cur].ne[1], e = m->n_expert;
+    int64_t k = m->n_expert_used;
+    // grovemoe's adjugate experts: as many as the routed ones here (fewer, chosen by divided indices, and fewer
+    // used than the views take, are not modelled)
+    const ggfs_lw up_w = b->adjugate ? LW_FFN_UP_CHEXPS : LW_FFN_UP_EXPS,
+                  gate_w = b->adjugate ? LW_FFN_GATE_CHEXPS : LW_FFN_GATE_EXPS,
+                  down_w = b->adjugate ? LW_FFN_DOWN_CHEXPS : LW_FFN_DOWN_EXPS;
+    if (b->adjugate && ggfs_llm_layer_weight(m, il, up_w)->ne[2] != e) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
     const bool sigmoid = r->gating == GATE_SIGMOID || (r->gating == GATE_KEY && m->gating == 2) ||
                          (r->gating == GATE_KEY_SIGMOID && (m->gating == 2 || m->gating == 0));
     const uint32_t probs = r->gating == GATE_SOFTMAX_WEIGHT ? logits
                            : sigmoid ? ggfs_unary_op(g, GOP_UNARY, logits)
                                      : ggfs_soft_max_ext(g, logits, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
-    // (llama4: chosen by the logits)
-    uint32_t choose = r->llama4 ? logits : probs;
+    // (llama4: chosen by the logits; grovemoe: by their sigmoid)
+    uint32_t choose = r->llama4 ? logits : r->grovemoe ? ggfs_unary_op(g, GOP_UNARY, logits) : probs;
     if (ggfs_llm_has(b, il, LW_EXP_PROBS_B))
         choose = ggfs_binary_op(g, GOP_ADD, probs, ggfs_llm_wt(b, il, LW_EXP_PROBS_B));
     // ggml_argsort_top_k: the sorted indices, the first k of each row
@@ -951,13 +963,13 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
         const uint32_t up = ggfs_view_nd(g, gu, ne_half, nb_half, ggfs_row_size(GT_F32, ne_half[0]));
         act = ggfs_binary_op(g, GOP_GLU, gate, up);
     } else {
-        const uint32_t up = expert_mm(b, il, LW_FFN_UP_EXPS, LW_FFN_UP_EXPS_B, rows, selected);
+        const uint32_t up = expert_mm(b, il, up_w, LW_FFN_UP_EXPS_B, rows, selected);
         // (without gates: silu of up)
-        act = ggfs_llm_has(b, il, LW_FFN_GATE_EXPS)
-                  ? ggfs_binary_op(g, GOP_GLU, expert_mm(b, il, LW_FFN_GATE_EXPS, LW_FFN_GATE_EXPS_B, rows, selected), up)
+        act = ggfs_llm_has(b, il, gate_w)
+                  ? ggfs_binary_op(g, GOP_GLU, expert_mm(b, il, gate_w, LW_FFN_GATE_EXPS_B, rows, selected), up)
                   : activation(b, up);
     }
-    uint32_t out = expert_mm(b, il, LW_FFN_DOWN_EXPS, LW_FFN_DOWN_EXPS_B, act, selected);
+    uint32_t out = expert_mm(b, il, down_w, LW_FFN_DOWN_EXPS_B, act, selected);
     if (!r->llama4)
         out = ggfs_binary_op(g, GOP_MUL, out, weights);
     ggfs_expand(g, out);
@@ -980,6 +992,19 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
         ggfs_expand(g, sum);
     }
     return k == 1 ? ggfs_unary_op(g, GOP_CONT, sum) : sum;
+}
+
+/* grovemoe's: the routed experts, then the adjugate experts over their
+ * output, by the same logits; the second scaled and added. */
+static uint32_t grove_experts(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const uint32_t logits = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), cur);
+    const uint32_t routed = experts_by(b, il, cur, logits);
+    b->adjugate = true;
+    const uint32_t adjugate = experts_by(b, il, routed, logits);
+    b->adjugate = false;
+    return ggfs_binary_op(g, GOP_ADD, routed, ggfs_unary_op(g, GOP_SCALE, adjugate));
 }
 
 /* The shared expert beside the routed ones: a feed-forward block (gated
@@ -1023,6 +1048,8 @@ static uint32_t ffn(builder *b, uint32_t il, uint32_t cur)
             b->g->failed = true;
             return GGFS_NO_TENSOR;
         }
+        if (b->row->grovemoe)
+            return grove_experts(b, il, cur);
         uint32_t out = shared_expert(b, il, cur, experts(b, il, cur));
         // grok: a dense block beside them where the layer has one, the sum scaled
         if (b->row->grok && ggfs_llm_has(b, il, LW_FFN_UP))

@@ -98,6 +98,9 @@ typedef enum ggfs_lw {
     LW_SSM_ALPHA,       // a gated delta net's decay and update rate (qwen35)
     LW_SSM_BETA,
     LW_SSM_BA,          // the two, fused per group of heads (qwen3next)
+    LW_FFN_GATE_CHEXPS, // grovemoe's adjugate experts
+    LW_FFN_UP_CHEXPS,
+    LW_FFN_DOWN_CHEXPS,
     LW_SSM_CONV1D_Q,    // kimi's delta attention: a conv each for Q, K and V, low-rank gates
     LW_SSM_CONV1D_K,
     LW_SSM_CONV1D_V,
@@ -172,6 +175,7 @@ typedef struct builder {
     uint32_t kq_bias;    // the scores' bias in the layer being built (T5's), or none: no flash attention
     bool mla_unroped;    // multi-head latent attention without RoPE (kimi-linear)
     bool gdn_repeat;     // a delta net's Q and K heads repeated to V's where fewer (qwen3next)
+    bool adjugate;       // the experts being built are grovemoe's adjugate ones
     uint32_t per_layer; // gemma4's per-layer inputs [width, tokens, layers], or none
     uint32_t inp_pos, out_ids;
     uint32_t attn_scale; // llama4's temperature of the layers without RoPE, per token

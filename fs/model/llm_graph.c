@@ -61,6 +61,8 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_ATTN_REL_B] = "attn_rel_b.weight",
     [LW_SSM_ALPHA] = "ssm_alpha.weight",        [LW_SSM_BETA] = "ssm_beta.weight",
     [LW_SSM_BA] = "ssm_ba.weight",
+    [LW_FFN_GATE_CHEXPS] = "ffn_gate_chexps.weight", [LW_FFN_UP_CHEXPS] = "ffn_up_chexps.weight",
+    [LW_FFN_DOWN_CHEXPS] = "ffn_down_chexps.weight",
     [LW_SSM_CONV1D_Q] = "ssm_conv1d_q.weight",  [LW_SSM_CONV1D_K] = "ssm_conv1d_k.weight",
     [LW_SSM_CONV1D_V] = "ssm_conv1d_v.weight",  [LW_SSM_F_A] = "ssm_f_a.weight",
     [LW_SSM_F_B] = "ssm_f_b.weight",            [LW_SSM_G_A] = "ssm_g_a.weight",
