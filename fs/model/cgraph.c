@@ -403,6 +403,18 @@ uint32_t ggfs_gated_delta_net(ggfs_cgraph *g, const uint32_t src[6])
     return with_op(g, t, GOP_GATED_DELTA_NET, src[0], src[1], src[2]);
 }
 
+uint32_t ggfs_clamp_view(ggfs_cgraph *g, uint32_t a)
+{
+    return with_op(g, ggfs_view_tensor(g, a), GOP_CLAMP, a, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+}
+
+uint32_t ggfs_set_1d(ggfs_cgraph *g, uint32_t a, uint32_t b)
+{
+    if (bad(g, a) || bad(g, b))
+        return GGFS_NO_TENSOR;
+    return with_op(g, dup_tensor(g, a), GOP_SET, a, b, GGFS_NO_TENSOR);
+}
+
 uint32_t ggfs_add_id(ggfs_cgraph *g, uint32_t a, uint32_t b, uint32_t ids)
 {
     if (bad(g, a) || bad(g, b) || bad(g, ids))

@@ -49,6 +49,7 @@ typedef enum ggfs_op {
     GOP_REPEAT,
     GOP_ADD_ID,
     GOP_GATED_DELTA_NET,
+    GOP_SET,
     GOP_COUNT
 } ggfs_op;
 
@@ -139,6 +140,10 @@ uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b);
 /* ggml_gated_delta_net over q, k, v, gate, beta and state (src[0..5]):
  * each token's output, then the state kept, as [head_v * heads, tokens + head_v]. */
 uint32_t ggfs_gated_delta_net(ggfs_cgraph *g, const uint32_t src[6]);
+/* ggml_clamp, a view of a (ggml clamps in place). */
+uint32_t ggfs_clamp_view(ggfs_cgraph *g, uint32_t a);
+/* ggml_set_1d: a copy of a with b written into it. */
+uint32_t ggfs_set_1d(ggfs_cgraph *g, uint32_t a, uint32_t b);
 /* ggml_add_id: a plus the rows of b that ids choose. */
 uint32_t ggfs_add_id(ggfs_cgraph *g, uint32_t a, uint32_t b, uint32_t ids);
 /* ggml_repeat_4d: a repeated to the shape given. */

@@ -153,6 +153,7 @@ struct arch_graph {
     bool k_bare_norm; // K normed without a weight where the layer has none (talkie)
     bool grok;       // grok's: no flash attention, its scores capped; a dense block beside the experts
     bool t5;         // T5's encoder: the scores biased by relative position buckets, no flash attention
+    bool img_logits; // chameleon's: the image tokens' logits set to the lowest float; norms with biases on Q and K
     bool grovemoe;   // grovemoe's: experts chosen by the logits' sigmoid, adjugate experts over their output
     bool kimi;       // kimi-linear's: delta attention layers, latent attention without RoPE, a shared expert
                      // built whatever weights it has
@@ -528,6 +529,7 @@ static const arch_graph arches[] = {
         .unclamped = true),
     ROW("bitnet", pre_norm, RMS, .output = OUT_BY_EMBD),
     ROW("bloom", pre_norm, LN, .input = IN_NORMED, .rope = ROPE_NONE, .ffn = FFN_ACT),
+    ROW("chameleon", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_LAYER, .img_logits = true),
     ROW("chatglm", pre_norm, RMS, .ffn = FFN_FUSED_GLU),
     ROW("codeshell", pre_norm, LN, .ffn = FFN_ACT),
     ROW("cogvlm", pre_norm_all_rows, RMS),
@@ -710,7 +712,10 @@ static uint32_t qk_norm(builder *b, uint32_t il, uint32_t x, ggfs_lw w)
 {
     if (!ggfs_llm_has(b, il, w))
         return x;
-    return ggfs_llm_norm(b, x, ggfs_llm_wt(b, il, w), GGFS_NO_TENSOR, b->row->qk_type, (int)il);
+    // (chameleon's have biases)
+    const uint32_t bias = b->row->img_logits ? ggfs_llm_wt(b, il, w == LW_Q_NORM ? LW_Q_NORM_B : LW_K_NORM_B)
+                                             : GGFS_NO_TENSOR;
+    return ggfs_llm_norm(b, x, ggfs_llm_wt(b, il, w), bias, b->row->qk_type, (int)il);
 }
 
 /* The attention's output gated by an activation (sigmoid, softplus) of
@@ -1331,6 +1336,11 @@ static void output(builder *b, uint32_t cur)
     default:
         break;
     }
+    if (b->row->img_logits) {
+        // a plain tensor of 8192 floats clamped (a view: ggml clamps in place), set into the logits
+        const uint32_t img = ggfs_new(g, GT_F32, 8192, 1, 1, 1);
+        cur = ggfs_set_1d(g, cur, ggfs_clamp_view(g, img));
+    }
     ggfs_set_output(g, cur);
     ggfs_expand(g, cur);
 }
@@ -1350,6 +1360,9 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     uint32_t reg[R_COUNT];
     for (int i = 0; i < R_COUNT; i++)
         reg[i] = GGFS_NO_TENSOR;
+    // (chameleon's norms after the blocks are not modelled)
+    if (b->row->img_logits && b->m->swin_norm)
+        b->g->failed = true;
     reg[R_INP] = input(b, ctx);
     reg[R_SKP] = reg[R_INP];
     for (uint32_t il = 0; il < b->m->n_trunk && !b->g->failed; il++)

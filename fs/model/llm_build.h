@@ -98,6 +98,8 @@ typedef enum ggfs_lw {
     LW_SSM_ALPHA,       // a gated delta net's decay and update rate (qwen35)
     LW_SSM_BETA,
     LW_SSM_BA,          // the two, fused per group of heads (qwen3next)
+    LW_Q_NORM_B,        // the per-head norms' biases (chameleon's)
+    LW_K_NORM_B,
     LW_FFN_GATE_CHEXPS, // grovemoe's adjugate experts
     LW_FFN_UP_CHEXPS,
     LW_FFN_DOWN_CHEXPS,
@@ -138,6 +140,7 @@ struct ggfs_llm_model {
     bool softcap_off;  // they give it as 0
     bool value_scale;  // ARCH.attention.value_scale given, not 0 or 1: the attention's output scaled
     uint32_t ssm_groups; // ARCH.ssm.group_count (0: not given)
+    bool swin_norm;    // ARCH.swin_norm true (chameleon's norms after the blocks)
     bool embedding_scale, residual_scale; // the keys give ARCH.embedding_scale, ARCH.residual_scale (not 0)
     bool par_res;      // the keys give ARCH.use_parallel_residual true
     uint32_t n_expert, n_expert_used;

@@ -61,6 +61,7 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_ATTN_REL_B] = "attn_rel_b.weight",
     [LW_SSM_ALPHA] = "ssm_alpha.weight",        [LW_SSM_BETA] = "ssm_beta.weight",
     [LW_SSM_BA] = "ssm_ba.weight",
+    [LW_Q_NORM_B] = "attn_q_norm.bias",         [LW_K_NORM_B] = "attn_k_norm.bias",
     [LW_FFN_GATE_CHEXPS] = "ffn_gate_chexps.weight", [LW_FFN_UP_CHEXPS] = "ffn_up_chexps.weight",
     [LW_FFN_DOWN_CHEXPS] = "ffn_down_chexps.weight",
     [LW_SSM_CONV1D_Q] = "ssm_conv1d_q.weight",  [LW_SSM_CONV1D_K] = "ssm_conv1d_k.weight",
@@ -214,6 +215,8 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     m->logit_scale = arch_key(keys, arch, "logit_scale") != NULL;
     m->softcap = arch_key(keys, arch, "final_logit_softcapping") != NULL;
     m->softcap_off = m->softcap && float_key(keys, arch, "final_logit_softcapping") == 0;
+    const ggp_kv *swin = arch_key(keys, arch, "swin_norm");
+    m->swin_norm = swin && swin->value.type == GGP_V_BOOL && ggp_value_u64(keys, &swin->value) != 0;
     const ggp_kv *groups = arch_key(keys, arch, "ssm.group_count");
     m->ssm_groups = groups && groups->value.type == GGP_V_U32 ? (uint32_t)ggp_value_u64(keys, &groups->value) : 0;
     const double value_scale = float_key(keys, arch, "attention.value_scale");
