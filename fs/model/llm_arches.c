@@ -368,6 +368,16 @@ static const step one_mixer[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* mamba2: one_mixer, the output rows taken in the last layer. */
+static const step one_mixer_rows[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_BLOCK, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_RES, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* cogvlm: pre_norm, every row an output (no output rows taken). */
 static const step pre_norm_all_rows[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -603,6 +613,7 @@ static const arch_graph arches[] = {
     ROW("llama-embed", pre_norm, RMS, .factors = true, .output = OUT_EMBEDDINGS, .cacheless = true),
     ROW("llama4", pre_norm, RMS, .factors = true, .rope = ROPE_NOT_FULL, .gating = GATE_SIGMOID, .llama4 = true),
     ROW("maincoder", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
+    ROW("mamba2", one_mixer_rows, RMS),
     ROW("maple", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY, .norm_w = YES),
     ROW("mellum", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("mimo2", pre_norm, RMS, .gating = GATE_SIGMOID, .norm_w = YES),

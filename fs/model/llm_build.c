@@ -652,9 +652,10 @@ static uint32_t view_n(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t
 
 /* A conv's input: the kept columns (d_conv - 1 a channel) before the new
  * ones (x_t: the tokens' rows transposed); its last d_conv - 1 columns
- * copied back into the state r_l, at offset. */
+ * copied back into the state r_l, at offset, as one row (flat) or as
+ * columns. */
 static uint32_t conv_input(builder *b, uint32_t kept, uint32_t x_t, int64_t d_conv, int64_t channels, uint32_t r_l,
-                           uint64_t offset)
+                           uint64_t offset, bool flat)
 {
     ggfs_cgraph *g = b->g;
     const uint32_t conv_x = ggfs_concat0(g, kept, x_t);
@@ -662,8 +663,10 @@ static uint32_t conv_input(builder *b, uint32_t kept, uint32_t x_t, int64_t d_co
         return GGFS_NO_TENSOR;
     const uint64_t cn1 = g->t[conv_x].nb[1], cn2 = g->t[conv_x].nb[2], rn1 = g->t[r_l].nb[1];
     const uint32_t last = view_n(b, conv_x, d_conv - 1, channels, 1, 1, cn1, cn2, cn2, ggfs_row_size(GT_F32, b->n_tokens));
-    ggfs_expand(g, ggfs_cpy(g, last, view_n(b, r_l, d_conv - 1, channels, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), rn1,
-                                            rn1, offset)));
+    const uint32_t dst = flat ? view_n(b, r_l, (d_conv - 1) * channels, 1, 1, 1, rn1, rn1, rn1, offset)
+                              : view_n(b, r_l, d_conv - 1, channels, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), rn1, rn1,
+                                       offset);
+    ggfs_expand(g, ggfs_cpy(g, last, dst));
     return conv_x;
 }
 
@@ -698,7 +701,7 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
     const uint32_t z = view_n(b, zx, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), zn1, zn2, 0);
     const uint32_t xbc_in = view_n(b, zx, cd, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, d_inner));
     uint32_t dt = view_n(b, zx, nh, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, 2 * d_inner + 2 * ng * ds));
-    const uint32_t conv_x = conv_input(b, conv, ggfs_transpose(g, xbc_in), d_conv, cd, r_l, 0);
+    const uint32_t conv_x = conv_input(b, conv, ggfs_transpose(g, xbc_in), d_conv, cd, r_l, 0, true);
     if (conv_x == GGFS_NO_TENSOR)
         return conv_x;
     uint32_t xbc = ggfs_binary_op(g, GOP_ADD, ggfs_ssm_conv(g, conv_x, ggfs_llm_wt(b, il, LW_SSM_CONV1D)),
@@ -783,7 +786,8 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
     // the conv over the kept columns and the new ones
     uint32_t conv = build_rs(b, r_l, (d_conv - 1) * c, NULL);
     conv = ggfs_reshape(g, conv, d_conv - 1, c, 1, 1);
-    const uint32_t conv_x = conv_input(b, conv, ggfs_transpose(g, ggfs_reshape(g, mixed, c, t, 1, 1)), d_conv, c, r_l, 0);
+    const uint32_t conv_x =
+        conv_input(b, conv, ggfs_transpose(g, ggfs_reshape(g, mixed, c, t, 1, 1)), d_conv, c, r_l, 0, true);
     if (conv_x == GGFS_NO_TENSOR)
         return conv_x;
     const uint32_t qkv = ggfs_unary_op(g, GOP_UNARY, ggfs_ssm_conv(g, conv_x, ggfs_llm_wt(b, il, LW_SSM_CONV1D)));
@@ -848,7 +852,7 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
         const uint32_t in = ggfs_transpose(g, ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, proj[i]), cur), w, t, 1, 1));
         const uint32_t kept = view_n(b, conv, d_conv - 1, w, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), state_part,
                                      state_part, (uint64_t)i * state_part);
-        const uint32_t conv_x = conv_input(b, kept, in, d_conv, w, r_l, (uint64_t)i * state_part);
+        const uint32_t conv_x = conv_input(b, kept, in, d_conv, w, r_l, (uint64_t)i * state_part, false);
         if (conv_x == GGFS_NO_TENSOR)
             return conv_x;
         const uint32_t k = ggfs_reshape(g, ggfs_llm_wt(b, il, kernel[i]), d_conv, w, 1, 1);

@@ -525,7 +525,10 @@ static bool independent(const reorder *r, uint32_t first, uint32_t j, uint32_t l
             continue;
         if (back && oc == GOP_UNARY && oj == GOP_MUL && empty_or_used_between(r, c + 1, j))
             continue;
-        if (j == c + 1 && back && ((oc == GOP_MUL_MAT && oj == GOP_ADD) || (oc == GOP_ADD && oj == GOP_ADD)))
+        if (j == c + 1 && back &&
+            ((oc == GOP_MUL_MAT && oj == GOP_ADD) || (oc == GOP_MUL_MAT_ID && oj == GOP_ADD_ID) ||
+             (oc == GOP_MUL_MAT_ID && oj == GOP_MUL) || (oc == GOP_ADD && oj == GOP_ADD) ||
+             (oc == GOP_SSM_CONV && oj == GOP_ADD) || (oc == GOP_SSM_CONV && oj == GOP_UNARY)))
             continue;
         return false;
     }
@@ -599,11 +602,23 @@ static void pull_fusions(reorder *r, node_set *set, uint32_t j)
             }
         }
     }
-    if (j > 0 && op_at(r, j) == GOP_ADD && op_at(r, j - 1) == GOP_MUL_MAT) {
+    // MUL_MAT_ID + ADD_ID + MUL, and MUL_MAT + ADD + ADD: the last pulled up
+    const bool id_add = j > 0 && op_at(r, j) == GOP_ADD_ID && op_at(r, j - 1) == GOP_MUL_MAT_ID;
+    if (j > 0 && (id_add || (op_at(r, j) == GOP_ADD && op_at(r, j - 1) == GOP_MUL_MAT))) {
         for (uint32_t k = j + 1; k < j + 15 && k < r->n; k++) {
             const ggfs_gt *x = T(s, r->nodes[k]);
-            if (x->op == GOP_ADD && x->src[0] == r->nodes[j] &&
+            if (x->op == (id_add ? GOP_MUL : GOP_ADD) && x->src[0] == r->nodes[j] &&
                 (T(s, x->src[1])->op == GOP_NONE || r->placed[x->src[1]])) {
+                take(r, set, k, true);
+                break;
+            }
+        }
+    }
+    // SSM_CONV + ADD + UNARY: the UNARY pulled up
+    if (j > 0 && op_at(r, j) == GOP_ADD && op_at(r, j - 1) == GOP_SSM_CONV) {
+        for (uint32_t k = j + 1; k < j + 15 && k < r->n; k++) {
+            const ggfs_gt *x = T(s, r->nodes[k]);
+            if (x->op == GOP_UNARY && x->src[0] == r->nodes[j]) {
                 take(r, set, k, true);
                 break;
             }
