@@ -28,21 +28,27 @@ void ggfs_cgraph_free(ggfs_cgraph *g)
     memset(g, 0, sizeof *g);
 }
 
-static bool reserve(ggfs_cgraph *g, void **array, uint32_t *cap, uint32_t need, size_t size)
+bool ggfs_grow(void **array, uint32_t *cap, uint32_t need, size_t size, uint32_t first)
 {
     if (need <= *cap)
         return true;
-    uint32_t n = *cap ? *cap : 256;
-    while (n < need)
+    uint32_t n = *cap ? *cap : first;
+    while (n < need && n <= UINT32_MAX / 2)
         n *= 2;
-    void *p = realloc(*array, (size_t)n * size);
-    if (!p) {
-        g->failed = true;
+    void *p = n >= need ? realloc(*array, (size_t)n * size) : NULL;
+    if (!p)
         return false;
-    }
     *array = p;
     *cap = n;
     return true;
+}
+
+static bool reserve(ggfs_cgraph *g, void **array, uint32_t *cap, uint32_t need, size_t size)
+{
+    const bool grown = ggfs_grow(array, cap, need, size, 256);
+    if (!grown)
+        g->failed = true;
+    return grown;
 }
 
 uint64_t ggfs_row_size(ggfs_type type, int64_t n)
@@ -364,19 +370,33 @@ uint32_t ggfs_ssm_conv(ggfs_cgraph *g, uint32_t sx, uint32_t c)
     return with_op(g, t, GOP_SSM_CONV, sx, c, GGFS_NO_TENSOR);
 }
 
+/* Whether every one of n sources is there (bad() of each). */
+static bool all_there(ggfs_cgraph *g, const uint32_t *src, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (bad(g, src[i]))
+            return false;
+    }
+    return true;
+}
+
+/* t as op over its n sources (more than with_op's three). */
+static uint32_t with_sources(ggfs_cgraph *g, uint32_t t, ggfs_op op, const uint32_t *src, int n)
+{
+    if (t != GGFS_NO_TENSOR)
+        for (int i = 0; i < n; i++)
+            g->t[t].src[i] = src[i];
+    return with_op(g, t, op, src[0], src[1], src[2]);
+}
+
 uint32_t ggfs_ssm_scan(ggfs_cgraph *g, const uint32_t src[7])
 {
-    for (int i = 0; i < 7; i++) {
-        if (bad(g, src[i]))
-            return GGFS_NO_TENSOR;
-    }
+    if (!all_there(g, src, 7))
+        return GGFS_NO_TENSOR;
     // (one sequence, one state kept)
     const int64_t *s = g->t[src[0]].ne;
     const uint32_t t = ggfs_new(g, GT_F32, ggfs_nelements(g, src[1]) + s[0] * s[1] * s[2], 1, 1, 1);
-    if (t != GGFS_NO_TENSOR)
-        for (int i = 0; i < 7; i++)
-            g->t[t].src[i] = src[i];
-    return with_op(g, t, GOP_SSM_SCAN, src[0], src[1], src[2]);
+    return with_sources(g, t, GOP_SSM_SCAN, src, 7);
 }
 
 uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b)
@@ -390,17 +410,12 @@ uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b)
 
 uint32_t ggfs_gated_delta_net(ggfs_cgraph *g, const uint32_t src[6])
 {
-    for (int i = 0; i < 6; i++) {
-        if (bad(g, src[i]))
-            return GGFS_NO_TENSOR;
-    }
+    if (!all_there(g, src, 6))
+        return GGFS_NO_TENSOR;
     // v: [head_v, heads, tokens]; one sequence
     const int64_t *v = g->t[src[2]].ne;
     const uint32_t t = ggfs_new(g, GT_F32, v[0] * v[1], v[2] + v[0], 1, 1);
-    if (t != GGFS_NO_TENSOR)
-        for (int i = 0; i < 6; i++)
-            g->t[t].src[i] = src[i];
-    return with_op(g, t, GOP_GATED_DELTA_NET, src[0], src[1], src[2]);
+    return with_sources(g, t, GOP_GATED_DELTA_NET, src, 6);
 }
 
 uint32_t ggfs_clamp_view(ggfs_cgraph *g, uint32_t a)

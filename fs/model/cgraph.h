@@ -10,6 +10,7 @@
 #define GGFS_MODEL_CGRAPH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/galloc.h"
@@ -90,6 +91,10 @@ typedef struct ggfs_cgraph {
 } ggfs_cgraph;
 
 #define GGFS_NO_TENSOR GGFS_GALLOC_NONE
+
+/* *array (*cap elements of size bytes) grown to hold need, doubling from
+ * first: false when out of memory (or past 2^31 elements). */
+bool ggfs_grow(void **array, uint32_t *cap, uint32_t need, size_t size, uint32_t first);
 
 void ggfs_cgraph_init(ggfs_cgraph *g);
 void ggfs_cgraph_free(ggfs_cgraph *g);

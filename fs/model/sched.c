@@ -49,19 +49,10 @@ static ggfs_gt *T(const sched *s, uint32_t i)
 
 static bool grow(sched *s, void **array, uint32_t *cap, uint32_t need, size_t size)
 {
-    if (need <= *cap)
-        return true;
-    uint32_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *p = realloc(*array, (size_t)n * size);
-    if (!p) {
+    const bool grown = ggfs_grow(array, cap, need, size, 16);
+    if (!grown)
         s->failed = true;
-        return false;
-    }
-    *array = p;
-    *cap = n;
-    return true;
+    return grown;
 }
 
 /* The memory a tensor (or the tensor it views) already has. */
