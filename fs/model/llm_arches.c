@@ -95,7 +95,7 @@ typedef enum gating_kind {
     GATE_KEY_SIGMOID, // the same, sigmoid when not given
     GATE_SOFTMAX_WEIGHT, // the logits chosen from, the chosen ones' softmax their weights (gpt-oss)
 } gating_kind;
-typedef enum choice { NO, YES, BY_KEY, QWEN3NEXT } choice;
+typedef enum choice { NO, YES, BY_KEY } choice;
 
 typedef enum output_kind {
     OUT_PLAIN,
@@ -114,6 +114,13 @@ typedef enum output_kind {
     OUT_LAST_LAYER, // the last layer's output itself, no norm, no logits (bert)
     OUT_SCALE_CAP_BY_KEY, // scaled, then capped where the keys give a cap not 0 (grok)
 } output_kind;
+
+/* qwen35's family (gated delta net layers beside gated attention). */
+typedef enum delta_kind {
+    DELTA_NONE,
+    DELTA_QWEN35,    // qwen35, qwen35moe: the fused delta net takes fewer Q and K heads as they are
+    DELTA_QWEN3NEXT, // Q and its gate cut into heads first; fewer Q and K heads repeated
+} delta_kind;
 
 /* Where the output rows are taken. */
 typedef enum rows_kind {
@@ -157,7 +164,7 @@ struct arch_graph {
     bool grovemoe;   // grovemoe's: experts chosen by the logits' sigmoid, adjugate experts over their output
     bool kimi;       // kimi-linear's: delta attention layers, latent attention without RoPE, a shared expert
                      // built whatever weights it has
-    uint8_t qwen35;  // qwen35's (YES, QWEN3NEXT): gated delta net layers; attention gated by the second half
+    uint8_t qwen35;  // delta_kind: gated delta net layers; attention gated by the second half
                      // of each Q head; the shared expert gated by a sigmoid
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
@@ -598,8 +605,10 @@ static const arch_graph arches[] = {
     ROW("internlm2", pre_norm, RMS),
     ROW("jais", pre_norm, LN, .rope = ROPE_NONE),
     ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
-    ROW("jina-bert-v2", post_norm_sums, LN, .input = IN_BERT, .rope = ROPE_NONE, .ffn = FFN_ACT, .output = OUT_LAST_LAYER, .unclamped = true),
-    ROW("jina-bert-v3", post_norm_sums, LN, .input = IN_BERT, .ffn = FFN_ACT, .output = OUT_LAST_LAYER, .unclamped = true),
+    ROW("jina-bert-v2", post_norm_sums, LN, .input = IN_BERT, .rope = ROPE_NONE, .ffn = FFN_ACT,
+        .output = OUT_LAST_LAYER, .unclamped = true),
+    ROW("jina-bert-v3", post_norm_sums, LN, .input = IN_BERT, .ffn = FFN_ACT, .output = OUT_LAST_LAYER,
+        .unclamped = true),
     ROW("kimi-linear", pre_norm, RMS, .mla = true, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES,
         .kimi = true),
     ROW("laguna", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY_SIGMOID,
@@ -634,7 +643,8 @@ static const arch_graph arches[] = {
         .gating = GATE_SIGMOID, .norm_w = BY_KEY, .w_scale = YES),
     ROW("neo-bert", pre_norm, RMS, .ffn = FFN_FUSED_GLU, .output = OUT_EMBEDDINGS, .unclamped = true),
     ROW("nomic-bert", post_norm_sums, LN, .input = IN_BERT, .output = OUT_LAST_LAYER, .unclamped = true),
-    ROW("nomic-bert-moe", post_norm_sums, LN, .input = IN_BERT, .ffn = FFN_ACT, .output = OUT_LAST_LAYER, .unclamped = true),
+    ROW("nomic-bert-moe", post_norm_sums, LN, .input = IN_BERT, .ffn = FFN_ACT, .output = OUT_LAST_LAYER,
+        .unclamped = true),
     ROW("olmo", pre_norm, LN),
     ROW("olmo2", post_norms_only, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
     ROW("olmoe", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS),
@@ -654,11 +664,13 @@ static const arch_graph arches[] = {
     ROW("qwen2moe", pre_norm, RMS),
     ROW("qwen2vl", pre_norm, RMS, .mrope = YES),
     ROW("qwen3", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS),
-    ROW("qwen35", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .qwen35 = YES),
-    ROW("qwen35moe", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .norm_w = YES, .qwen35 = YES),
+    ROW("qwen35", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .qwen35 = DELTA_QWEN35),
+    ROW("qwen35moe", pre_norm_post_named, RMS, .mrope = YES, .rows = ROWS_AFTER_NORM, .norm_w = YES,
+        .qwen35 = DELTA_QWEN35),
     ROW("qwen3moe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
-    ROW("qwen3next", pre_norm_post_named, RMS, .rows = ROWS_AFTER_NORM, .norm_w = YES, .qwen35 = QWEN3NEXT),
-    ROW("qwen3tts", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES, .output = OUT_UNPADDED),
+    ROW("qwen3next", pre_norm_post_named, RMS, .rows = ROWS_AFTER_NORM, .norm_w = YES, .qwen35 = DELTA_QWEN3NEXT),
+    ROW("qwen3tts", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES,
+        .output = OUT_UNPADDED),
     ROW("qwen3vl", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES),
     ROW("qwen3vlmoe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES, .norm_w = YES),
     ROW("refact", pre_norm, RMS, .rope = ROPE_NONE, .bias_free = true),
@@ -779,7 +791,7 @@ static uint32_t q_gated_attention(builder *b, uint32_t il, uint32_t cur)
     const int64_t ne[4] = {hd, n, t, 1};
     const uint64_t nb[4] = {4, ggfs_row_size(GT_F32, 2 * hd), g->t[full].nb[1], g->t[full].nb[1] * (uint64_t)t};
     // (qwen3next's views are of the projection cut into heads)
-    const uint32_t heads = b->row->qwen35 == QWEN3NEXT ? ggfs_reshape(g, full, 2 * hd, n, t, 1) : full;
+    const uint32_t heads = b->row->qwen35 == DELTA_QWEN3NEXT ? ggfs_reshape(g, full, 2 * hd, n, t, 1) : full;
     x.q = ggfs_view_nd(g, heads, ne, nb, 0);
     const uint32_t gate = ggfs_cont_2d(g, ggfs_view_nd(g, heads, ne, nb, ggfs_row_size(GT_F32, hd)), hd * n, t);
     x.k = ggfs_reshape(g, x.k, hd, l->n_head_kv, t, 1);
@@ -871,7 +883,8 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
         out = ggfs_llm_norm(b, out, ggfs_llm_wt(b, il, LW_ATTN_SUB_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
         out = ggfs_llm_mm(b, il, LW_WO, LW_WO_S, out);
     } else if (ggfs_llm_has(b, il, LW_ATTN_GATE)) {
-        out = ggfs_llm_mm(b, il, LW_WO, LW_WO_S, gated(b, il, ggfs_llm_attn(b, il, x, GGFS_NO_TENSOR, GGFS_NO_TENSOR), cur));
+        out = ggfs_llm_attn(b, il, x, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+        out = ggfs_llm_mm(b, il, LW_WO, LW_WO_S, gated(b, il, out, cur));
     } else {
         out = ggfs_llm_attn(b, il, x, ggfs_llm_wt(b, il, LW_WO), bias(b, il, LW_BO));
     }
@@ -1365,7 +1378,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->unclamped = b->row->unclamped;
     b->no_flash = b->kq_capped = b->row->grok;
     b->mla_unroped = b->row->kimi;
-    b->gdn_repeat = b->row->qwen35 == QWEN3NEXT;
+    b->gdn_repeat = b->row->qwen35 == DELTA_QWEN3NEXT;
     b->kq_bias = b->pos_bucket = GGFS_NO_TENSOR;
     b->per_layer = GGFS_NO_TENSOR;
     uint32_t reg[R_COUNT];

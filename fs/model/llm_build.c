@@ -534,7 +534,8 @@ qkv ggfs_llm_qkv_latent(builder *b, uint32_t il, uint32_t cur)
 uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;
-    const ggfs_llm_weight *wk_b = ggfs_llm_layer_weight(b->m, il, LW_WK_B), *wv_b = ggfs_llm_layer_weight(b->m, il, LW_WV_B);
+    const ggfs_llm_weight *wk_b = ggfs_llm_layer_weight(b->m, il, LW_WK_B),
+                          *wv_b = ggfs_llm_layer_weight(b->m, il, LW_WV_B);
     const ggfs_llm_weight *wq = ggfs_llm_layer_weight(b->m, il, ggfs_llm_has(b, il, LW_WQ) ? LW_WQ : LW_WQ_B);
     if (!heads_fit(b, il))
         return GGFS_NO_TENSOR;
@@ -662,7 +663,8 @@ static uint32_t conv_input(builder *b, uint32_t kept, uint32_t x_t, int64_t d_co
     if (failed(b, conv_x))
         return GGFS_NO_TENSOR;
     const uint64_t cn1 = g->t[conv_x].nb[1], cn2 = g->t[conv_x].nb[2], rn1 = g->t[r_l].nb[1];
-    const uint32_t last = view_n(b, conv_x, d_conv - 1, channels, 1, 1, cn1, cn2, cn2, ggfs_row_size(GT_F32, b->n_tokens));
+    const uint32_t last =
+        view_n(b, conv_x, d_conv - 1, channels, 1, 1, cn1, cn2, cn2, ggfs_row_size(GT_F32, b->n_tokens));
     const uint32_t dst = flat ? view_n(b, r_l, (d_conv - 1) * channels, 1, 1, 1, rn1, rn1, rn1, offset)
                               : view_n(b, r_l, d_conv - 1, channels, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), rn1, rn1,
                                        offset);
@@ -711,7 +713,8 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
         return xbc;
     const uint64_t xn1 = g->t[xbc].nb[1], xn2 = g->t[xbc].nb[2];
     const uint32_t x = view_n(b, xbc, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), xn1, xn2, 0);
-    const uint32_t bb = view_n(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2, ggfs_row_size(GT_F32, d_inner));
+    const uint32_t bb =
+        view_n(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2, ggfs_row_size(GT_F32, d_inner));
     const uint32_t cc = view_n(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2,
                                ggfs_row_size(GT_F32, d_inner + ng * ds));
     dt = ggfs_binary_op(g, GOP_ADD, ggfs_unary_op(g, GOP_CONT, dt), ggfs_llm_wt(b, il, LW_SSM_DT_B));
@@ -845,11 +848,13 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
     const uint32_t conv = build_rs(b, r_l, 3 * (d_conv - 1) * w, NULL);
     if (failed(b, conv) || failed(b, s_l))
         return GGFS_NO_TENSOR;
-    static const ggfs_lw proj[3] = {LW_WQ, LW_WK, LW_WV}, kernel[3] = {LW_SSM_CONV1D_Q, LW_SSM_CONV1D_K, LW_SSM_CONV1D_V};
+    static const ggfs_lw proj[3] = {LW_WQ, LW_WK, LW_WV},
+                         kernel[3] = {LW_SSM_CONV1D_Q, LW_SSM_CONV1D_K, LW_SSM_CONV1D_V};
     uint32_t x[3];
     const uint64_t state_part = ggfs_row_size(GT_F32, (d_conv - 1) * w);
     for (int i = 0; i < 3; i++) {
-        const uint32_t in = ggfs_transpose(g, ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, proj[i]), cur), w, t, 1, 1));
+        const uint32_t x_in = ggfs_mul_mat(g, ggfs_llm_wt(b, il, proj[i]), cur);
+        const uint32_t in = ggfs_transpose(g, ggfs_reshape(g, x_in, w, t, 1, 1));
         const uint32_t kept = view_n(b, conv, d_conv - 1, w, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), state_part,
                                      state_part, (uint64_t)i * state_part);
         const uint32_t conv_x = conv_input(b, kept, in, d_conv, w, r_l, (uint64_t)i * state_part, false);
@@ -864,13 +869,15 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
     for (int i = 0; i < 2; i++)
         src[i] = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_RMS_NORM, x[i]));
     src[2] = x[2];
-    uint32_t decay = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_B), ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_A), cur));
+    uint32_t decay = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_A), cur);
+    decay = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_B), decay);
     decay = ggfs_unary_op(g, GOP_UNARY, ggfs_binary_op(g, GOP_ADD, decay, ggfs_llm_wt(b, il, LW_SSM_DT_B)));
     const uint32_t a = ggfs_llm_wt(b, il, LW_SSM_A);
     decay = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, decay, s, h, t, 1),
                            a == GGFS_NO_TENSOR ? a : ggfs_reshape(g, a, 1, g->t[a].ne[0], 1, 1));
     src[3] = ggfs_reshape(g, decay, s, h, t, 1);
-    src[4] = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur), 1, h, t, 1));
+    const uint32_t beta = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur);
+    src[4] = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, beta, 1, h, t, 1));
     src[5] = ggfs_reshape(g, build_rs(b, s_l, s * s * h, NULL), s, s, h, 1);
     const uint32_t y = ggfs_gated_delta_net(g, src);
     if (failed(b, y))
@@ -884,7 +891,8 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
     o = ggfs_reshape(g, ggfs_unary_op(g, GOP_CONT, o), s, h, t, 1);
     o = ggfs_llm_norm(b, o, ggfs_llm_wt(b, il, LW_SSM_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
     const uint32_t cur2 = ggfs_reshape(g, ggfs_reshape(g, cur, w, t, 1, 1), w, t, 1, 1);
-    uint32_t gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_B), ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_A), cur2));
+    uint32_t gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_A), cur2);
+    gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_B), gate);
     gate = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, gate, s, h, t, 1));
     o = ggfs_cont_2d(g, ggfs_binary_op(g, GOP_MUL, o, gate), w, t);
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), o);
