@@ -175,6 +175,13 @@ PY
     # (The first block came with the header.)
     [ "$(field fetched 2)" -ge $((before + 15 * BLOCK)) ]
     [ "$(field in_memory 2)" -gt 0 ]
+    # A block is served as soon as it is in memory and written to disk
+    # after its run ends, so the disk can trail the reader by a moment.
+    local i
+    for i in $(seq 200); do
+        [ "$(field on_disk 2)" -ge $((16 * BLOCK)) ] && break
+        sleep 0.1
+    done
     [ "$(field on_disk 2)" -ge $((16 * BLOCK)) ]
     awk '$1 == "mb_per_s_average:" && $2 > 0 {found = 1} END {exit !found}' "$REMOTE/remote"
     # A local mount has none.
