@@ -113,6 +113,7 @@ typedef enum output_kind {
     OUT_SOFTCAP_UNLESS_OFF, // capped unless the keys give the cap as 0 (gemma4)
     OUT_LAST_LAYER, // the last layer's output itself, no norm, no logits (bert)
     OUT_SCALE_CAP_BY_KEY, // scaled, then capped where the keys give a cap not 0 (grok)
+    OUT_UNNORMED,   // the logits of the last layer's output as it is, no norm (hrm_text's passes end normed)
 } output_kind;
 
 /* qwen35's family (gated delta net layers beside gated attention). */
@@ -166,6 +167,8 @@ struct arch_graph {
                      // built whatever weights it has
     uint8_t qwen35;  // delta_kind: gated delta net layers; attention gated by the second half
                      // of each Q head; the shared expert gated by a sigmoid
+    bool hrm;        // hrm_text's: the layers run as passes of stacks (ggfs_llm_model's hrm_stack), each
+                     // over the high state plus the low one, its output normed as the low or the high state
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
                      // normed without weights in the others) and experts (weighted before them, chosen by logits)
 };
@@ -597,6 +600,8 @@ static const arch_graph arches[] = {
     ROW("grok", pre_post_norm, RMS, .input = IN_SCALED, .ffn = FFN_GATED, .output = OUT_SCALE_CAP_BY_KEY, .norm_w = YES,
         .grok = true),
     ROW("grovemoe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES, .grovemoe = true),
+    ROW("hrm_text", pre_norm, RMS, .input = IN_SCALED_BY_KEY, .output = OUT_UNNORMED, .rows = ROWS_BEFORE_NORM,
+        .hrm = true),
     ROW("hunyuan-dense", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
     ROW("hunyuan-moe", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
     ROW("hunyuan_vl", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS, .mrope = BY_KEY),
@@ -1259,6 +1264,34 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
     }
 }
 
+/* hrm_text's passes over the high state (the embeddings) and the low one
+ * (z_l_init, an input on the host): each pass's stack runs over their sum;
+ * its output, normed without a weight, is the new low state, or the high
+ * one in a cycle's last pass. Returns the last high state. */
+static uint32_t hrm_passes(builder *b, uint32_t reg[R_COUNT])
+{
+    const ggfs_llm_model *m = b->m;
+    ggfs_cgraph *g = b->g;
+    if (m->hrm_stack == 0) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    uint32_t high = reg[R_INP], low = ggfs_llm_held(b, &m->hrm_z_l_init, HOME_HOST);
+    for (uint32_t il = 0; il < m->n_trunk && !g->failed; il++) {
+        if (il % m->hrm_stack == 0)
+            reg[R_INP] = ggfs_binary_op(g, GOP_ADD, high, low);
+        run_layer(b, il, reg);
+        if ((il + 1) % m->hrm_stack != 0)
+            continue;
+        const uint32_t out = ggfs_unary_op(g, GOP_RMS_NORM, reg[R_INP]);
+        if (il / m->hrm_stack % (m->hrm_l_cycles + 1) == m->hrm_l_cycles)
+            high = out;
+        else
+            low = out;
+    }
+    return high;
+}
+
 static uint32_t input(builder *b, uint32_t ctx)
 {
     const ggfs_llm_model *m = b->m;
@@ -1319,8 +1352,9 @@ static void output(builder *b, uint32_t cur)
     if (b->row->rows == ROWS_BEFORE_NORM)
         cur = ggfs_get_rows(g, cur, b->out_ids);
     const ggfs_llm_weight *norm = b->row->output == OUT_EMBD_NORM ? &m->tok_embd_norm : &m->output_norm;
-    cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, norm, home), ggfs_llm_held(b, &m->output_norm_b, home),
-                        b->row->norm, -1);
+    if (b->row->output != OUT_UNNORMED)
+        cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, norm, home), ggfs_llm_held(b, &m->output_norm_b, home),
+                            b->row->norm, -1);
     ggfs_set_output(g, cur);
     if (b->row->output == OUT_EMBEDDINGS) {
         ggfs_expand(g, cur);
@@ -1389,6 +1423,10 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
         b->g->failed = true;
     reg[R_INP] = input(b, ctx);
     reg[R_SKP] = reg[R_INP];
+    if (b->row->hrm) {
+        output(b, hrm_passes(b, reg));
+        return;
+    }
     for (uint32_t il = 0; il < b->m->n_trunk && !b->g->failed; il++)
         run_layer(b, il, reg);
     output(b, reg[R_INP]);

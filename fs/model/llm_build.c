@@ -10,7 +10,7 @@
 
 const ggfs_llm_weight *ggfs_llm_layer_weight(const ggfs_llm_model *m, uint32_t il, ggfs_lw kind)
 {
-    return &m->layers[(size_t)il * LW_COUNT + kind];
+    return &m->layers[(size_t)m->block[il] * LW_COUNT + kind];
 }
 
 bool ggfs_llm_has(const builder *b, uint32_t il, ggfs_lw kind)
@@ -37,7 +37,16 @@ uint32_t ggfs_llm_held(builder *b, const ggfs_llm_weight *w, ggfs_home home)
 
 uint32_t ggfs_llm_wt(builder *b, uint32_t il, ggfs_lw kind)
 {
-    return ggfs_llm_held(b, ggfs_llm_layer_weight(b->m, il, kind), layer_home(b, il));
+    // (on the device of the block that holds it)
+    const uint32_t block = b->m->block[il];
+    uint32_t *made = &b->weights[(size_t)block * LW_COUNT + kind];
+    if (*made == 0) {
+        const uint32_t t = ggfs_llm_held(b, ggfs_llm_layer_weight(b->m, il, kind), layer_home(b, block));
+        if (t == GGFS_NO_TENSOR)
+            return t;
+        *made = t + 1;
+    }
+    return *made - 1;
 }
 
 /* cb: names a tensor; with every layer on the GPU, a layer's "norm" runs

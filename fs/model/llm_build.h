@@ -129,11 +129,14 @@ struct ggfs_llm_model {
     uint32_t n_layer;
     uint32_t n_trunk;        // the layers the graph runs: the prediction layers are not
     ggfs_llm_weight *layers; // n_layer rows of LW_COUNT
+    uint32_t *block;         // n_layer: the block whose weights layer il runs (itself, but for hrm_text's passes)
+    uint32_t hrm_stack, hrm_l_cycles; // hrm_text's layers a stack and low passes a cycle (0: not hrm_text's)
     bool *unroped;           // n_layer: the layers attention.rope_pattern gives 0
     ggfs_llm_weight tok_embd, tok_embd_norm, tok_embd_norm_b, pos_embd, output_norm, output_norm_b, output,
         output_b, rope_freqs;
     ggfs_llm_weight per_layer_tok_embd, per_layer_proj, per_layer_proj_norm; // gemma4's per-layer inputs
     ggfs_llm_weight token_types; // bert's token types' embeddings
+    ggfs_llm_weight hrm_z_l_init; // hrm_text's low state before its first pass
     bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)
     bool logit_scale;  // the keys give ARCH.logit_scale
     bool softcap;      // the keys give ARCH.final_logit_softcapping
@@ -183,6 +186,8 @@ typedef struct builder {
     uint32_t inp_pos, out_ids;
     uint32_t attn_scale; // llama4's temperature of the layers without RoPE, per token
     cache_inputs base, swa;
+    uint32_t *weights; // per block and kind: the weight's tensor plus 1 once made (0: not yet), made once as
+                       // llama.cpp's layers share one tensor where they share a weight
     uint32_t s_copy_main, s_copy_extra; // the recurrent states' rows: this sequence's, the others' (none)
 } builder;
 

@@ -144,6 +144,7 @@ static void set_named(ggfs_llm_model *m, const ggp_tensor *t)
         {"rope_freqs.weight", offsetof(ggfs_llm_model, rope_freqs)},
         {"per_layer_token_embd.weight", offsetof(ggfs_llm_model, per_layer_tok_embd)},
         {"token_types.weight", offsetof(ggfs_llm_model, token_types)},
+        {"hrm.z_l_init", offsetof(ggfs_llm_model, hrm_z_l_init)},
         {"per_layer_model_proj.weight", offsetof(ggfs_llm_model, per_layer_proj)},
         {"per_layer_proj_norm.weight", offsetof(ggfs_llm_model, per_layer_proj_norm)},
     };
@@ -195,6 +196,32 @@ static void read_rope_pattern(const ggp_file *keys, ggp_str arch, ggfs_llm_model
         m->unroped[il] = is_zero(keys, &elem);
 }
 
+/* ARCH.suffix as an unsigned 32-bit number, 0 when not given. */
+static uint32_t u32_key(const ggp_file *keys, ggp_str arch, const char *suffix)
+{
+    const ggp_kv *kv = arch_key(keys, arch, suffix);
+    return kv && kv->value.type == GGP_V_U32 ? (uint32_t)ggp_value_u64(keys, &kv->value) : 0;
+}
+
+/* hrm_text's passes: each high cycle runs the low stack l_cycles times,
+ * then the high stack; the file's layers are those passes' cache slots,
+ * and every pass runs the weights of the first low or high stack (blocks
+ * [0, stack) and [stack, 2 stack)). Keys that do not add up to the
+ * layers (llama.cpp's loader refuses them) leave no passes: no graph. */
+static void read_hrm_passes(const ggp_file *keys, ggp_str arch, ggfs_llm_model *m)
+{
+    const uint64_t stack = u32_key(keys, arch, "hrm.layers_per_stack"), high = u32_key(keys, arch, "hrm.h_cycles"),
+                   low = u32_key(keys, arch, "hrm.l_cycles");
+    if (stack == 0 || high == 0 || low == 0 || stack * high * (low + 1) != m->n_layer)
+        return;
+    m->hrm_stack = (uint32_t)stack;
+    m->hrm_l_cycles = (uint32_t)low;
+    for (uint32_t il = 0; il < m->n_layer; il++) {
+        const uint32_t pass = il / m->hrm_stack;
+        m->block[il] = (pass % (m->hrm_l_cycles + 1) == m->hrm_l_cycles ? m->hrm_stack : 0) + il % m->hrm_stack;
+    }
+}
+
 ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_files, const ggfs_memory_rules *rules,
                                    const ggp_file *keys, ggp_str arch)
 {
@@ -206,10 +233,14 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     m->rules = rules;
     m->n_layer = rules->n_layer;
     m->n_trunk = rules->n_layer - (rules->n_nextn < rules->n_layer ? rules->n_nextn : rules->n_layer);
-    if (!(m->unroped = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *m->unroped))) {
+    if (!(m->unroped = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *m->unroped)) ||
+        !(m->block = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *m->block))) {
         ggfs_llm_model_free(m);
         return NULL;
     }
+    for (uint32_t il = 0; il < m->n_layer; il++)
+        m->block[il] = il;
+    read_hrm_passes(keys, arch, m);
     read_rope_pattern(keys, arch, m);
     m->graph = ggfs_llm_arch(arch);
     m->logit_scale = arch_key(keys, arch, "logit_scale") != NULL;
@@ -272,6 +303,7 @@ void ggfs_llm_model_free(ggfs_llm_model *m)
         return;
     free(m->layers);
     free(m->unroped);
+    free(m->block);
     free(m);
 }
 
@@ -304,8 +336,12 @@ bool ggfs_llm_compute(const ggfs_llm_model *m, uint32_t ctx, int cache, uint32_t
         .full_offload = i_gpu_start == 0,
     };
     b.n_outputs = b.n_tokens;
+    b.weights = calloc((size_t)(m->n_layer ? m->n_layer : 1) * LW_COUNT, sizeof *b.weights);
+    if (!b.weights)
+        return false;
     ggfs_llm_build(&b, ctx);
     const bool ok = !g.failed && ggfs_sched_reserve(&g, gpu, host);
+    free(b.weights);
     ggfs_cgraph_free(&g);
     // Vulkan's host buffer type allocates 32 bytes more than asked
     if (ok && *host)
