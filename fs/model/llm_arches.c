@@ -123,6 +123,14 @@ typedef enum delta_kind {
     DELTA_QWEN3NEXT, // Q and its gate cut into heads first; fewer Q and K heads repeated
 } delta_kind;
 
+/* Kimi's delta attention (KDA) beside latent attention. */
+typedef enum kda_kind {
+    KDA_NONE,
+    KDA_KIMI,    // kimi-linear: the decay and output gate through low ranks; the latent attention without
+                 // RoPE; a shared expert built whatever weights it has
+    KDA_BAILING, // bailingmoe3: the decay a bounded sigmoid; the latent attention's heads gated
+} kda_kind;
+
 /* Where the output rows are taken. */
 typedef enum rows_kind {
     ROWS_LAST_LAYER,  // in the last layer (the program's S_LAST_ROWS)
@@ -163,8 +171,9 @@ struct arch_graph {
     bool t5;         // T5's encoder: the scores biased by relative position buckets, no flash attention
     bool img_logits; // chameleon's: the image tokens' logits set to the lowest float; norms with biases on Q and K
     bool grovemoe;   // grovemoe's: experts chosen by the logits' sigmoid, adjugate experts over their output
-    bool kimi;       // kimi-linear's: delta attention layers, latent attention without RoPE, a shared expert
-                     // built whatever weights it has
+    uint8_t kda;     // kda_kind: Kimi's delta attention layers beside latent attention
+    bool swiglu_clamp; // the gated products' halves clamped where swiglu_clamp_exp (the experts') and
+                       // swiglu_clamp_shexp (the other blocks') give the layer a limit
     uint8_t qwen35;  // delta_kind: gated delta net layers; attention gated by the second half
                      // of each Q head; the shared expert gated by a sigmoid
     bool hrm;        // hrm_text's: the layers run as passes of stacks (ggfs_llm_model's hrm_stack), each
@@ -545,6 +554,8 @@ static const arch_graph arches[] = {
     ROW("bailingmoe", pre_norm, RMS, .norm_w = BY_KEY, .w_scale = YES),
     ROW("bailingmoe2", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY,
         .norm_w = BY_KEY, .w_scale = YES),
+    ROW("bailingmoe3", pre_norm, RMS, .mla = true, .rows = ROWS_AFTER_NORM, .gating = GATE_KEY, .norm_w = BY_KEY,
+        .w_scale = YES, .kda = KDA_BAILING, .swiglu_clamp = true),
     ROW("bert", post_norm_sums, LN, .input = IN_BERT, .rope = ROPE_NONE, .ffn = FFN_ACT, .output = OUT_LAST_LAYER,
         .unclamped = true),
     ROW("bitnet", pre_norm, RMS, .output = OUT_BY_EMBD),
@@ -615,7 +626,7 @@ static const arch_graph arches[] = {
     ROW("jina-bert-v3", post_norm_sums, LN, .input = IN_BERT, .ffn = FFN_ACT, .output = OUT_LAST_LAYER,
         .unclamped = true),
     ROW("kimi-linear", pre_norm, RMS, .mla = true, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES,
-        .kimi = true),
+        .kda = KDA_KIMI),
     ROW("laguna", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY_SIGMOID,
         .norm_w = BY_KEY, .w_scale = YES),
     ROW("lfm2", pre_norm_residual_before, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .output = OUT_EMBD_NORM),
@@ -689,7 +700,7 @@ static const arch_graph arches[] = {
     ROW("starcoder2", pre_norm, LN, .ffn = FFN_ACT),
     ROW("step35", pre_norm_all_rows, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true,
         .factors_not_swa = true, .rows = ROWS_BEFORE_NORM, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY,
-        .w_scale = YES),
+        .w_scale = YES, .swiglu_clamp = true),
     ROW("t5encoder", pre_norm, RMS, .rope = ROPE_NONE, .ffn = FFN_ACT, .output = OUT_EMBEDDINGS, .cacheless = true,
         .t5 = true),
     ROW("talkie", pre_norm_skip, RMS, .input = IN_RMS_NORMED, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS,
@@ -827,7 +838,7 @@ static uint32_t position_bias(builder *b, uint32_t il)
 static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
 {
     const arch_graph *r = b->row;
-    if (r->kimi && ggfs_llm_has(b, il, LW_SSM_CONV1D_Q))
+    if (r->kda && ggfs_llm_has(b, il, LW_SSM_CONV1D_Q))
         return ggfs_llm_kda(b, il, cur);
     if (r->mla)
         return ggfs_llm_attn_mla(b, il, cur);
@@ -923,6 +934,17 @@ static uint32_t activation(builder *b, uint32_t x)
     return b->row->ffn == FFN_RELU_SQR ? ggfs_unary_op(b->g, GOP_SQR, act) : act;
 }
 
+/* The gated product of gate and up; where the row clamps them and the
+ * layer's limit for these blocks (which: CLAMP_EXPERTS or CLAMP_OTHERS)
+ * is given, silu(gate) and up each clamped (in place), then multiplied. */
+static uint32_t swiglu(builder *b, uint32_t il, uint8_t which, uint32_t gate, uint32_t up)
+{
+    ggfs_cgraph *g = b->g;
+    if (!b->row->swiglu_clamp || !(b->m->clamped[il] & which))
+        return ggfs_binary_op(g, GOP_GLU, gate, up);
+    return ggfs_binary_op(g, GOP_MUL, ggfs_clamp_view(g, ggfs_unary_op(g, GOP_UNARY, gate)), ggfs_clamp_view(g, up));
+}
+
 /* The chosen experts' weights w times x, plus their bias wb where the
  * model has one. */
 static uint32_t expert_mm(builder *b, uint32_t il, ggfs_lw w, ggfs_lw wb, uint32_t x, uint32_t selected)
@@ -1000,7 +1022,7 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
         const uint32_t up = expert_mm(b, il, up_w, LW_FFN_UP_EXPS_B, rows, selected);
         // (without gates: silu of up)
         act = ggfs_llm_has(b, il, gate_w)
-                  ? ggfs_binary_op(g, GOP_GLU, expert_mm(b, il, gate_w, LW_FFN_GATE_EXPS_B, rows, selected), up)
+                  ? swiglu(b, il, CLAMP_EXPERTS, expert_mm(b, il, gate_w, LW_FFN_GATE_EXPS_B, rows, selected), up)
                   : activation(b, up);
     }
     uint32_t out = expert_mm(b, il, down_w, LW_FFN_DOWN_EXPS_B, act, selected);
@@ -1048,7 +1070,7 @@ static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t ro
     ggfs_cgraph *g = b->g;
     // (kimi: build_ffn over absent weights, its activation alone)
     if (!ggfs_llm_has(b, il, LW_FFN_UP_SHEXP))
-        return b->row->kimi ? ggfs_binary_op(g, GOP_ADD, routed, activation(b, cur)) : routed;
+        return b->row->kda == KDA_KIMI ? ggfs_binary_op(g, GOP_ADD, routed, activation(b, cur)) : routed;
     uint32_t gate_in = GGFS_NO_TENSOR, gate = GGFS_NO_TENSOR;
     if (ggfs_llm_has(b, il, LW_FFN_GATE_INP_SHEXP)) {
         gate_in = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP_SHEXP), cur);
@@ -1061,7 +1083,7 @@ static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t ro
     // gated, the gated product of up's halves (gate and up fused)
     uint32_t act;
     if (ggfs_llm_has(b, il, LW_FFN_GATE_SHEXP))
-        act = ggfs_binary_op(g, GOP_GLU, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_SHEXP), cur), up);
+        act = swiglu(b, il, CLAMP_OTHERS, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_SHEXP), cur), up);
     else
         act = b->row->ffn == FFN_GATED ? ggfs_glu_halves(g, up) : activation(b, up);
     uint32_t shared = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_DOWN_SHEXP), act);
@@ -1109,7 +1131,7 @@ static uint32_t dense(builder *b, uint32_t il, uint32_t cur)
             break;
         }
         cur = ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_FFN_GATE, LW_FFN_GATE_S, cur), bias(b, il, LW_FFN_GATE_B));
-        cur = ggfs_binary_op(g, GOP_GLU, cur, up);
+        cur = swiglu(b, il, CLAMP_OTHERS, cur, up);
         break;
     case FFN_RELU_SQR:
         cur = ggfs_unary_op(g, GOP_SQR, ggfs_unary_op(g, GOP_UNARY, up));
@@ -1411,7 +1433,8 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->v_from_k = b->row->gemma4;
     b->unclamped = b->row->unclamped;
     b->no_flash = b->kq_capped = b->row->grok;
-    b->mla_unroped = b->row->kimi;
+    b->mla_unroped = b->row->kda == KDA_KIMI;
+    b->kda_bounded = b->row->kda == KDA_BAILING;
     b->gdn_repeat = b->row->qwen35 == DELTA_QWEN3NEXT;
     b->kq_bias = b->pos_bucket = GGFS_NO_TENSOR;
     b->per_layer = GGFS_NO_TENSOR;

@@ -612,6 +612,14 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
     // back from the latent to each head's V
     out = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV_B), ggfs_permute(g, out, 0, 2, 1, 3));
     out = heads_flat(b, ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, out, 0, 2, 1, 3)));
+    if (ggfs_llm_has(b, il, LW_ATTN_GATE)) {
+        // (bailingmoe3) each head's output times a sigmoid of the input's gate
+        const int64_t vh = g->t[out].ne[0] / h;
+        uint32_t gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_ATTN_GATE), cur);
+        gate = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, gate, 1, h, t, 1));
+        out = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, out, vh, h, t, 1), gate);
+        out = ggfs_cont_2d(g, out, vh * h, t);
+    }
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), out);
 }
 
@@ -879,11 +887,20 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
         src[i] = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_RMS_NORM, x[i]));
     src[2] = x[2];
     uint32_t decay = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_A), cur);
-    decay = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_B), decay);
-    decay = ggfs_unary_op(g, GOP_UNARY, ggfs_binary_op(g, GOP_ADD, decay, ggfs_llm_wt(b, il, LW_SSM_DT_B)));
     const uint32_t a = ggfs_llm_wt(b, il, LW_SSM_A);
-    decay = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, decay, s, h, t, 1),
-                           a == GGFS_NO_TENSOR ? a : ggfs_reshape(g, a, 1, g->t[a].ne[0], 1, 1));
+    if (b->kda_bounded) {
+        // sigmoid(x . f_a + dt_b, times A), scaled to the gate's lower bound
+        decay = ggfs_binary_op(g, GOP_ADD, decay, ggfs_llm_wt(b, il, LW_SSM_DT_B));
+        decay = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, decay, s, h, t, 1),
+                               a == GGFS_NO_TENSOR ? a : ggfs_reshape(g, a, 1, h, 1, 1));
+        decay = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, decay));
+    } else {
+        // softplus(x . f_a . f_b + dt_b), times A
+        decay = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_B), decay);
+        decay = ggfs_unary_op(g, GOP_UNARY, ggfs_binary_op(g, GOP_ADD, decay, ggfs_llm_wt(b, il, LW_SSM_DT_B)));
+        decay = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, decay, s, h, t, 1),
+                               a == GGFS_NO_TENSOR ? a : ggfs_reshape(g, a, 1, g->t[a].ne[0], 1, 1));
+    }
     src[3] = ggfs_reshape(g, decay, s, h, t, 1);
     const uint32_t beta = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur);
     src[4] = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, beta, 1, h, t, 1));
@@ -899,9 +916,13 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
                         ggfs_row_size(GT_F32, w * t), 0);
     o = ggfs_reshape(g, ggfs_unary_op(g, GOP_CONT, o), s, h, t, 1);
     o = ggfs_llm_norm(b, o, ggfs_llm_wt(b, il, LW_SSM_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
-    const uint32_t cur2 = ggfs_reshape(g, ggfs_reshape(g, cur, w, t, 1, 1), w, t, 1, 1);
-    uint32_t gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_A), cur2);
-    gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_B), gate);
+    uint32_t gate;
+    if (b->kda_bounded) {
+        gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_A), cur);
+    } else {
+        const uint32_t cur2 = ggfs_reshape(g, ggfs_reshape(g, cur, w, t, 1, 1), w, t, 1, 1);
+        gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_B), ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_A), cur2));
+    }
     gate = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, gate, s, h, t, 1));
     o = ggfs_cont_2d(g, ggfs_binary_op(g, GOP_MUL, o, gate), w, t);
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), o);

@@ -121,6 +121,9 @@ typedef struct ggfs_llm_weight {
 
 typedef struct ggfs_llm_model ggfs_llm_model;
 
+/* The gated products a layer's limits clamp: the experts', the others'. */
+enum { CLAMP_EXPERTS = 1, CLAMP_OTHERS = 2 };
+
 typedef struct arch_graph arch_graph;
 
 struct ggfs_llm_model {
@@ -132,6 +135,7 @@ struct ggfs_llm_model {
     uint32_t *block;         // n_layer: the block whose weights layer il runs (itself, but for hrm_text's passes)
     uint32_t hrm_stack, hrm_l_cycles; // hrm_text's layers a stack and low passes a cycle (0: not hrm_text's)
     bool *unroped;           // n_layer: the layers attention.rope_pattern gives 0
+    uint8_t *clamped;        // n_layer: CLAMP_EXPERTS, CLAMP_OTHERS where swiglu_clamp_exp, _shexp give a limit
     ggfs_llm_weight tok_embd, tok_embd_norm, tok_embd_norm_b, pos_embd, output_norm, output_norm_b, output,
         output_b, rope_freqs;
     ggfs_llm_weight per_layer_tok_embd, per_layer_proj, per_layer_proj_norm; // gemma4's per-layer inputs
@@ -180,6 +184,8 @@ typedef struct builder {
     uint32_t pos_bucket; // T5's relative position buckets [tokens, tokens], or none
     uint32_t kq_bias;    // the scores' bias in the layer being built (T5's), or none: no flash attention
     bool mla_unroped;    // multi-head latent attention without RoPE (kimi-linear)
+    bool kda_bounded;    // Kimi's delta attention as bailingmoe3 has it: its decay and output gate each one
+                         // projection, the decay a sigmoid scaled to a lower bound
     bool gdn_repeat;     // a delta net's Q and K heads repeated to V's where fewer (qwen3next)
     bool adjugate;       // the experts being built are grovemoe's adjugate ones
     uint32_t per_layer; // gemma4's per-layer inputs [width, tokens, layers], or none

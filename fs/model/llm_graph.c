@@ -169,31 +169,65 @@ static double float_key(const ggp_file *keys, ggp_str arch, const char *suffix)
     return kv && (kv->value.type == GGP_V_F32 || kv->value.type == GGP_V_F64) ? ggp_value_f64(keys, &kv->value) : 0;
 }
 
-/* A number given as 0 (of attention.rope_pattern). */
-static bool is_zero(const ggp_file *keys, const ggp_value *v)
+/* A number's value (an integer, a float or a boolean); false for others. */
+static bool number_of(const ggp_file *keys, const ggp_value *v, double *out)
 {
-    if (v->type == GGP_V_U32 || v->type == GGP_V_BOOL)
-        return ggp_value_u64(keys, v) == 0;
-    return v->type == GGP_V_I32 && ggp_value_i64(keys, v) == 0;
+    switch (v->type) {
+    case GGP_V_U8: case GGP_V_U16: case GGP_V_U32: case GGP_V_U64: case GGP_V_BOOL:
+        *out = (double)ggp_value_u64(keys, v);
+        return true;
+    case GGP_V_I8: case GGP_V_I16: case GGP_V_I32: case GGP_V_I64:
+        *out = (double)ggp_value_i64(keys, v);
+        return true;
+    case GGP_V_F32: case GGP_V_F64:
+        *out = ggp_value_f64(keys, v);
+        return true;
+    default:
+        return false;
+    }
 }
 
-/* attention.rope_pattern: per layer (a number for all), 0 where the
- * layer's attention takes no RoPE. */
-static void read_rope_pattern(const ggp_file *keys, ggp_str arch, ggfs_llm_model *m)
+/* ARCH.suffix per layer, as llama.cpp's get_key_or_arr reads it: an
+ * array's element per layer, or one number for all. Calls set(m, il, x)
+ * for each layer given a number. */
+static void read_per_layer(const ggp_file *keys, ggp_str arch, const char *suffix, ggfs_llm_model *m,
+                           void (*set)(ggfs_llm_model *m, uint32_t il, double x))
 {
-    const ggp_kv *kv = arch_key(keys, arch, "attention.rope_pattern");
+    const ggp_kv *kv = arch_key(keys, arch, suffix);
+    double x;
     if (!kv)
         return;
     if (kv->value.type != GGP_V_ARRAY) {
-        for (uint32_t il = 0; il < m->n_layer; il++)
-            m->unroped[il] = is_zero(keys, &kv->value);
+        for (uint32_t il = 0; il < m->n_layer && number_of(keys, &kv->value, &x); il++)
+            set(m, il, x);
         return;
     }
     ggp_array_iter it;
     ggp_value elem;
     ggp_array_iter_init(&it, keys, &kv->value);
-    for (uint32_t il = 0; il < m->n_layer && ggp_array_next(&it, &elem); il++)
-        m->unroped[il] = is_zero(keys, &elem);
+    for (uint32_t il = 0; il < m->n_layer && ggp_array_next(&it, &elem); il++) {
+        if (number_of(keys, &elem, &x))
+            set(m, il, x);
+    }
+}
+
+/* attention.rope_pattern: 0 where the layer's attention takes no RoPE. */
+static void set_unroped(ggfs_llm_model *m, uint32_t il, double x)
+{
+    m->unroped[il] = x == 0;
+}
+
+/* swiglu_clamp_exp, swiglu_clamp_shexp: a limit above llama.cpp's 1e-6. */
+static void set_clamp_exp(ggfs_llm_model *m, uint32_t il, double x)
+{
+    if (x > 1e-6)
+        m->clamped[il] |= CLAMP_EXPERTS;
+}
+
+static void set_clamp_shexp(ggfs_llm_model *m, uint32_t il, double x)
+{
+    if (x > 1e-6)
+        m->clamped[il] |= CLAMP_OTHERS;
 }
 
 /* ARCH.suffix as an unsigned 32-bit number, 0 when not given. */
@@ -234,14 +268,17 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     m->n_layer = rules->n_layer;
     m->n_trunk = rules->n_layer - (rules->n_nextn < rules->n_layer ? rules->n_nextn : rules->n_layer);
     if (!(m->unroped = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *m->unroped)) ||
-        !(m->block = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *m->block))) {
+        !(m->block = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *m->block)) ||
+        !(m->clamped = calloc(rules->n_layer ? rules->n_layer : 1, sizeof *m->clamped))) {
         ggfs_llm_model_free(m);
         return NULL;
     }
     for (uint32_t il = 0; il < m->n_layer; il++)
         m->block[il] = il;
     read_hrm_passes(keys, arch, m);
-    read_rope_pattern(keys, arch, m);
+    read_per_layer(keys, arch, "attention.rope_pattern", m, set_unroped);
+    read_per_layer(keys, arch, "swiglu_clamp_exp", m, set_clamp_exp);
+    read_per_layer(keys, arch, "swiglu_clamp_shexp", m, set_clamp_shexp);
     m->graph = ggfs_llm_arch(arch);
     m->logit_scale = arch_key(keys, arch, "logit_scale") != NULL;
     m->softcap = arch_key(keys, arch, "final_logit_softcapping") != NULL;
@@ -304,6 +341,7 @@ void ggfs_llm_model_free(ggfs_llm_model *m)
     free(m->layers);
     free(m->unroped);
     free(m->block);
+    free(m->clamped);
     free(m);
 }
 
