@@ -621,6 +621,7 @@ static const arch_graph arches[] = {
     ROW("internlm2", pre_norm, RMS),
     ROW("jais", pre_norm, LN, .rope = ROPE_NONE),
     ROW("jais2", pre_norm, LN, .ffn = FFN_RELU_SQR),
+    ROW("jamba", pre_norm_residual_before, RMS, .rope = ROPE_NONE, .w_scale = YES),
     ROW("jina-bert-v2", post_norm_sums, LN, .input = IN_BERT, .rope = ROPE_NONE, .ffn = FFN_ACT,
         .output = OUT_LAST_LAYER, .unclamped = true),
     ROW("jina-bert-v3", post_norm_sums, LN, .input = IN_BERT, .ffn = FFN_ACT, .output = OUT_LAST_LAYER,
@@ -638,6 +639,7 @@ static const arch_graph arches[] = {
     ROW("llama-embed", pre_norm, RMS, .factors = true, .output = OUT_EMBEDDINGS, .cacheless = true),
     ROW("llama4", pre_norm, RMS, .factors = true, .rope = ROPE_NOT_FULL, .gating = GATE_SIGMOID, .llama4 = true),
     ROW("maincoder", pre_norm, RMS, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS),
+    ROW("mamba", one_mixer_rows, RMS),
     ROW("mamba2", one_mixer_rows, RMS),
     ROW("maple", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY, .norm_w = YES),
     ROW("mellum", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
@@ -854,6 +856,8 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
         return ggfs_llm_attn(b, il, ggfs_llm_qkv(b, il, cur, true), ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
     }
     // a recurrent layer's mixer in its place (hybrid models)
+    if (ggfs_llm_has(b, il, LW_SSM_X))
+        return ggfs_llm_mamba(b, il, cur);
     if (ggfs_llm_has(b, il, LW_SSM_IN))
         return ggfs_llm_mamba2(b, il, cur);
     if (ggfs_llm_has(b, il, LW_SHORTCONV_IN))

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/llm_build.h"
+#include "model/sched.h"
 
 const ggfs_llm_weight *ggfs_llm_layer_weight(const ggfs_llm_model *m, uint32_t il, ggfs_lw kind)
 {
@@ -689,6 +690,87 @@ static uint32_t conv_input(builder *b, uint32_t kept, uint32_t x_t, int64_t d_co
     return conv_x;
 }
 
+/* A scan's A: on its layer's device where the GPU runs the scan, else on
+ * the host (llama.cpp's loader places it where its op runs). */
+static uint32_t scan_a(builder *b, uint32_t il, bool gpu_runs)
+{
+    const ggfs_home home = gpu_runs && b->m->block[il] >= b->i_gpu_start ? HOME_GPU : HOME_HOST;
+    return ggfs_llm_held(b, ggfs_llm_layer_weight(b->m, il, LW_SSM_A), home);
+}
+
+uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_llm_model *m = b->m;
+    // the shapes, from the weights: the conv's kernel and channels, the state, dt's rank
+    const ggfs_llm_weight *conv1d = ggfs_llm_layer_weight(m, il, LW_SSM_CONV1D),
+                          *a = ggfs_llm_layer_weight(m, il, LW_SSM_A),
+                          *dt_w = ggfs_llm_layer_weight(m, il, LW_SSM_DT),
+                          *x_w = ggfs_llm_layer_weight(m, il, LW_SSM_X);
+    const int64_t d_conv = conv1d->ne[0], d_inner = conv1d->ne[1], ds = a->ne[0], rank = dt_w->ne[0],
+                  t = b->n_tokens;
+    if (!conv1d->bytes || !a->bytes || !dt_w->bytes || !x_w->bytes || a->ne[1] != d_inner || ds <= 0 ||
+        rank <= 0 || x_w->ne[1] != rank + 2 * ds || d_conv < 2 || d_conv > 64 || cur == GGFS_NO_TENSOR) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    const uint32_t r_l = state(b, il, (d_conv - 1) * d_inner), s_l = state(b, il, ds * d_inner);
+    if (failed(b, r_l) || failed(b, s_l))
+        return GGFS_NO_TENSOR;
+    uint32_t conv = build_rs(b, r_l, (d_conv - 1) * d_inner, NULL);
+    conv = ggfs_reshape(g, conv, d_conv - 1, d_inner, 1, 1);
+    cur = ggfs_reshape(g, cur, g->t[cur].ne[0], t, 1, 1);
+    const uint32_t xz = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_IN), cur);
+    if (xz == GGFS_NO_TENSOR)
+        return xz;
+    const uint64_t zn1 = g->t[xz].nb[1], zn2 = g->t[xz].nb[2];
+    const uint32_t x_in = view_n(b, xz, d_inner, t, 1, 1, zn1, zn2, zn2, 0);
+    const uint32_t z = view_n(b, xz, d_inner, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, d_inner));
+    const uint32_t conv_x = conv_input(b, conv, ggfs_transpose(g, x_in), d_conv, d_inner, r_l, 0, true);
+    if (conv_x == GGFS_NO_TENSOR)
+        return conv_x;
+    uint32_t x = ggfs_binary_op(g, GOP_ADD, ggfs_ssm_conv(g, conv_x, ggfs_llm_wt(b, il, LW_SSM_CONV1D)),
+                                ggfs_llm_wt(b, il, LW_SSM_CONV1D_B));
+    x = ggfs_unary_op(g, GOP_UNARY, x);
+    // dt, B and C from the conv's output; normed where the layer has their norms
+    const uint32_t x_db = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_X), x);
+    if (x_db == GGFS_NO_TENSOR)
+        return x_db;
+    const uint64_t dn1 = g->t[x_db].nb[1], dn2 = g->t[x_db].nb[2];
+    uint32_t dt = view_n(b, x_db, rank, t, 1, 1, dn1, dn2, dn2, 0);
+    uint32_t bb = view_n(b, x_db, ds, 1, t, 1, ggfs_row_size(GT_F32, ds), dn1, dn2, ggfs_row_size(GT_F32, rank));
+    uint32_t cc = view_n(b, x_db, ds, 1, t, 1, ggfs_row_size(GT_F32, ds), dn1, dn2,
+                         ggfs_row_size(GT_F32, rank + ds));
+    if (ggfs_llm_has(b, il, LW_SSM_DT_NORM) && ggfs_llm_has(b, il, LW_SSM_B_NORM) &&
+        ggfs_llm_has(b, il, LW_SSM_C_NORM)) {
+        dt = ggfs_llm_norm(b, dt, ggfs_llm_wt(b, il, LW_SSM_DT_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+        bb = ggfs_llm_norm(b, bb, ggfs_llm_wt(b, il, LW_SSM_B_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+        cc = ggfs_llm_norm(b, cc, ggfs_llm_wt(b, il, LW_SSM_C_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    } else {
+        dt = ggfs_unary_op(g, GOP_CONT, dt);
+    }
+    dt = ggfs_binary_op(g, GOP_ADD, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_DT), dt),
+                        ggfs_llm_wt(b, il, LW_SSM_DT_B));
+    const uint32_t x_heads = ggfs_reshape(g, x, 1, d_inner, t, 1);
+    // the scan, as build_rs reads the state for it: one head per channel
+    const uint32_t shape = ggfs_new(g, GT_F32, ds, 1, d_inner, 1); // (its shape only)
+    uint32_t scan[7] = {shape, x_heads, dt, scan_a(b, il, false), bb, cc, GGFS_NO_TENSOR};
+    const uint32_t y_ssm = build_rs(b, s_l, ds * d_inner, scan);
+    if (y_ssm == GGFS_NO_TENSOR)
+        return y_ssm;
+    // the scan state kept
+    const uint64_t dst = ggfs_row_size(GT_F32, ds * d_inner);
+    ggfs_expand(g, ggfs_cpy(g, view_n(b, y_ssm, ds * d_inner, 1, 1, 1, dst, dst, dst,
+                                      ggfs_row_size(GT_F32, d_inner * t)),
+                            view_n(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], dst, dst, 0)));
+    uint32_t y = view_n(b, y_ssm, d_inner, t, 1, 1, ggfs_row_size(GT_F32, d_inner), ggfs_row_size(GT_F32, d_inner * t),
+                        ggfs_row_size(GT_F32, d_inner * t), 0);
+    y = ggfs_binary_op(g, GOP_ADD, y, ggfs_binary_op(g, GOP_MUL, x, ggfs_llm_wt(b, il, LW_SSM_D)));
+    y = ggfs_binary_op(g, GOP_GLU, ggfs_unary_op(g, GOP_CONT, z), y);
+    cur = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_OUT), y);
+    return cur == GGFS_NO_TENSOR ? cur : ggfs_reshape(g, cur, g->t[cur].ne[0], t, 1, 1);
+}
+
 uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;
@@ -737,7 +819,7 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
     dt = ggfs_binary_op(g, GOP_ADD, ggfs_unary_op(g, GOP_CONT, dt), ggfs_llm_wt(b, il, LW_SSM_DT_B));
     // the scan, as build_rs reads the state for it
     const uint32_t shape = ggfs_new(g, GT_F32, ds, hd, nh, 1); // (its shape only)
-    uint32_t scan[7] = {shape, x, dt, ggfs_llm_wt(b, il, LW_SSM_A), bb, cc, GGFS_NO_TENSOR};
+    uint32_t scan[7] = {shape, x, dt, scan_a(b, il, ggfs_sched_gpu_runs_scan(true, ds, hd)), bb, cc, GGFS_NO_TENSOR};
     const uint32_t y_ssm = build_rs(b, s_l, ds * d_inner, scan);
     if (y_ssm == GGFS_NO_TENSOR)
         return y_ssm;

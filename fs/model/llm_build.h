@@ -110,6 +110,11 @@ typedef enum ggfs_lw {
     LW_SSM_F_B,
     LW_SSM_G_A,
     LW_SSM_G_B,
+    LW_SSM_X,           // Mamba-1's projections of the conv's output to dt, B and C, and of dt up
+    LW_SSM_DT,
+    LW_SSM_DT_NORM,     // and the norms of dt, B and C (jamba's)
+    LW_SSM_B_NORM,
+    LW_SSM_C_NORM,
     LW_COUNT
 } ggfs_lw;
 
@@ -224,6 +229,9 @@ void ggfs_llm_inputs(builder *b, uint32_t ctx);
 qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape);
 qkv ggfs_llm_heads(builder *b, uint32_t il, qkv x);
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b);
+/* build_mamba_layer (Mamba-1's) over the normed input cur: its conv and
+ * scan states. */
+uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur);
 /* build_mamba2_layer over the normed input cur: its conv and scan states. */
 uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur);
 /* A gated delta net layer (qwen35's linear attention) over the normed

@@ -68,6 +68,9 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_SSM_CONV1D_V] = "ssm_conv1d_v.weight",  [LW_SSM_F_A] = "ssm_f_a.weight",
     [LW_SSM_F_B] = "ssm_f_b.weight",            [LW_SSM_G_A] = "ssm_g_a.weight",
     [LW_SSM_G_B] = "ssm_g_b.weight",
+    [LW_SSM_X] = "ssm_x.weight",                [LW_SSM_DT] = "ssm_dt.weight",
+    [LW_SSM_DT_NORM] = "ssm_dt_norm.weight",    [LW_SSM_B_NORM] = "ssm_b_norm.weight",
+    [LW_SSM_C_NORM] = "ssm_c_norm.weight",
 };
 
 /* ---- reading the model ---- */

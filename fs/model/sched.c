@@ -84,17 +84,38 @@ static int64_t batch_size(const ggfs_gt *t)
     }
 }
 
-/* ggml_backend_sched_backend_from_buffer: every op here runs on both. */
-static int backend_from_home(uint8_t home)
+bool ggfs_sched_gpu_runs_scan(bool per_head_a, int64_t d_state, int64_t head_dim)
 {
-    return home == HOME_GPU ? GPU : home == HOME_HOST ? CPU : -1;
+    return per_head_a && (d_state == 128 || d_state == 256) && head_dim % 16 == 0;
+}
+
+/* ggml_backend_supports_op: the host runs every op; the GPU (Vulkan's
+ * supports_op) every op here but a scan it has no shader for: Mamba-1's
+ * (A a matrix, not a number per head), or a state or head of another
+ * width. */
+static bool supports(const sched *s, int backend, uint32_t t)
+{
+    const ggfs_gt *x = T(s, t);
+    if (backend == CPU || x->op != GOP_SSM_SCAN)
+        return true;
+    const ggfs_gt *states = T(s, x->src[0]), *a = T(s, x->src[3]);
+    // (A one number a head: a row of one float, as ggml checks it by its stride)
+    return ggfs_sched_gpu_runs_scan(a->ne[0] == 1, states->ne[0], states->ne[1]);
+}
+
+/* ggml_backend_sched_backend_from_buffer: the device whose memory it is,
+ * if that device runs op (else -1: the tensor is copied to where op runs). */
+static int backend_from_home(const sched *s, uint8_t home, uint32_t op)
+{
+    const int b = home == HOME_GPU ? GPU : home == HOME_HOST ? CPU : -1;
+    return b != -1 && supports(s, b, op) ? b : -1;
 }
 
 /* ggml_backend_sched_backend_id_from_cur. */
 static int backend_from_cur(const sched *s, uint32_t t)
 {
     const ggfs_gt *x = T(s, t);
-    int b = backend_from_home(home_of(s, t));
+    int b = backend_from_home(s, home_of(s, t), t);
     if (b != -1)
         return b;
     if (x->flags & GFLAG_INPUT)
@@ -109,8 +130,8 @@ static int backend_from_cur(const sched *s, uint32_t t)
         const ggfs_gt *src = T(s, x->src[i]);
         if (!(src->flags & GFLAG_WEIGHT))
             continue;
-        b = backend_from_home(src->home);
-        if (b == CPU && batch_size(x) >= OFFLOAD_MIN_BATCH)
+        b = backend_from_home(s, src->home, t);
+        if (b == CPU && supports(s, GPU, t) && batch_size(x) >= OFFLOAD_MIN_BATCH)
             return GPU;
         return b;
     }
@@ -146,7 +167,7 @@ static void expand(sched *s, bool down, bool gpu_only)
             continue;
         if (T(s, n)->backend != -1)
             cur = gpu_only && T(s, n)->backend == CPU ? -1 : T(s, n)->backend;
-        else if (cur != -1)
+        else if (cur != -1 && supports(s, cur, n))
             T(s, n)->backend = (int8_t)cur;
     }
 }
@@ -161,6 +182,8 @@ static void place_rest(sched *s)
             continue;
         int best = -1;
         for (int b = 0; b < N_BACKENDS; b++) {
+            if (!supports(s, b, n))
+                continue;
             int supported = 0;
             for (int i = 0; i < GGFS_GALLOC_SRCS; i++) {
                 const uint32_t src = T(s, n)->src[i];
@@ -195,7 +218,7 @@ static void place_sources(sched *s)
                 src->backend = src->view_src != GGFS_NO_TENSOR ? T(s, src->view_src)->backend : n->backend;
         }
         if (n->backend == -1)
-            n->backend = GPU;
+            n->backend = supports(s, GPU, g->nodes[k]) ? GPU : CPU;
     }
 }
 

@@ -21,4 +21,10 @@
  * False when out of memory. */
 bool ggfs_sched_reserve(ggfs_cgraph *g, uint64_t *gpu, uint64_t *host);
 
+/* Whether the GPU runs a selective scan (ggml_ssm_scan): its A one number
+ * per head (Mamba-2's; Mamba-1's is a matrix), its state and head widths
+ * those Vulkan has a shader for. Where not, llama.cpp keeps A on the host
+ * and runs the scan there. */
+bool ggfs_sched_gpu_runs_scan(bool per_head_a, int64_t d_state, int64_t head_dim);
+
 #endif
