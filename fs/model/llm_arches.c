@@ -45,6 +45,8 @@ typedef enum step_op {
     S_PER_LAYER, // dst = a plus the layer's gated per-layer input where it has one, times its output scale
     S_MUL_W,     // dst = a times the layer's weight w
     S_NORM_EITHER, // dst = the row's norm of a, with the layer's weight w where it has one, else with wb
+    S_SELF_ATTN, // dst = attention over a, in a layer that has a recurrent mixer beside it
+    S_RECURRENT, // dst = the layer's recurrent mixer over a
 } step_op;
 
 typedef struct step {
@@ -397,6 +399,23 @@ static const step one_mixer_rows[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* falcon-h1: attention and the Mamba-2 mixer beside it, each over its own
+ * norm of the input; their sum and the input, then the feed-forward block. */
+static const step attn_beside_ssm[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_SELF_ATTN, R_ATT, R_CUR, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_RECURRENT, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_CUR, R_ATT, R_CUR, 0, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_FIN, R_NONE, R_NONE, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* cogvlm: pre_norm, every row an output (no output rows taken). */
 static const step pre_norm_all_rows[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -585,6 +604,7 @@ static const arch_graph arches[] = {
     ROW("exaone4", post_norms_only, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .rope = ROPE_SWA_ONLY,
         .factors = true),
     ROW("falcon", parallel_ffn_attn, LN, .ffn = FFN_ACT),
+    ROW("falcon-h1", attn_beside_ssm, RMS),
     ROW("gemma", pre_norm, RMS, .input = IN_SCALED, .q_scale = true),
     ROW("gemma-embedding", post_norms, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .q_scale = true, .output = OUT_EMBEDDINGS),
@@ -837,6 +857,9 @@ static uint32_t position_bias(builder *b, uint32_t il)
     return ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, heads, 2, 0, 1, 3));
 }
 
+static uint32_t recurrent(builder *b, uint32_t il, uint32_t cur);
+static uint32_t self_attention(builder *b, uint32_t il, uint32_t cur);
+
 static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
 {
     const arch_graph *r = b->row;
@@ -856,12 +879,26 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
         return ggfs_llm_attn(b, il, ggfs_llm_qkv(b, il, cur, true), ggfs_llm_wt(b, il, LW_WO), GGFS_NO_TENSOR);
     }
     // a recurrent layer's mixer in its place (hybrid models)
+    const uint32_t mixer = recurrent(b, il, cur);
+    return mixer != GGFS_NO_TENSOR || b->g->failed ? mixer : self_attention(b, il, cur);
+}
+
+/* A layer's recurrent mixer over cur, where it has one: else none. */
+static uint32_t recurrent(builder *b, uint32_t il, uint32_t cur)
+{
     if (ggfs_llm_has(b, il, LW_SSM_X))
         return ggfs_llm_mamba(b, il, cur);
     if (ggfs_llm_has(b, il, LW_SSM_IN))
         return ggfs_llm_mamba2(b, il, cur);
     if (ggfs_llm_has(b, il, LW_SHORTCONV_IN))
         return ggfs_llm_shortconv(b, il, cur);
+    return GGFS_NO_TENSOR;
+}
+
+/* build_qkv, RoPE and the row's norms, build_attn. */
+static uint32_t self_attention(builder *b, uint32_t il, uint32_t cur)
+{
+    const arch_graph *r = b->row;
     qkv x = ggfs_llm_qkv(b, il, cur, r->qk_norm != QK_WHOLE);
     if (r->qk_norm == QK_WHOLE) {
         x.q = qk_norm(b, il, x.q, LW_Q_NORM);
@@ -1230,6 +1267,14 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
             break;
         case S_ATTN:
             reg[s->dst] = attention(b, il, reg[s->a]);
+            break;
+        case S_SELF_ATTN:
+            reg[s->dst] = self_attention(b, il, reg[s->a]);
+            break;
+        case S_RECURRENT:
+            reg[s->dst] = recurrent(b, il, reg[s->a]);
+            if (reg[s->dst] == GGFS_NO_TENSOR)
+                g->failed = true;
             break;
         case S_LAST_ROWS:
             for (int k = 0; last && b->row->rows == ROWS_LAST_LAYER && k < 3; k++) {
