@@ -229,6 +229,14 @@ uint32_t ggfs_unary_op(ggfs_cgraph *g, ggfs_op op, uint32_t a)
     return with_op(g, dup_tensor(g, a), op, a, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
 }
 
+uint32_t ggfs_unary(ggfs_cgraph *g, ggfs_unary_kind kind, uint32_t a)
+{
+    const uint32_t t = ggfs_unary_op(g, GOP_UNARY, a);
+    if (t != GGFS_NO_TENSOR)
+        g->t[t].unary = (uint8_t)kind;
+    return t;
+}
+
 uint32_t ggfs_binary_op(ggfs_cgraph *g, ggfs_op op, uint32_t a, uint32_t b)
 {
     if (bad(g, b))
@@ -256,8 +264,11 @@ uint32_t ggfs_reshape(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1, int6
     if (bad(g, a))
         return GGFS_NO_TENSOR;
     const int64_t ne[4] = {ne0, ne1, ne2, ne3};
-    return with_op(g, new_tensor(g, (ggfs_type)g->t[a].type, ne, a, 0), GOP_RESHAPE, a, GGFS_NO_TENSOR,
-                   GGFS_NO_TENSOR);
+    const uint32_t t = new_tensor(g, (ggfs_type)g->t[a].type, ne, a, 0);
+    // (a weight's bytes are its file's, whatever its shape)
+    if (t != GGFS_NO_TENSOR && g->t[a].type == GT_WEIGHT)
+        g->t[t].bytes = g->t[a].bytes;
+    return with_op(g, t, GOP_RESHAPE, a, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
 }
 
 uint32_t ggfs_view_nd(ggfs_cgraph *g, uint32_t a, const int64_t ne[4], const uint64_t nb[4], uint64_t offset)
@@ -399,13 +410,30 @@ uint32_t ggfs_ssm_scan(ggfs_cgraph *g, const uint32_t src[7])
     return with_sources(g, t, GOP_SSM_SCAN, src, 7);
 }
 
+uint32_t ggfs_concat(ggfs_cgraph *g, uint32_t a, uint32_t b, int dim)
+{
+    if (bad(g, a) || bad(g, b) || dim < 0 || dim > 3)
+        return GGFS_NO_TENSOR;
+    int64_t ne[4];
+    memcpy(ne, g->t[a].ne, sizeof ne);
+    ne[dim] += g->t[b].ne[dim];
+    const uint32_t t = ggfs_new(g, (ggfs_type)g->t[a].type, ne[0], ne[1], ne[2], ne[3]);
+    return with_op(g, t, GOP_CONCAT, a, b, GGFS_NO_TENSOR);
+}
+
 uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b)
 {
-    if (bad(g, a) || bad(g, b))
+    return ggfs_concat(g, a, b, 0);
+}
+
+uint32_t ggfs_wkv(ggfs_cgraph *g, ggfs_op op, const uint32_t *src, int n)
+{
+    if (n < 3 || n > GGFS_GALLOC_SRCS || !all_there(g, src, n))
         return GGFS_NO_TENSOR;
-    const int64_t *ne = g->t[a].ne;
-    const uint32_t t = ggfs_new(g, (ggfs_type)g->t[a].type, ne[0] + g->t[b].ne[0], ne[1], ne[2], ne[3]);
-    return with_op(g, t, GOP_CONCAT, a, b, GGFS_NO_TENSOR);
+    // one sequence: one head's rows of state kept per head
+    const int64_t *k = g->t[src[op == GOP_RWKV_WKV7 ? 2 : 0]].ne;
+    const uint32_t t = ggfs_new(g, GT_F32, k[0] * k[1], k[2] + k[0], 1, 1);
+    return with_sources(g, t, op, src, n);
 }
 
 uint32_t ggfs_gated_delta_net(ggfs_cgraph *g, const uint32_t src[6])
@@ -461,6 +489,35 @@ bool ggfs_is_contiguous(const ggfs_cgraph *g, uint32_t a)
         if (t->ne[i] != 1 && t->nb[i] != next)
             return false;
         next *= (uint64_t)(i == 0 ? t->ne[0] / traits[t->type].block : t->ne[i]);
+    }
+    return true;
+}
+
+bool ggfs_is_contiguous_1(const ggfs_cgraph *g, uint32_t a)
+{
+    const ggfs_gt *t = &g->t[a];
+    uint64_t next = traits[t->type].size;
+    if (t->ne[0] != traits[t->type].block && t->nb[0] != next)
+        return false;
+    next *= (uint64_t)(t->ne[0] / traits[t->type].block);
+    // (dimension 1 need not be contiguous)
+    next = (uint64_t)t->ne[1] * t->nb[1];
+    for (int i = 2; i < 4; i++) {
+        if (t->ne[i] != 1 && t->nb[i] != next)
+            return false;
+        next *= (uint64_t)t->ne[i];
+    }
+    return true;
+}
+
+bool ggfs_can_repeat(const ggfs_cgraph *g, uint32_t a, uint32_t b)
+{
+    const int64_t *x = g->t[a].ne, *y = g->t[b].ne;
+    if (ggfs_nelements(g, a) == 0)
+        return ggfs_nelements(g, b) == 0;
+    for (int i = 0; i < 4; i++) {
+        if (y[i] % x[i] != 0)
+            return false;
     }
     return true;
 }
@@ -549,6 +606,7 @@ bool ggfs_op_in_place(ggfs_op op)
     case GOP_SQRT:
     case GOP_CLAMP:
     case GOP_DIV:
+    case GOP_SUB:
     case GOP_ROPE:
     case GOP_RMS_NORM:
     case GOP_SOFT_MAX:

@@ -51,8 +51,18 @@ typedef enum ggfs_op {
     GOP_ADD_ID,
     GOP_GATED_DELTA_NET,
     GOP_SET,
+    GOP_SUB,
+    GOP_L2_NORM,
+    GOP_RWKV_WKV6,
+    GOP_GATED_LINEAR_ATTN,
+    GOP_RWKV_WKV7,
     GOP_COUNT
 } ggfs_op;
+
+/* A UNARY op's function, where the scheduler cares: Vulkan fuses GELU,
+ * SIGMOID, SILU and SOFTPLUS with a MUL after them. */
+typedef enum ggfs_unary_kind { UN_OTHER, UN_GELU, UN_SIGMOID, UN_SILU, UN_SOFTPLUS, UN_RELU, UN_TANH, UN_EXP, UN_NEG }
+    ggfs_unary_kind;
 
 /* Element types: those of activations and caches; a weight's own type
  * matters only by its bytes (GT_WEIGHT). */
@@ -65,7 +75,8 @@ typedef enum ggfs_home {
     HOME_GPU,      // a weight or cache on the GPU
 } ggfs_home;
 
-enum { GFLAG_INPUT = 1, GFLAG_OUTPUT = 2, GFLAG_WEIGHT = 4 }; // WEIGHT: in a model's buffer (usage WEIGHTS)
+// WEIGHT: in a model's buffer (usage WEIGHTS); F32_DATA: a weight whose elements are f32
+enum { GFLAG_INPUT = 1, GFLAG_OUTPUT = 2, GFLAG_WEIGHT = 4, GFLAG_F32_DATA = 8 };
 
 typedef struct ggfs_gt {
     int64_t ne[4];
@@ -76,6 +87,7 @@ typedef struct ggfs_gt {
     uint32_t view_src; // GGFS_GALLOC_NONE: not a view
     uint32_t uses;     // its uses as a source by the graph's nodes (ggml's use_counts)
     uint8_t op, type, home, flags;
+    uint8_t unary;     // ggfs_unary_kind, of a UNARY op
     int8_t backend;    // the scheduler's choice, -1 before it
     bool visited;
     int16_t layer;     // the layer that named it, -1 for none
@@ -112,7 +124,8 @@ void ggfs_set_output(ggfs_cgraph *g, uint32_t t);
 /* The operations, with ggml's result shapes. */
 uint32_t ggfs_get_rows(ggfs_cgraph *g, uint32_t a, uint32_t rows);
 uint32_t ggfs_set_rows(ggfs_cgraph *g, uint32_t dst, uint32_t src, uint32_t rows);
-uint32_t ggfs_unary_op(ggfs_cgraph *g, ggfs_op op, uint32_t a); // NORM, RMS_NORM, SCALE, UNARY, CONT, ...
+uint32_t ggfs_unary_op(ggfs_cgraph *g, ggfs_op op, uint32_t a); // NORM, RMS_NORM, SCALE, CONT, ...
+uint32_t ggfs_unary(ggfs_cgraph *g, ggfs_unary_kind kind, uint32_t a); // UNARY
 uint32_t ggfs_binary_op(ggfs_cgraph *g, ggfs_op op, uint32_t a, uint32_t b); // ADD, MUL, GLU: a's shape
 uint32_t ggfs_mul_mat(ggfs_cgraph *g, uint32_t a, uint32_t b);
 uint32_t ggfs_rope(ggfs_cgraph *g, uint32_t a, uint32_t pos, uint32_t factors);
@@ -140,8 +153,14 @@ uint32_t ggfs_scale_inplace(ggfs_cgraph *g, uint32_t a);
 uint32_t ggfs_ssm_conv(ggfs_cgraph *g, uint32_t sx, uint32_t c);
 /* ggml_ssm_scan: y then the final state, in one row. */
 uint32_t ggfs_ssm_scan(ggfs_cgraph *g, const uint32_t src[7]);
-/* ggml_concat along dimension 0. */
+/* ggml_concat along dimension 0, or dim. */
 uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b);
+uint32_t ggfs_concat(ggfs_cgraph *g, uint32_t a, uint32_t b, int dim);
+/* ggml_rwkv_wkv6, ggml_gated_linear_attn, ggml_rwkv_wkv7 (op) over their
+ * n sources, the state last: each token's output, then the state kept,
+ * as [head * heads, tokens + head] (k, src[0] of the first two and src[2]
+ * of wkv7, gives head, heads and tokens). */
+uint32_t ggfs_wkv(ggfs_cgraph *g, ggfs_op op, const uint32_t *src, int n);
 /* ggml_gated_delta_net over q, k, v, gate, beta and state (src[0..5]):
  * each token's output, then the state kept, as [head_v * heads, tokens + head_v]. */
 uint32_t ggfs_gated_delta_net(ggfs_cgraph *g, const uint32_t src[6]);
@@ -155,8 +174,11 @@ uint32_t ggfs_add_id(ggfs_cgraph *g, uint32_t a, uint32_t b, uint32_t ids);
 uint32_t ggfs_repeat_4d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
 /* ggml_cont_2d: a's elements, contiguous, as [ne0, ne1]. */
 uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1);
-/* ggml_is_contiguous. */
+/* ggml_is_contiguous; ggml_is_contiguous_1 (its rows need not be). */
 bool ggfs_is_contiguous(const ggfs_cgraph *g, uint32_t a);
+bool ggfs_is_contiguous_1(const ggfs_cgraph *g, uint32_t a);
+/* ggml_can_repeat: b's shape a whole number of a's. */
+bool ggfs_can_repeat(const ggfs_cgraph *g, uint32_t a, uint32_t b);
 /* ggml_nelements. */
 int64_t ggfs_nelements(const ggfs_cgraph *g, uint32_t a);
 /* A tensor of the same type and strides as a (ggml_dup_tensor_layout):

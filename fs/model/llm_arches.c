@@ -63,6 +63,7 @@ typedef enum input_kind {
     IN_SCALED_BY_KEY,    // scaled where the keys give embedding_scale (granite)
     IN_RMS_NORMED,       // normed without a weight (muse-glimmer)
     IN_BERT,             // plus the first token type's row and the positions' embeddings, then normed as layer 0's
+    IN_NORMED_FIRST,     // normed as layer 0's (token_embd_norm, LayerNorm: rwkv6, rwkv7)
 } input_kind;
 
 typedef enum qk_norm_kind {
@@ -178,6 +179,7 @@ struct arch_graph {
                        // swiglu_clamp_shexp (the other blocks') give the layer a limit
     uint8_t qwen35;  // delta_kind: gated delta net layers; attention gated by the second half
                      // of each Q head; the shared expert gated by a sigmoid
+    uint8_t rwkv;    // rwkv_kind: the RWKV layers (llm_rwkv.c) instead of a layer program
     bool hrm;        // hrm_text's: the layers run as passes of stacks (ggfs_llm_model's hrm_stack), each
                      // over the high state plus the low one, its output normed as the low or the high state
     bool llama4;     // llama4's attention (Q scaled by a temperature in the layers without RoPE, Q and K
@@ -569,6 +571,7 @@ static const arch_graph arches[] = {
     ROW("apertus", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true, .ffn = FFN_ACT),
     ROW("arcee", pre_norm, RMS, .ffn = FFN_RELU_SQR),
     ROW("arctic", arctic_layer, RMS, .norm_w = YES),
+    ROW("arwkv7", NULL, RMS, .rwkv = RWKV7_A),
     ROW("baichuan", pre_norm, RMS, .rope = ROPE_IF_32),
     ROW("bailingmoe", pre_norm, RMS, .norm_w = BY_KEY, .w_scale = YES),
     ROW("bailingmoe2", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY,
@@ -713,6 +716,9 @@ static const arch_graph arches[] = {
     ROW("qwen3vlmoe", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .mrope = YES, .norm_w = YES),
     ROW("refact", pre_norm, RMS, .rope = ROPE_NONE, .bias_free = true),
     ROW("rnd1", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .norm_w = YES),
+    ROW("rwkv6", NULL, LN, .input = IN_NORMED_FIRST, .rwkv = RWKV6),
+    ROW("rwkv6qwen2", NULL, RMS, .rwkv = RWKV6_QWEN2),
+    ROW("rwkv7", NULL, LN, .input = IN_NORMED_FIRST, .rwkv = RWKV7),
     ROW("seed_oss", pre_norm_post_named, RMS),
     ROW("smallthinker", routed_early, RMS, .rope = ROPE_SWA_ONLY, .gating = GATE_KEY, .norm_w = YES),
     ROW("smollm3", pre_norm, RMS, .rope = ROPE_NOT_EVERY_4),
@@ -785,7 +791,8 @@ static uint32_t qk_norm(builder *b, uint32_t il, uint32_t x, ggfs_lw w)
 static uint32_t gated(builder *b, uint32_t il, uint32_t attn, uint32_t x)
 {
     ggfs_cgraph *g = b->g;
-    const uint32_t gate = ggfs_unary_op(g, GOP_UNARY, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_ATTN_GATE), x));
+    // (laguna's softplus fuses with the MUL as a sigmoid does)
+    const uint32_t gate = ggfs_unary(g, UN_SIGMOID, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_ATTN_GATE), x));
     const ggfs_layer_memory *l = &b->m->rules->layer[il];
     if (attn == GGFS_NO_TENSOR || gate == GGFS_NO_TENSOR || g->t[gate].ne[0] != (int64_t)l->n_head)
         return ggfs_binary_op(g, GOP_MUL, attn, gate);
@@ -837,7 +844,7 @@ static uint32_t q_gated_attention(builder *b, uint32_t il, uint32_t cur)
     x.q = rope(b, il, qk_norm(b, il, x.q, LW_Q_NORM));
     x.k = rope(b, il, qk_norm(b, il, x.k, LW_K_NORM));
     uint32_t out = ggfs_llm_attn(b, il, x, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
-    out = ggfs_binary_op(g, GOP_MUL, out, ggfs_unary_op(g, GOP_UNARY, gate));
+    out = ggfs_binary_op(g, GOP_MUL, out, ggfs_unary(g, UN_SIGMOID, gate));
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), out);
 }
 
@@ -971,7 +978,8 @@ static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
  * row's feed-forward block is, else the one unary op. */
 static uint32_t activation(builder *b, uint32_t x)
 {
-    const uint32_t act = ggfs_unary_op(b->g, GOP_UNARY, x);
+    // (the others' activation, gelu or silu, feeds a product, not a MUL)
+    const uint32_t act = ggfs_unary(b->g, b->row->ffn == FFN_RELU_SQR ? UN_RELU : UN_OTHER, x);
     return b->row->ffn == FFN_RELU_SQR ? ggfs_unary_op(b->g, GOP_SQR, act) : act;
 }
 
@@ -983,7 +991,7 @@ static uint32_t swiglu(builder *b, uint32_t il, uint8_t which, uint32_t gate, ui
     ggfs_cgraph *g = b->g;
     if (!b->row->swiglu_clamp || !(b->m->clamped[il] & which))
         return ggfs_binary_op(g, GOP_GLU, gate, up);
-    return ggfs_binary_op(g, GOP_MUL, ggfs_clamp_view(g, ggfs_unary_op(g, GOP_UNARY, gate)), ggfs_clamp_view(g, up));
+    return ggfs_binary_op(g, GOP_MUL, ggfs_clamp_view(g, ggfs_unary(g, UN_SILU, gate)), ggfs_clamp_view(g, up));
 }
 
 /* The chosen experts' weights w times x, plus their bias wb where the
@@ -1016,10 +1024,10 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
     const bool sigmoid = r->gating == GATE_SIGMOID || (r->gating == GATE_KEY && m->gating == 2) ||
                          (r->gating == GATE_KEY_SIGMOID && (m->gating == 2 || m->gating == 0));
     const uint32_t probs = r->gating == GATE_SOFTMAX_WEIGHT ? logits
-                           : sigmoid ? ggfs_unary_op(g, GOP_UNARY, logits)
+                           : sigmoid ? ggfs_unary(g, UN_SIGMOID, logits)
                                      : ggfs_soft_max_ext(g, logits, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
     // (llama4: chosen by the logits; grovemoe: by their sigmoid)
-    uint32_t choose = r->llama4 ? logits : r->grovemoe ? ggfs_unary_op(g, GOP_UNARY, logits) : probs;
+    uint32_t choose = r->llama4 ? logits : r->grovemoe ? ggfs_unary(g, UN_SIGMOID, logits) : probs;
     if (ggfs_llm_has(b, il, LW_EXP_PROBS_B))
         choose = ggfs_binary_op(g, GOP_ADD, probs, ggfs_llm_wt(b, il, LW_EXP_PROBS_B));
     // ggml_argsort_top_k: the sorted indices, the first k of each row
@@ -1116,8 +1124,8 @@ static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t ro
     if (ggfs_llm_has(b, il, LW_FFN_GATE_INP_SHEXP)) {
         gate_in = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP_SHEXP), cur);
         // (qwen2moe's sigmoid as silu(x) / x; qwen35's a sigmoid)
-        gate = b->row->qwen35 ? ggfs_unary_op(g, GOP_UNARY, gate_in)
-                              : ggfs_binary_op(g, GOP_DIV, ggfs_unary_op(g, GOP_UNARY, gate_in), gate_in);
+        gate = b->row->qwen35 ? ggfs_unary(g, UN_SIGMOID, gate_in)
+                              : ggfs_binary_op(g, GOP_DIV, ggfs_unary(g, UN_SILU, gate_in), gate_in);
     }
     const uint32_t up = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_UP_SHEXP), cur);
     // without a gate: the activation of up, or where the row's blocks are
@@ -1134,6 +1142,13 @@ static uint32_t shared_expert(builder *b, uint32_t il, uint32_t cur, uint32_t ro
 }
 
 static uint32_t dense(builder *b, uint32_t il, uint32_t cur);
+
+static uint32_t ffn(builder *b, uint32_t il, uint32_t cur);
+
+uint32_t ggfs_llm_ffn(builder *b, uint32_t il, uint32_t cur)
+{
+    return ffn(b, il, cur);
+}
 
 /* build_ffn: up, the gate or activation, down, each with its bias; in a
  * layer with a router, the experts instead. */
@@ -1168,20 +1183,20 @@ static uint32_t dense(builder *b, uint32_t il, uint32_t cur)
     switch (b->row->ffn) {
     case FFN_GATED:
         if (!ggfs_llm_has(b, il, LW_FFN_GATE)) {
-            cur = ggfs_unary_op(g, GOP_UNARY, up);
+            cur = ggfs_unary(g, UN_OTHER, up);
             break;
         }
         cur = ggfs_llm_bias(b, ggfs_llm_mm(b, il, LW_FFN_GATE, LW_FFN_GATE_S, cur), bias(b, il, LW_FFN_GATE_B));
         cur = swiglu(b, il, CLAMP_OTHERS, cur, up);
         break;
     case FFN_RELU_SQR:
-        cur = ggfs_unary_op(g, GOP_SQR, ggfs_unary_op(g, GOP_UNARY, up));
+        cur = ggfs_unary_op(g, GOP_SQR, ggfs_unary(g, UN_RELU, up));
         break;
     case FFN_FUSED_GLU:
         cur = ggfs_glu_halves(g, up);
         break;
     default:
-        cur = ggfs_unary_op(g, GOP_UNARY, up);
+        cur = ggfs_unary(g, UN_OTHER, up); // (gelu, silu or relu: a product reads it)
         break;
     }
     // bitnet: normed before down
@@ -1208,7 +1223,7 @@ static uint32_t per_layer(builder *b, uint32_t il, uint32_t cur)
         const int64_t ne[4] = {w, t, 1, 1};
         const uint64_t nb[4] = {4, p->nb[1], p->nb[1] * (uint64_t)t, p->nb[1] * (uint64_t)t};
         const uint32_t slice = ggfs_view_nd(g, b->per_layer, ne, nb, (uint64_t)il * p->nb[2]);
-        uint32_t gate = ggfs_unary_op(g, GOP_UNARY, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_PL_INP_GATE), cur));
+        uint32_t gate = ggfs_unary(g, UN_GELU, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_PL_INP_GATE), cur));
         gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_PL_PROJ), ggfs_binary_op(g, GOP_MUL, gate, slice));
         gate = ggfs_llm_norm(b, gate, ggfs_llm_wt(b, il, LW_PL_POST_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
         cur = ggfs_binary_op(g, GOP_ADD, cur, gate);
@@ -1380,9 +1395,10 @@ static uint32_t input(builder *b, uint32_t ctx)
     }
     // (token_embd_norm is layer 0's)
     const ggfs_home first = b->i_gpu_start == 0 ? HOME_GPU : HOME_HOST;
-    if (b->row->input == IN_NORMED)
+    if (b->row->input == IN_NORMED || b->row->input == IN_NORMED_FIRST)
         cur = ggfs_llm_norm(b, cur, ggfs_llm_held(b, &m->tok_embd_norm, first),
-                            ggfs_llm_held(b, &m->tok_embd_norm_b, first), NORM_LAYER, -1);
+                            ggfs_llm_held(b, &m->tok_embd_norm_b, first), NORM_LAYER,
+                            b->row->input == IN_NORMED_FIRST ? 0 : -1);
     ggfs_llm_inputs(b, ctx);
     if (b->row->gemma4)
         per_layer_inputs(b, cur);
@@ -1455,12 +1471,12 @@ static void output(builder *b, uint32_t cur)
         if (b->row->output != OUT_SOFTCAP_UNLESS_OFF)
             cur = ggfs_unary_op(g, GOP_SCALE, cur);
         if (!m->softcap_off && (b->row->output != OUT_SCALE_CAP_BY_KEY || m->softcap))
-            cur = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, ggfs_unary_op(g, GOP_SCALE, cur)));
+            cur = ggfs_unary_op(g, GOP_SCALE, ggfs_unary(g, UN_TANH, ggfs_unary_op(g, GOP_SCALE, cur)));
         break;
     case OUT_SOFTCAP:
     case OUT_SOFTCAP_KEY:
         if (b->row->output == OUT_SOFTCAP || m->softcap)
-            cur = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, ggfs_unary_op(g, GOP_SCALE, cur)));
+            cur = ggfs_unary_op(g, GOP_SCALE, ggfs_unary(g, UN_TANH, ggfs_unary_op(g, GOP_SCALE, cur)));
         break;
     default:
         break;
@@ -1497,6 +1513,10 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     reg[R_SKP] = reg[R_INP];
     if (b->row->hrm) {
         output(b, hrm_passes(b, reg));
+        return;
+    }
+    if (b->row->rwkv) {
+        output(b, ggfs_llm_rwkv_layers(b, reg[R_INP], (rwkv_kind)b->row->rwkv, (norm_type)b->row->norm));
         return;
     }
     for (uint32_t il = 0; il < b->m->n_trunk && !b->g->failed; il++)

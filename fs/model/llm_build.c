@@ -33,7 +33,12 @@ uint32_t ggfs_llm_held(builder *b, const ggfs_llm_weight *w, ggfs_home home)
 {
     if (w->bytes == 0)
         return GGFS_NO_TENSOR;
-    return ggfs_new_held(b->g, GT_WEIGHT, home, w->bytes, w->ne[0], w->ne[1] ? w->ne[1] : 1, w->ne[2] ? w->ne[2] : 1);
+    const int64_t ne1 = w->ne[1] ? w->ne[1] : 1, ne2 = w->ne[2] ? w->ne[2] : 1;
+    const uint32_t t = ggfs_new_held(b->g, GT_WEIGHT, home, w->bytes, w->ne[0], ne1, ne2);
+    // (f32 elements: its type, to the ops that ask)
+    if (t != GGFS_NO_TENSOR && w->bytes == 4 * (uint64_t)(w->ne[0] * ne1 * ne2))
+        b->g->t[t].flags |= GFLAG_F32_DATA;
+    return t;
 }
 
 uint32_t ggfs_llm_wt(builder *b, uint32_t il, ggfs_lw kind)
@@ -242,9 +247,6 @@ static bool heads_fit(builder *b, uint32_t il)
     return fit;
 }
 
-static uint32_t view_n(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, uint64_t nb1,
-                       uint64_t nb2, uint64_t nb3, uint64_t offset);
-
 /* build_qkv's clamp of each projection where the keys give clamp_kqv. */
 static uint32_t clamped(builder *b, uint32_t x)
 {
@@ -273,9 +275,9 @@ qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape)
             if (failed(b, h))
                 return (qkv){GGFS_NO_TENSOR, GGFS_NO_TENSOR, GGFS_NO_TENSOR};
             const uint64_t h1 = g->t[h].nb[1], h2 = g->t[h].nb[2], h3 = g->t[h].nb[3];
-            r.q = view_n(b, h, hq, nq, b->n_tokens, 1, h1, h2, h3, 0);
-            r.k = view_n(b, h, hk, nk, b->n_tokens, 1, h1, h2, h3, h1 * (uint64_t)nq);
-            r.v = view_n(b, h, hv, nv, b->n_tokens, 1, h1, h2, h3, h1 * (uint64_t)(nq + nk));
+            r.q = ggfs_llm_view(b, h, hq, nq, b->n_tokens, 1, h1, h2, h3, 0);
+            r.k = ggfs_llm_view(b, h, hk, nk, b->n_tokens, 1, h1, h2, h3, h1 * (uint64_t)nq);
+            r.v = ggfs_llm_view(b, h, hv, nv, b->n_tokens, 1, h1, h2, h3, h1 * (uint64_t)(nq + nk));
             return r;
         }
         const uint64_t nb1 = g->t[x].nb[1];
@@ -412,7 +414,7 @@ static uint32_t attn_scores(builder *b, uint32_t il, const cache_inputs *in, qkv
     const uint32_t k = ggfs_permute(g, cache_heads(b, ck, in, l->head_k, l->n_head_kv), 0, 2, 1, 3);
     uint32_t kq = ggfs_mul_mat(g, k, q);
     if (b->kq_capped)
-        kq = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, ggfs_unary_op(g, GOP_SCALE, kq)));
+        kq = ggfs_unary_op(g, GOP_SCALE, ggfs_unary(g, UN_TANH, ggfs_unary_op(g, GOP_SCALE, kq)));
     kq = ggfs_soft_max_ext(g, kq, in->kq_mask, ggfs_llm_wt(b, il, LW_ATTN_SINKS));
     // get_v, transposed: [cells, heads, head]
     const ggfs_type type = b->cache_type;
@@ -617,7 +619,7 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
         // (bailingmoe3) each head's output times a sigmoid of the input's gate
         const int64_t vh = g->t[out].ne[0] / h;
         uint32_t gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_ATTN_GATE), cur);
-        gate = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, gate, 1, h, t, 1));
+        gate = ggfs_unary(g, UN_SIGMOID, ggfs_reshape(g, gate, 1, h, t, 1));
         out = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, out, vh, h, t, 1), gate);
         out = ggfs_cont_2d(g, out, vh * h, t);
     }
@@ -626,17 +628,12 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
 
 /* ---- recurrent layers ---- */
 
-/* A layer's recurrent state, [width, 1]: one sequence's row. */
-static uint32_t state(builder *b, uint32_t il, int64_t width)
+uint32_t ggfs_llm_state(builder *b, uint32_t il, int64_t width)
 {
     return ggfs_new_held(b->g, GT_F32, il >= b->i_gpu_start ? HOME_GPU : HOME_HOST, 0, width, 1, 1);
 }
 
-/* build_rs: the state's row zeroed where a sequence starts, this
- * sequence's rows read (by get_rows, or by a scan given as scan_src,
- * whose first source is then the states as [ds, hd, nh, rows]), the other
- * sequences' rows copied on (none with one). */
-static uint32_t build_rs(builder *b, uint32_t s, int64_t width, uint32_t *scan_src)
+uint32_t ggfs_llm_build_rs(builder *b, uint32_t s, int64_t width, uint32_t *scan_src)
 {
     ggfs_cgraph *g = b->g;
     if (failed(b, s) || (scan_src && failed(b, scan_src[0])))
@@ -661,7 +658,7 @@ static uint32_t build_rs(builder *b, uint32_t s, int64_t width, uint32_t *scan_s
     return rows;
 }
 
-static uint32_t view_n(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, uint64_t nb1,
+uint32_t ggfs_llm_view(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, uint64_t nb1,
                        uint64_t nb2, uint64_t nb3, uint64_t offset)
 {
     const int64_t ne[4] = {ne0, ne1, ne2, ne3};
@@ -682,9 +679,9 @@ static uint32_t conv_input(builder *b, uint32_t kept, uint32_t x_t, int64_t d_co
         return GGFS_NO_TENSOR;
     const uint64_t cn1 = g->t[conv_x].nb[1], cn2 = g->t[conv_x].nb[2], rn1 = g->t[r_l].nb[1];
     const uint32_t last =
-        view_n(b, conv_x, d_conv - 1, channels, 1, 1, cn1, cn2, cn2, ggfs_row_size(GT_F32, b->n_tokens));
-    const uint32_t dst = flat ? view_n(b, r_l, (d_conv - 1) * channels, 1, 1, 1, rn1, rn1, rn1, offset)
-                              : view_n(b, r_l, d_conv - 1, channels, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), rn1, rn1,
+        ggfs_llm_view(b, conv_x, d_conv - 1, channels, 1, 1, cn1, cn2, cn2, ggfs_row_size(GT_F32, b->n_tokens));
+    const uint32_t dst = flat ? ggfs_llm_view(b, r_l, (d_conv - 1) * channels, 1, 1, 1, rn1, rn1, rn1, offset)
+                              : ggfs_llm_view(b, r_l, d_conv - 1, channels, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), rn1, rn1,
                                        offset);
     ggfs_expand(g, ggfs_cpy(g, last, dst));
     return conv_x;
@@ -714,32 +711,32 @@ uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
         g->failed = true;
         return GGFS_NO_TENSOR;
     }
-    const uint32_t r_l = state(b, il, (d_conv - 1) * d_inner), s_l = state(b, il, ds * d_inner);
+    const uint32_t r_l = ggfs_llm_state(b, il, (d_conv - 1) * d_inner), s_l = ggfs_llm_state(b, il, ds * d_inner);
     if (failed(b, r_l) || failed(b, s_l))
         return GGFS_NO_TENSOR;
-    uint32_t conv = build_rs(b, r_l, (d_conv - 1) * d_inner, NULL);
+    uint32_t conv = ggfs_llm_build_rs(b, r_l, (d_conv - 1) * d_inner, NULL);
     conv = ggfs_reshape(g, conv, d_conv - 1, d_inner, 1, 1);
     cur = ggfs_reshape(g, cur, g->t[cur].ne[0], t, 1, 1);
     const uint32_t xz = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_IN), cur);
     if (xz == GGFS_NO_TENSOR)
         return xz;
     const uint64_t zn1 = g->t[xz].nb[1], zn2 = g->t[xz].nb[2];
-    const uint32_t x_in = view_n(b, xz, d_inner, t, 1, 1, zn1, zn2, zn2, 0);
-    const uint32_t z = view_n(b, xz, d_inner, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, d_inner));
+    const uint32_t x_in = ggfs_llm_view(b, xz, d_inner, t, 1, 1, zn1, zn2, zn2, 0);
+    const uint32_t z = ggfs_llm_view(b, xz, d_inner, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, d_inner));
     const uint32_t conv_x = conv_input(b, conv, ggfs_transpose(g, x_in), d_conv, d_inner, r_l, 0, true);
     if (conv_x == GGFS_NO_TENSOR)
         return conv_x;
     uint32_t x = ggfs_binary_op(g, GOP_ADD, ggfs_ssm_conv(g, conv_x, ggfs_llm_wt(b, il, LW_SSM_CONV1D)),
                                 ggfs_llm_wt(b, il, LW_SSM_CONV1D_B));
-    x = ggfs_unary_op(g, GOP_UNARY, x);
+    x = ggfs_unary(g, UN_SILU, x);
     // dt, B and C from the conv's output; normed where the layer has their norms
     const uint32_t x_db = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_X), x);
     if (x_db == GGFS_NO_TENSOR)
         return x_db;
     const uint64_t dn1 = g->t[x_db].nb[1], dn2 = g->t[x_db].nb[2];
-    uint32_t dt = view_n(b, x_db, rank, t, 1, 1, dn1, dn2, dn2, 0);
-    uint32_t bb = view_n(b, x_db, ds, 1, t, 1, ggfs_row_size(GT_F32, ds), dn1, dn2, ggfs_row_size(GT_F32, rank));
-    uint32_t cc = view_n(b, x_db, ds, 1, t, 1, ggfs_row_size(GT_F32, ds), dn1, dn2,
+    uint32_t dt = ggfs_llm_view(b, x_db, rank, t, 1, 1, dn1, dn2, dn2, 0);
+    uint32_t bb = ggfs_llm_view(b, x_db, ds, 1, t, 1, ggfs_row_size(GT_F32, ds), dn1, dn2, ggfs_row_size(GT_F32, rank));
+    uint32_t cc = ggfs_llm_view(b, x_db, ds, 1, t, 1, ggfs_row_size(GT_F32, ds), dn1, dn2,
                          ggfs_row_size(GT_F32, rank + ds));
     if (ggfs_llm_has(b, il, LW_SSM_DT_NORM) && ggfs_llm_has(b, il, LW_SSM_B_NORM) &&
         ggfs_llm_has(b, il, LW_SSM_C_NORM)) {
@@ -755,15 +752,15 @@ uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
     // the scan, as build_rs reads the state for it: one head per channel
     const uint32_t shape = ggfs_new(g, GT_F32, ds, 1, d_inner, 1); // (its shape only)
     uint32_t scan[7] = {shape, x_heads, dt, scan_a(b, il, false), bb, cc, GGFS_NO_TENSOR};
-    const uint32_t y_ssm = build_rs(b, s_l, ds * d_inner, scan);
+    const uint32_t y_ssm = ggfs_llm_build_rs(b, s_l, ds * d_inner, scan);
     if (y_ssm == GGFS_NO_TENSOR)
         return y_ssm;
     // the scan state kept
     const uint64_t dst = ggfs_row_size(GT_F32, ds * d_inner);
-    ggfs_expand(g, ggfs_cpy(g, view_n(b, y_ssm, ds * d_inner, 1, 1, 1, dst, dst, dst,
+    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y_ssm, ds * d_inner, 1, 1, 1, dst, dst, dst,
                                       ggfs_row_size(GT_F32, d_inner * t)),
-                            view_n(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], dst, dst, 0)));
-    uint32_t y = view_n(b, y_ssm, d_inner, t, 1, 1, ggfs_row_size(GT_F32, d_inner), ggfs_row_size(GT_F32, d_inner * t),
+                            ggfs_llm_view(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], dst, dst, 0)));
+    uint32_t y = ggfs_llm_view(b, y_ssm, d_inner, t, 1, 1, ggfs_row_size(GT_F32, d_inner), ggfs_row_size(GT_F32, d_inner * t),
                         ggfs_row_size(GT_F32, d_inner * t), 0);
     y = ggfs_binary_op(g, GOP_ADD, y, ggfs_binary_op(g, GOP_MUL, x, ggfs_llm_wt(b, il, LW_SSM_D)));
     y = ggfs_binary_op(g, GOP_GLU, ggfs_unary_op(g, GOP_CONT, z), y);
@@ -789,46 +786,46 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
         return GGFS_NO_TENSOR;
     }
     const int64_t hd = d_inner / nh, ds = (cd - d_inner) / (2 * ng);
-    const uint32_t r_l = state(b, il, (d_conv - 1) * cd), s_l = state(b, il, ds * d_inner);
+    const uint32_t r_l = ggfs_llm_state(b, il, (d_conv - 1) * cd), s_l = ggfs_llm_state(b, il, ds * d_inner);
     if (failed(b, r_l) || failed(b, s_l))
         return GGFS_NO_TENSOR;
-    uint32_t conv = build_rs(b, r_l, (d_conv - 1) * cd, NULL);
+    uint32_t conv = ggfs_llm_build_rs(b, r_l, (d_conv - 1) * cd, NULL);
     conv = ggfs_reshape(g, conv, d_conv - 1, cd, 1, 1);
     uint32_t zx = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_IN), cur);
     if (zx == GGFS_NO_TENSOR)
         return zx;
     zx = ggfs_reshape(g, zx, g->t[zx].ne[0], t, 1, 1);
     const uint64_t zn1 = g->t[zx].nb[1], zn2 = g->t[zx].nb[2];
-    const uint32_t z = view_n(b, zx, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), zn1, zn2, 0);
-    const uint32_t xbc_in = view_n(b, zx, cd, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, d_inner));
-    uint32_t dt = view_n(b, zx, nh, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, 2 * d_inner + 2 * ng * ds));
+    const uint32_t z = ggfs_llm_view(b, zx, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), zn1, zn2, 0);
+    const uint32_t xbc_in = ggfs_llm_view(b, zx, cd, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, d_inner));
+    uint32_t dt = ggfs_llm_view(b, zx, nh, t, 1, 1, zn1, zn2, zn2, ggfs_row_size(GT_F32, 2 * d_inner + 2 * ng * ds));
     const uint32_t conv_x = conv_input(b, conv, ggfs_transpose(g, xbc_in), d_conv, cd, r_l, 0, true);
     if (conv_x == GGFS_NO_TENSOR)
         return conv_x;
     uint32_t xbc = ggfs_binary_op(g, GOP_ADD, ggfs_ssm_conv(g, conv_x, ggfs_llm_wt(b, il, LW_SSM_CONV1D)),
                                   ggfs_llm_wt(b, il, LW_SSM_CONV1D_B));
-    xbc = ggfs_unary_op(g, GOP_UNARY, xbc);
+    xbc = ggfs_unary(g, UN_SILU, xbc);
     if (xbc == GGFS_NO_TENSOR)
         return xbc;
     const uint64_t xn1 = g->t[xbc].nb[1], xn2 = g->t[xbc].nb[2];
-    const uint32_t x = view_n(b, xbc, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), xn1, xn2, 0);
+    const uint32_t x = ggfs_llm_view(b, xbc, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), xn1, xn2, 0);
     const uint32_t bb =
-        view_n(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2, ggfs_row_size(GT_F32, d_inner));
-    const uint32_t cc = view_n(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2,
+        ggfs_llm_view(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2, ggfs_row_size(GT_F32, d_inner));
+    const uint32_t cc = ggfs_llm_view(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2,
                                ggfs_row_size(GT_F32, d_inner + ng * ds));
     dt = ggfs_binary_op(g, GOP_ADD, ggfs_unary_op(g, GOP_CONT, dt), ggfs_llm_wt(b, il, LW_SSM_DT_B));
     // the scan, as build_rs reads the state for it
     const uint32_t shape = ggfs_new(g, GT_F32, ds, hd, nh, 1); // (its shape only)
     uint32_t scan[7] = {shape, x, dt, scan_a(b, il, ggfs_sched_gpu_runs_scan(true, ds, hd)), bb, cc, GGFS_NO_TENSOR};
-    const uint32_t y_ssm = build_rs(b, s_l, ds * d_inner, scan);
+    const uint32_t y_ssm = ggfs_llm_build_rs(b, s_l, ds * d_inner, scan);
     if (y_ssm == GGFS_NO_TENSOR)
         return y_ssm;
     // the scan state kept
     const uint64_t dst = ggfs_row_size(GT_F32, ds * d_inner);
-    ggfs_expand(g, ggfs_cpy(g, view_n(b, y_ssm, ds * d_inner, 1, 1, 1, dst, dst, dst,
+    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y_ssm, ds * d_inner, 1, 1, 1, dst, dst, dst,
                                       ggfs_row_size(GT_F32, d_inner * t)),
-                            view_n(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], dst, dst, 0)));
-    uint32_t y = view_n(b, y_ssm, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), ggfs_row_size(GT_F32, hd * nh),
+                            ggfs_llm_view(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], dst, dst, 0)));
+    uint32_t y = ggfs_llm_view(b, y_ssm, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), ggfs_row_size(GT_F32, hd * nh),
                         ggfs_row_size(GT_F32, hd * nh * t), 0);
     y = ggfs_binary_op(g, GOP_ADD, y, ggfs_binary_op(g, GOP_MUL, x, ggfs_llm_wt(b, il, LW_SSM_D)));
     y = ggfs_binary_op(g, GOP_GLU, ggfs_unary_op(g, GOP_CONT, z), y);
@@ -857,7 +854,7 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
         g->failed = true;
         return GGFS_NO_TENSOR;
     }
-    const uint32_t r_l = state(b, il, (d_conv - 1) * c), s_l = state(b, il, hv * hv * h);
+    const uint32_t r_l = ggfs_llm_state(b, il, (d_conv - 1) * c), s_l = ggfs_llm_state(b, il, hv * hv * h);
     if (failed(b, r_l) || failed(b, s_l))
         return GGFS_NO_TENSOR;
     const uint32_t mixed = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WQKV), cur);
@@ -874,32 +871,32 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
         if (failed(b, ba))
             return GGFS_NO_TENSOR;
         const uint64_t bn1 = g->t[ba].nb[1], bn2 = g->t[ba].nb[2], bn3 = g->t[ba].nb[3];
-        beta = ggfs_unary_op(g, GOP_CONT, view_n(b, ba, per, groups, t, 1, bn1, bn2, bn3, 0));
-        beta = ggfs_reshape(g, ggfs_unary_op(g, GOP_UNARY, beta), 1, h, t, 1);
-        gate = ggfs_cont_2d(g, view_n(b, ba, per, groups, t, 1, bn1, bn2, bn3, ggfs_row_size(GT_F32, per)), h, t);
+        beta = ggfs_unary_op(g, GOP_CONT, ggfs_llm_view(b, ba, per, groups, t, 1, bn1, bn2, bn3, 0));
+        beta = ggfs_reshape(g, ggfs_unary(g, UN_SIGMOID, beta), 1, h, t, 1);
+        gate = ggfs_cont_2d(g, ggfs_llm_view(b, ba, per, groups, t, 1, bn1, bn2, bn3, ggfs_row_size(GT_F32, per)), h, t);
     } else {
-        beta = ggfs_unary_op(g, GOP_UNARY,
-                             ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur), 1, h, t, 1));
+        beta = ggfs_unary(g, UN_SIGMOID,
+                          ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur), 1, h, t, 1));
         gate = ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_ALPHA), cur), h, t, 1, 1);
     }
     gate = ggfs_binary_op(g, GOP_ADD, gate, ggfs_llm_wt(b, il, LW_SSM_DT_B));
-    gate = ggfs_binary_op(g, GOP_MUL, ggfs_unary_op(g, GOP_UNARY, gate), ggfs_llm_wt(b, il, LW_SSM_A));
+    gate = ggfs_binary_op(g, GOP_MUL, ggfs_unary(g, UN_SOFTPLUS, gate), ggfs_llm_wt(b, il, LW_SSM_A));
     gate = ggfs_reshape(g, gate, 1, h, t, 1);
     // the conv over the kept columns and the new ones
-    uint32_t conv = build_rs(b, r_l, (d_conv - 1) * c, NULL);
+    uint32_t conv = ggfs_llm_build_rs(b, r_l, (d_conv - 1) * c, NULL);
     conv = ggfs_reshape(g, conv, d_conv - 1, c, 1, 1);
     const uint32_t conv_x =
         conv_input(b, conv, ggfs_transpose(g, ggfs_reshape(g, mixed, c, t, 1, 1)), d_conv, c, r_l, 0, true);
     if (conv_x == GGFS_NO_TENSOR)
         return conv_x;
-    const uint32_t qkv = ggfs_unary_op(g, GOP_UNARY, ggfs_ssm_conv(g, conv_x, ggfs_llm_wt(b, il, LW_SSM_CONV1D)));
+    const uint32_t qkv = ggfs_unary(g, UN_SILU, ggfs_ssm_conv(g, conv_x, ggfs_llm_wt(b, il, LW_SSM_CONV1D)));
     if (qkv == GGFS_NO_TENSOR)
         return qkv;
     const uint64_t xn1 = g->t[qkv].nb[1], xn2 = g->t[qkv].nb[2];
     uint32_t src[6];
-    src[0] = view_n(b, qkv, hk, ng, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, 0);
-    src[1] = view_n(b, qkv, hk, ng, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, ggfs_row_size(GT_F32, hk * ng));
-    src[2] = view_n(b, qkv, hv, h, t, 1, ggfs_row_size(GT_F32, hv), xn1, xn2, ggfs_row_size(GT_F32, 2 * hk * ng));
+    src[0] = ggfs_llm_view(b, qkv, hk, ng, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, 0);
+    src[1] = ggfs_llm_view(b, qkv, hk, ng, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, ggfs_row_size(GT_F32, hk * ng));
+    src[2] = ggfs_llm_view(b, qkv, hv, h, t, 1, ggfs_row_size(GT_F32, hv), xn1, xn2, ggfs_row_size(GT_F32, 2 * hk * ng));
     // Q and K normed, scaled; where they have fewer heads than V, each repeated in place (qwen3next; qwen35's
     // fused delta net takes them as they are)
     for (int i = 0; i < 2; i++) {
@@ -911,20 +908,20 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
     }
     src[3] = gate;
     src[4] = beta;
-    src[5] = ggfs_reshape(g, build_rs(b, s_l, hv * hv * h, NULL), hv, hv, h, 1);
+    src[5] = ggfs_reshape(g, ggfs_llm_build_rs(b, s_l, hv * hv * h, NULL), hv, hv, h, 1);
     const uint32_t y = ggfs_gated_delta_net(g, src);
     if (failed(b, y))
         return GGFS_NO_TENSOR;
     // the state kept
     const uint64_t yn1 = g->t[y].nb[1], st = ggfs_row_size(GT_F32, hv * hv * h);
-    ggfs_expand(g, ggfs_cpy(g, view_n(b, y, hv, hv, h, 1, ggfs_row_size(GT_F32, hv), ggfs_row_size(GT_F32, hv * hv),
+    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y, hv, hv, h, 1, ggfs_row_size(GT_F32, hv), ggfs_row_size(GT_F32, hv * hv),
                                       st, yn1 * (uint64_t)t),
-                            view_n(b, s_l, hv * hv * h, 1, 1, 1, g->t[s_l].nb[1], st, st, 0)));
+                            ggfs_llm_view(b, s_l, hv * hv * h, 1, 1, 1, g->t[s_l].nb[1], st, st, 0)));
     // the output normed per head, gated by silu(z)
-    uint32_t o = view_n(b, y, hv, h, t, 1, ggfs_row_size(GT_F32, hv), ggfs_row_size(GT_F32, hv * h),
+    uint32_t o = ggfs_llm_view(b, y, hv, h, t, 1, ggfs_row_size(GT_F32, hv), ggfs_row_size(GT_F32, hv * h),
                         ggfs_row_size(GT_F32, hv * h * t), 0);
     o = ggfs_llm_norm(b, o, ggfs_llm_wt(b, il, LW_SSM_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
-    o = ggfs_binary_op(g, GOP_MUL, o, ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, z, hv, h, t, 1)));
+    o = ggfs_binary_op(g, GOP_MUL, o, ggfs_unary(g, UN_SILU, ggfs_reshape(g, z, hv, h, t, 1)));
     o = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_OUT), ggfs_reshape(g, o, d_inner, t, 1, 1));
     return ggfs_reshape(g, o, g->t[o].ne[0], t, 1, 1);
 }
@@ -943,8 +940,8 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
         g->failed = true;
         return GGFS_NO_TENSOR;
     }
-    const uint32_t r_l = state(b, il, 3 * (d_conv - 1) * w), s_l = state(b, il, s * s * h);
-    const uint32_t conv = build_rs(b, r_l, 3 * (d_conv - 1) * w, NULL);
+    const uint32_t r_l = ggfs_llm_state(b, il, 3 * (d_conv - 1) * w), s_l = ggfs_llm_state(b, il, s * s * h);
+    const uint32_t conv = ggfs_llm_build_rs(b, r_l, 3 * (d_conv - 1) * w, NULL);
     if (failed(b, conv) || failed(b, s_l))
         return GGFS_NO_TENSOR;
     static const ggfs_lw proj[3] = {LW_WQ, LW_WK, LW_WV},
@@ -954,13 +951,13 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
     for (int i = 0; i < 3; i++) {
         const uint32_t x_in = ggfs_mul_mat(g, ggfs_llm_wt(b, il, proj[i]), cur);
         const uint32_t in = ggfs_transpose(g, ggfs_reshape(g, x_in, w, t, 1, 1));
-        const uint32_t kept = view_n(b, conv, d_conv - 1, w, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), state_part,
+        const uint32_t kept = ggfs_llm_view(b, conv, d_conv - 1, w, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), state_part,
                                      state_part, (uint64_t)i * state_part);
         const uint32_t conv_x = conv_input(b, kept, in, d_conv, w, r_l, (uint64_t)i * state_part, false);
         if (conv_x == GGFS_NO_TENSOR)
             return conv_x;
         const uint32_t k = ggfs_reshape(g, ggfs_llm_wt(b, il, kernel[i]), d_conv, w, 1, 1);
-        x[i] = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, ggfs_ssm_conv(g, conv_x, k), w, t, 1, 1));
+        x[i] = ggfs_unary(g, UN_SILU, ggfs_reshape(g, ggfs_ssm_conv(g, conv_x, k), w, t, 1, 1));
         x[i] = ggfs_reshape(g, x[i], s, h, t, 1);
     }
     uint32_t src[6];
@@ -975,26 +972,26 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
         decay = ggfs_binary_op(g, GOP_ADD, decay, ggfs_llm_wt(b, il, LW_SSM_DT_B));
         decay = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, decay, s, h, t, 1),
                                a == GGFS_NO_TENSOR ? a : ggfs_reshape(g, a, 1, h, 1, 1));
-        decay = ggfs_unary_op(g, GOP_SCALE, ggfs_unary_op(g, GOP_UNARY, decay));
+        decay = ggfs_unary_op(g, GOP_SCALE, ggfs_unary(g, UN_SIGMOID, decay));
     } else {
         // softplus(x . f_a . f_b + dt_b), times A
         decay = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_B), decay);
-        decay = ggfs_unary_op(g, GOP_UNARY, ggfs_binary_op(g, GOP_ADD, decay, ggfs_llm_wt(b, il, LW_SSM_DT_B)));
+        decay = ggfs_unary(g, UN_SOFTPLUS, ggfs_binary_op(g, GOP_ADD, decay, ggfs_llm_wt(b, il, LW_SSM_DT_B)));
         decay = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, decay, s, h, t, 1),
                                a == GGFS_NO_TENSOR ? a : ggfs_reshape(g, a, 1, g->t[a].ne[0], 1, 1));
     }
     src[3] = ggfs_reshape(g, decay, s, h, t, 1);
     const uint32_t beta = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur);
-    src[4] = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, beta, 1, h, t, 1));
-    src[5] = ggfs_reshape(g, build_rs(b, s_l, s * s * h, NULL), s, s, h, 1);
+    src[4] = ggfs_unary(g, UN_SIGMOID, ggfs_reshape(g, beta, 1, h, t, 1));
+    src[5] = ggfs_reshape(g, ggfs_llm_build_rs(b, s_l, s * s * h, NULL), s, s, h, 1);
     const uint32_t y = ggfs_gated_delta_net(g, src);
     if (failed(b, y))
         return GGFS_NO_TENSOR;
     const uint64_t yn1 = g->t[y].nb[1], st = ggfs_row_size(GT_F32, s * s * h);
-    ggfs_expand(g, ggfs_cpy(g, view_n(b, y, s, s, h, 1, ggfs_row_size(GT_F32, s), ggfs_row_size(GT_F32, s * s), st,
+    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y, s, s, h, 1, ggfs_row_size(GT_F32, s), ggfs_row_size(GT_F32, s * s), st,
                                       yn1 * (uint64_t)t),
-                            view_n(b, s_l, s * s * h, 1, 1, 1, g->t[s_l].nb[1], st, st, 0)));
-    uint32_t o = view_n(b, y, s, h, t, 1, ggfs_row_size(GT_F32, s), ggfs_row_size(GT_F32, w),
+                            ggfs_llm_view(b, s_l, s * s * h, 1, 1, 1, g->t[s_l].nb[1], st, st, 0)));
+    uint32_t o = ggfs_llm_view(b, y, s, h, t, 1, ggfs_row_size(GT_F32, s), ggfs_row_size(GT_F32, w),
                         ggfs_row_size(GT_F32, w * t), 0);
     o = ggfs_reshape(g, ggfs_unary_op(g, GOP_CONT, o), s, h, t, 1);
     o = ggfs_llm_norm(b, o, ggfs_llm_wt(b, il, LW_SSM_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
@@ -1005,7 +1002,7 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
         const uint32_t cur2 = ggfs_reshape(g, ggfs_reshape(g, cur, w, t, 1, 1), w, t, 1, 1);
         gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_B), ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_A), cur2));
     }
-    gate = ggfs_unary_op(g, GOP_UNARY, ggfs_reshape(g, gate, s, h, t, 1));
+    gate = ggfs_unary(g, UN_SIGMOID, ggfs_reshape(g, gate, s, h, t, 1));
     o = ggfs_cont_2d(g, ggfs_binary_op(g, GOP_MUL, o, gate), w, t);
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), o);
 }
@@ -1019,7 +1016,7 @@ uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur)
         g->failed = true;
         return GGFS_NO_TENSOR;
     }
-    const uint32_t r_l = state(b, il, dc * d);
+    const uint32_t r_l = ggfs_llm_state(b, il, dc * d);
     if (failed(b, r_l))
         return GGFS_NO_TENSOR;
     cur = ggfs_reshape(g, cur, d, t, 1, 1);
@@ -1027,19 +1024,19 @@ uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur)
     if (failed(b, bcx))
         return GGFS_NO_TENSOR;
     const uint64_t n1 = g->t[bcx].nb[1], n2 = g->t[bcx].nb[2];
-    const uint32_t bb = view_n(b, bcx, d, t, 1, 1, n1, n2, n2, 0);
-    const uint32_t cc = view_n(b, bcx, d, t, 1, 1, n1, n2, n2, ggfs_row_size(GT_F32, d));
-    const uint32_t xx = view_n(b, bcx, d, t, 1, 1, n1, n2, n2, ggfs_row_size(GT_F32, 2 * d));
+    const uint32_t bb = ggfs_llm_view(b, bcx, d, t, 1, 1, n1, n2, n2, 0);
+    const uint32_t cc = ggfs_llm_view(b, bcx, d, t, 1, 1, n1, n2, n2, ggfs_row_size(GT_F32, d));
+    const uint32_t xx = ggfs_llm_view(b, bcx, d, t, 1, 1, n1, n2, n2, ggfs_row_size(GT_F32, 2 * d));
     const uint32_t bx_t = ggfs_transpose(g, ggfs_binary_op(g, GOP_MUL, bb, xx));
-    uint32_t conv = build_rs(b, r_l, dc * d, NULL);
+    uint32_t conv = ggfs_llm_build_rs(b, r_l, dc * d, NULL);
     conv = ggfs_reshape(g, conv, dc, d, 1, 1);
     const uint32_t bx = ggfs_concat0(g, conv, bx_t);
     if (failed(b, bx))
         return GGFS_NO_TENSOR;
     // the conv state kept: the last dc columns
     const uint64_t xn1 = g->t[bx].nb[1], xn2 = g->t[bx].nb[2], rn1 = g->t[r_l].nb[1];
-    const uint32_t snap = view_n(b, bx, dc, d, 1, 1, xn1, xn2, xn2, ggfs_row_size(GT_F32, g->t[bx].ne[0] - dc));
-    ggfs_expand(g, ggfs_cpy(g, snap, view_n(b, r_l, dc * d, 1, 1, 1, rn1, rn1, rn1, 0)));
+    const uint32_t snap = ggfs_llm_view(b, bx, dc, d, 1, 1, xn1, xn2, xn2, ggfs_row_size(GT_F32, g->t[bx].ne[0] - dc));
+    ggfs_expand(g, ggfs_cpy(g, snap, ggfs_llm_view(b, r_l, dc * d, 1, 1, 1, rn1, rn1, rn1, 0)));
     uint32_t y = ggfs_binary_op(g, GOP_MUL, cc, ggfs_ssm_conv(g, bx, ggfs_llm_wt(b, il, LW_SHORTCONV_CONV)));
     y = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SHORTCONV_OUT), y);
     return ggfs_reshape(g, y, d, t, 1, 1);

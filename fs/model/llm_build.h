@@ -115,6 +115,48 @@ typedef enum ggfs_lw {
     LW_SSM_DT_NORM,     // and the norms of dt, B and C (jamba's)
     LW_SSM_B_NORM,
     LW_SSM_C_NORM,
+    LW_ATTN_NORM_2,     // RWKV's: the norm before the channel mix
+    LW_ATTN_NORM_2_B,
+    LW_TM_LERP_X,       // the time mix's interpolations
+    LW_TM_LERP_W,
+    LW_TM_LERP_K,
+    LW_TM_LERP_V,
+    LW_TM_LERP_R,
+    LW_TM_LERP_G,
+    LW_TM_LERP_FUSED,
+    LW_TM_W0,           // its low-rank projections (decay, a, v, g)
+    LW_TM_W1,
+    LW_TM_W2,
+    LW_TM_A0,
+    LW_TM_A1,
+    LW_TM_A2,
+    LW_TM_V0,
+    LW_TM_V1,
+    LW_TM_V2,
+    LW_TM_G1,
+    LW_TM_G2,
+    LW_TM_K_K,
+    LW_TM_K_A,
+    LW_TM_R_K,
+    LW_TM_DECAY,
+    LW_TM_DECAY_W1,
+    LW_TM_DECAY_W2,
+    LW_TM_FIRST,
+    LW_TM_RECEPTANCE,
+    LW_TM_RECEPTANCE_B,
+    LW_TM_KEY,
+    LW_TM_KEY_B,
+    LW_TM_VALUE,
+    LW_TM_VALUE_B,
+    LW_TM_GATE,
+    LW_TM_LN,
+    LW_TM_LN_B,
+    LW_TM_OUTPUT,
+    LW_CM_LERP_K,       // the channel mix's
+    LW_CM_LERP_R,
+    LW_CM_RECEPTANCE,
+    LW_CM_KEY,
+    LW_CM_VALUE,
     LW_COUNT
 } ggfs_lw;
 
@@ -139,6 +181,8 @@ struct ggfs_llm_model {
     ggfs_llm_weight *layers; // n_layer rows of LW_COUNT
     uint32_t *block;         // n_layer: the block whose weights layer il runs (itself, but for hrm_text's passes)
     uint32_t hrm_stack, hrm_l_cycles; // hrm_text's layers a stack and low passes a cycle (0: not hrm_text's)
+    uint32_t wkv_head;       // ARCH.wkv.head_size (RWKV's), 0 when not given
+    uint32_t rwkv_rescale;   // ARCH.rescale_every_n_layers: every that many layers' output halved (0: none)
     bool *unroped;           // n_layer: the layers attention.rope_pattern gives 0
     uint8_t *clamped;        // n_layer: CLAMP_EXPERTS, CLAMP_OTHERS where swiglu_clamp_exp, _shexp give a limit
     ggfs_llm_weight tok_embd, tok_embd_norm, tok_embd_norm_b, pos_embd, output_norm, output_norm_b, output,
@@ -251,6 +295,32 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur);
  * heads. */
 qkv ggfs_llm_qkv_latent(builder *b, uint32_t il, uint32_t cur);
 uint32_t ggfs_llm_rope_factors(builder *b, uint32_t il);
+
+/* A view of a, f32, of the shape and strides given. */
+uint32_t ggfs_llm_view(builder *b, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, uint64_t nb1,
+                       uint64_t nb2, uint64_t nb3, uint64_t offset);
+/* A layer's recurrent state, [width, 1]: one sequence's row. */
+uint32_t ggfs_llm_state(builder *b, uint32_t il, int64_t width);
+/* build_rs: the state's row zeroed where a sequence starts, this
+ * sequence's rows read (by get_rows, or by a scan given as scan_src,
+ * whose first source is then the states as [ds, hd, nh, rows]), the other
+ * sequences' rows copied on (none with one). */
+uint32_t ggfs_llm_build_rs(builder *b, uint32_t s, int64_t width, uint32_t *scan_src);
+
+/* The RWKV families' layers. */
+typedef enum rwkv_kind {
+    RWKV_NONE,
+    RWKV6,       // time mix (wkv6), then channel mix; two token shifts kept
+    RWKV6_QWEN2, // time mix (a gated linear attention), then the row's feed-forward block; one shift kept
+    RWKV7,       // time mix (wkv7), then channel mix
+    RWKV7_A,     // time mix (wkv7), then the row's feed-forward block (arwkv7)
+} rwkv_kind;
+
+/* The RWKV layers over the input embeddings inp, with the row's norm:
+ * the last layer's output (llm_rwkv.c). */
+uint32_t ggfs_llm_rwkv_layers(builder *b, uint32_t inp, rwkv_kind kind, norm_type norm);
+/* build_ffn: the row's feed-forward block of layer il over cur (llm_arches.c). */
+uint32_t ggfs_llm_ffn(builder *b, uint32_t il, uint32_t cur);
 
 /* The graph of b->m's architecture, built into b->g. */
 void ggfs_llm_build(builder *b, uint32_t ctx);

@@ -71,6 +71,48 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_SSM_X] = "ssm_x.weight",                [LW_SSM_DT] = "ssm_dt.weight",
     [LW_SSM_DT_NORM] = "ssm_dt_norm.weight",    [LW_SSM_B_NORM] = "ssm_b_norm.weight",
     [LW_SSM_C_NORM] = "ssm_c_norm.weight",
+    [LW_ATTN_NORM_2] = "attn_norm_2.weight",
+    [LW_ATTN_NORM_2_B] = "attn_norm_2.bias",
+    [LW_TM_LERP_X] = "time_mix_lerp_x.weight",
+    [LW_TM_LERP_W] = "time_mix_lerp_w.weight",
+    [LW_TM_LERP_K] = "time_mix_lerp_k.weight",
+    [LW_TM_LERP_V] = "time_mix_lerp_v.weight",
+    [LW_TM_LERP_R] = "time_mix_lerp_r.weight",
+    [LW_TM_LERP_G] = "time_mix_lerp_g.weight",
+    [LW_TM_LERP_FUSED] = "time_mix_lerp_fused.weight",
+    [LW_TM_W0] = "time_mix_w0.weight",
+    [LW_TM_W1] = "time_mix_w1.weight",
+    [LW_TM_W2] = "time_mix_w2.weight",
+    [LW_TM_A0] = "time_mix_a0.weight",
+    [LW_TM_A1] = "time_mix_a1.weight",
+    [LW_TM_A2] = "time_mix_a2.weight",
+    [LW_TM_V0] = "time_mix_v0.weight",
+    [LW_TM_V1] = "time_mix_v1.weight",
+    [LW_TM_V2] = "time_mix_v2.weight",
+    [LW_TM_G1] = "time_mix_g1.weight",
+    [LW_TM_G2] = "time_mix_g2.weight",
+    [LW_TM_K_K] = "time_mix_k_k.weight",
+    [LW_TM_K_A] = "time_mix_k_a.weight",
+    [LW_TM_R_K] = "time_mix_r_k.weight",
+    [LW_TM_DECAY] = "time_mix_decay.weight",
+    [LW_TM_DECAY_W1] = "time_mix_decay_w1.weight",
+    [LW_TM_DECAY_W2] = "time_mix_decay_w2.weight",
+    [LW_TM_FIRST] = "time_mix_first.weight",
+    [LW_TM_RECEPTANCE] = "time_mix_receptance.weight",
+    [LW_TM_RECEPTANCE_B] = "time_mix_receptance.bias",
+    [LW_TM_KEY] = "time_mix_key.weight",
+    [LW_TM_KEY_B] = "time_mix_key.bias",
+    [LW_TM_VALUE] = "time_mix_value.weight",
+    [LW_TM_VALUE_B] = "time_mix_value.bias",
+    [LW_TM_GATE] = "time_mix_gate.weight",
+    [LW_TM_LN] = "time_mix_ln.weight",
+    [LW_TM_LN_B] = "time_mix_ln.bias",
+    [LW_TM_OUTPUT] = "time_mix_output.weight",
+    [LW_CM_LERP_K] = "channel_mix_lerp_k.weight",
+    [LW_CM_LERP_R] = "channel_mix_lerp_r.weight",
+    [LW_CM_RECEPTANCE] = "channel_mix_receptance.weight",
+    [LW_CM_KEY] = "channel_mix_key.weight",
+    [LW_CM_VALUE] = "channel_mix_value.weight",
 };
 
 /* ---- reading the model ---- */
@@ -279,6 +321,8 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     for (uint32_t il = 0; il < m->n_layer; il++)
         m->block[il] = il;
     read_hrm_passes(keys, arch, m);
+    m->wkv_head = u32_key(keys, arch, "wkv.head_size");
+    m->rwkv_rescale = u32_key(keys, arch, "rescale_every_n_layers");
     read_per_layer(keys, arch, "attention.rope_pattern", m, set_unroped);
     read_per_layer(keys, arch, "swiglu_clamp_exp", m, set_clamp_exp);
     read_per_layer(keys, arch, "swiglu_clamp_shexp", m, set_clamp_shexp);

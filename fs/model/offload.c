@@ -304,7 +304,11 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
                     return NULL;
                 }
                 p->expert = is_expert(t->name);
-                p->host_only = has_suffix(t->name, ".ssm_a") && is_scan_arch && scan_a_on_host(keys, arch, t);
+                // (rwkv6's time_mix_first too: the loader probes its op, wkv6, with a state of 123^4
+                // floats, 0.9 GB, more than the reference device's storage buffers take: llvmpipe's
+                // 128 MiB; a GPU whose buffers take a GiB keeps it there, n_embd floats a layer)
+                p->host_only = (has_suffix(t->name, ".ssm_a") && is_scan_arch && scan_a_on_host(keys, arch, t)) ||
+                               has_suffix(t->name, ".time_mix_first.weight");
                 o->has_experts |= p->expert;
                 o->expert_layer[p->layer] |= p->expert;
                 const bool fused = contains(t->name, ".attn_qkv.weight");

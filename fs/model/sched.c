@@ -90,13 +90,17 @@ bool ggfs_sched_gpu_runs_scan(bool per_head_a, int64_t d_state, int64_t head_dim
 }
 
 /* ggml_backend_supports_op: the host runs every op; the GPU (Vulkan's
- * supports_op) every op here but a scan it has no shader for: Mamba-1's
- * (A a matrix, not a number per head), or a state or head of another
- * width. */
+ * supports_op) every op here but those it has no shader for: a gated
+ * linear attention over heads not 64 wide, a scan of Mamba-1 (A a
+ * matrix, not a number per head) or of a state or head of another width. */
 static bool supports(const sched *s, int backend, uint32_t t)
 {
     const ggfs_gt *x = T(s, t);
-    if (backend == CPU || x->op != GOP_SSM_SCAN)
+    if (backend == CPU)
+        return true;
+    if (x->op == GOP_GATED_LINEAR_ATTN)
+        return T(s, x->src[0])->ne[0] == 64;
+    if (x->op != GOP_SSM_SCAN)
         return true;
     const ggfs_gt *states = T(s, x->src[0]), *a = T(s, x->src[3]);
     // (A one number a head: a row of one float, as ggml checks it by its stride)
@@ -570,8 +574,30 @@ static bool in_set(const node_set *set, uint32_t i)
     return false;
 }
 
-/* After j joins the set: a RoPE of an RMS_NORM+MUL, and a RoPE's or
- * RMS_NORM's view stored with SET_ROWS, pulled up beside it. */
+/* ggml_vk_can_fuse_unary_mul: a unary Vulkan fuses, all f32, rows
+ * contiguous, the MUL's other source tiling into it (or it into the
+ * MUL's first). */
+static bool fuses_unary_mul(const sched *s, uint32_t unary, uint32_t mul)
+{
+    const ggfs_gt *u = T(s, unary), *m = T(s, mul);
+    const uint8_t kind = u->unary;
+    if (kind != UN_GELU && kind != UN_SIGMOID && kind != UN_SILU && kind != UN_SOFTPLUS)
+        return false;
+    const uint32_t other = m->src[0] == unary ? m->src[1] : m->src[0];
+    if (other == GGFS_NO_TENSOR || u->type != GT_F32 || m->type != GT_F32)
+        return false;
+    const ggfs_gt *o = T(s, other);
+    if (o->type != GT_F32 && !(o->type == GT_WEIGHT && o->flags & GFLAG_F32_DATA))
+        return false;
+    if (!ggfs_is_contiguous_1(s->g, other) || !ggfs_is_contiguous_1(s->g, u->src[0]))
+        return false;
+    return m->src[0] == unary ? ggfs_can_repeat(s->g, other, unary) : ggfs_can_repeat(s->g, unary, m->src[0]);
+}
+
+/* After j joins the set, the nodes Vulkan fuses with it pulled up beside
+ * it: a RoPE of an RMS_NORM+MUL, a RoPE's or RMS_NORM's view stored with
+ * SET_ROWS, the MUL or ADD after a product and its bias, the UNARY after
+ * a conv and its bias, the MUL reading a UNARY. */
 static void pull_fusions(reorder *r, node_set *set, uint32_t j)
 {
     const sched *s = r->s;
@@ -633,6 +659,20 @@ static void pull_fusions(reorder *r, node_set *set, uint32_t j)
         for (uint32_t k = j + 1; k < j + 15 && k < r->n; k++) {
             const ggfs_gt *x = T(s, r->nodes[k]);
             if (x->op == GOP_UNARY && x->src[0] == r->nodes[j]) {
+                take(r, set, k, true);
+                break;
+            }
+        }
+    }
+    // UNARY + MUL: the MUL that reads it pulled up, its other source ready
+    if (j > 0 && op_at(r, j) == GOP_UNARY) {
+        const uint32_t unary = r->nodes[j];
+        for (uint32_t k = j + 1; k < j + 15 && k < r->n; k++) {
+            const ggfs_gt *x = T(s, r->nodes[k]);
+            if (x->op != GOP_MUL || (x->src[0] != unary && x->src[1] != unary))
+                continue;
+            const uint32_t other = x->src[0] == unary ? x->src[1] : x->src[0];
+            if ((T(s, other)->op == GOP_NONE || r->placed[other]) && fuses_unary_mul(s, unary, r->nodes[k])) {
                 take(r, set, k, true);
                 break;
             }
