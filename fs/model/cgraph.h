@@ -75,8 +75,9 @@ typedef enum ggfs_home {
     HOME_GPU,      // a weight or cache on the GPU
 } ggfs_home;
 
-// WEIGHT: in a model's buffer (usage WEIGHTS); F32_DATA: a weight whose elements are f32
-enum { GFLAG_INPUT = 1, GFLAG_OUTPUT = 2, GFLAG_WEIGHT = 4, GFLAG_F32_DATA = 8 };
+// WEIGHT: in a model's buffer (usage WEIGHTS); F32_DATA: a weight whose elements are f32; PREC_F32: a
+// product's second source at f32 precision (ggml_prec_set_src)
+enum { GFLAG_INPUT = 1, GFLAG_OUTPUT = 2, GFLAG_WEIGHT = 4, GFLAG_F32_DATA = 8, GFLAG_PREC_F32 = 16 };
 
 typedef struct ggfs_gt {
     int64_t ne[4];

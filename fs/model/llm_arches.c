@@ -179,6 +179,7 @@ struct arch_graph {
                        // swiglu_clamp_shexp (the other blocks') give the layer a limit
     uint8_t qwen35;  // delta_kind: gated delta net layers; attention gated by the second half
                      // of each Q head; the shared expert gated by a sigmoid
+    bool down_f32;   // the experts' down product at f32 precision (mistral4's), which Vulkan runs on the host
     uint8_t rwkv;    // rwkv_kind: the RWKV layers (llm_rwkv.c) instead of a layer program
     bool hrm;        // hrm_text's: the layers run as passes of stacks (ggfs_llm_model's hrm_stack), each
                      // over the high state plus the low one, its output normed as the low or the high state
@@ -673,6 +674,8 @@ static const arch_graph arches[] = {
         .latent_kv = true),
     ROW("minimax-m2", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = YES),
     ROW("mistral3", pre_norm, RMS, .factors = true),
+    ROW("mistral4", pre_norm, RMS, .mla = true, .gating = GATE_KEY, .norm_w = BY_KEY, .w_scale = YES,
+        .down_f32 = true),
     ROW("modern-bert", pre_norm_where_any, LN, .input = IN_NORMED, .ffn = FFN_FUSED_GLU, .output = OUT_EMBEDDINGS,
         .unclamped = true),
     ROW("mpt", pre_norm, LN, .input = IN_POSITIONS_IF_ANY, .rope = ROPE_NONE, .ffn = FFN_ACT),
@@ -1075,6 +1078,9 @@ static uint32_t experts_by(builder *b, uint32_t il, uint32_t cur, uint32_t logit
                   : activation(b, up);
     }
     uint32_t out = expert_mm(b, il, down_w, LW_FFN_DOWN_EXPS_B, act, selected);
+    // (mistral4: its input may exceed f16's range)
+    if (r->down_f32 && out != GGFS_NO_TENSOR)
+        g->t[g->t[out].op == GOP_ADD_ID ? g->t[out].src[0] : out].flags |= GFLAG_PREC_F32;
     if (!r->llama4)
         out = ggfs_binary_op(g, GOP_MUL, out, weights);
     ggfs_expand(g, out);
