@@ -473,12 +473,17 @@ uint32_t ggfs_repeat_4d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1, in
                    GGFS_NO_TENSOR);
 }
 
-uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1)
+uint32_t ggfs_cont_4d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3)
 {
     if (bad(g, a))
         return GGFS_NO_TENSOR;
-    const uint32_t t = ggfs_new(g, (ggfs_type)g->t[a].type, ne0, ne1, 1, 1);
+    const uint32_t t = ggfs_new(g, (ggfs_type)g->t[a].type, ne0, ne1, ne2, ne3);
     return with_op(g, t, GOP_CONT, a, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+}
+
+uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1)
+{
+    return ggfs_cont_4d(g, a, ne0, ne1, 1, 1);
 }
 
 bool ggfs_is_contiguous(const ggfs_cgraph *g, uint32_t a)

@@ -175,6 +175,7 @@ uint32_t ggfs_add_id(ggfs_cgraph *g, uint32_t a, uint32_t b, uint32_t ids);
 uint32_t ggfs_repeat_4d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
 /* ggml_cont_2d: a's elements, contiguous, as [ne0, ne1]. */
 uint32_t ggfs_cont_2d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1);
+uint32_t ggfs_cont_4d(ggfs_cgraph *g, uint32_t a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
 /* ggml_is_contiguous; ggml_is_contiguous_1 (its rows need not be). */
 bool ggfs_is_contiguous(const ggfs_cgraph *g, uint32_t a);
 bool ggfs_is_contiguous_1(const ggfs_cgraph *g, uint32_t a);

@@ -179,6 +179,7 @@ struct arch_graph {
                        // swiglu_clamp_shexp (the other blocks') give the layer a limit
     uint8_t qwen35;  // delta_kind: gated delta net layers; attention gated by the second half
                      // of each Q head; the shared expert gated by a sigmoid
+    bool plamo2;     // plamo2's Mamba layers (ggfs_llm_mamba_plamo2)
     bool down_f32;   // the experts' down product at f32 precision (mistral4's), which Vulkan runs on the host
     uint8_t rwkv;    // rwkv_kind: the RWKV layers (llm_rwkv.c) instead of a layer program
     bool hrm;        // hrm_text's: the layers run as passes of stacks (ggfs_llm_model's hrm_stack), each
@@ -701,6 +702,8 @@ static const arch_graph arches[] = {
     ROW("phi3", pre_norm_residual_first, RMS, .q_scale = true, .ffn = FFN_FUSED_GLU),
     ROW("phimoe", pre_norm_residual_first, RMS, .q_scale = true, .output = OUT_BIAS, .norm_w = YES),
     ROW("plamo", parallel_ffn_attn, RMS),
+    ROW("plamo2", post_norms_layer_named, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .ffn = FFN_FUSED_GLU,
+        .plamo2 = true),
     ROW("plamo3", post_norms_layer_named, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .ffn = FFN_FUSED_GLU),
     ROW("pockettts", pre_norm, LN, .ffn = FFN_ACT),
     ROW("qwen", pre_norm, RMS),
@@ -897,7 +900,7 @@ static uint32_t attention(builder *b, uint32_t il, uint32_t cur)
 static uint32_t recurrent(builder *b, uint32_t il, uint32_t cur)
 {
     if (ggfs_llm_has(b, il, LW_SSM_X))
-        return ggfs_llm_mamba(b, il, cur);
+        return b->plamo2 ? ggfs_llm_mamba_plamo2(b, il, cur) : ggfs_llm_mamba(b, il, cur);
     if (ggfs_llm_has(b, il, LW_SSM_IN))
         return ggfs_llm_mamba2(b, il, cur);
     if (ggfs_llm_has(b, il, LW_SHORTCONV_IN))
@@ -1506,6 +1509,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->no_flash = b->kq_capped = b->row->grok;
     b->mla_unroped = b->row->kda == KDA_KIMI;
     b->kda_bounded = b->row->kda == KDA_BAILING;
+    b->plamo2 = b->row->plamo2;
     b->gdn_repeat = b->row->qwen35 == DELTA_QWEN3NEXT;
     b->kq_bias = b->pos_bucket = GGFS_NO_TENSOR;
     b->per_layer = GGFS_NO_TENSOR;

@@ -768,6 +768,85 @@ uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
     return cur == GGFS_NO_TENSOR ? cur : ggfs_reshape(g, cur, g->t[cur].ne[0], t, 1, 1);
 }
 
+uint32_t ggfs_llm_mamba_plamo2(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_llm_model *m = b->m;
+    // the shapes, from the weights: the conv's, the heads (A's), the state (B's norm), dt's width
+    const ggfs_llm_weight *conv1d = ggfs_llm_layer_weight(m, il, LW_SSM_CONV1D),
+                          *a = ggfs_llm_layer_weight(m, il, LW_SSM_A),
+                          *b_norm = ggfs_llm_layer_weight(m, il, LW_SSM_B_NORM),
+                          *dt_w = ggfs_llm_layer_weight(m, il, LW_SSM_DT),
+                          *x_w = ggfs_llm_layer_weight(m, il, LW_SSM_X);
+    const int64_t d_conv = conv1d->ne[0], d_inner = conv1d->ne[1], nh = a->ne[0], ds = b_norm->ne[0],
+                  dt_dim = dt_w->ne[0], t = b->n_tokens;
+    if (!conv1d->bytes || !a->bytes || !b_norm->bytes || !dt_w->bytes || !x_w->bytes || nh <= 0 || ds <= 0 ||
+        d_inner % nh || x_w->ne[1] < 2 * ds + dt_dim || d_conv < 2 || d_conv > 64 || cur == GGFS_NO_TENSOR) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    const int64_t hd = d_inner / nh;
+    const uint32_t r_l = ggfs_llm_state(b, il, (d_conv - 1) * d_inner), s_l = ggfs_llm_state(b, il, ds * d_inner);
+    if (failed(b, r_l) || failed(b, s_l))
+        return GGFS_NO_TENSOR;
+    uint32_t conv = ggfs_llm_build_rs(b, r_l, (d_conv - 1) * d_inner, NULL);
+    conv = ggfs_reshape(g, conv, d_conv - 1, d_inner, 1, 1);
+    cur = ggfs_reshape(g, cur, g->t[cur].ne[0], t, 1, 1);
+    // z and x interleaved per head
+    uint32_t zx = ggfs_permute(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_IN), cur), 0, 2, 1, 3);
+    zx = ggfs_cont_4d(g, zx, 2 * hd, nh, t, 1);
+    if (failed(b, zx))
+        return GGFS_NO_TENSOR;
+    const uint64_t zn1 = g->t[zx].nb[1], zn2 = g->t[zx].nb[2], zn3 = g->t[zx].nb[3];
+    uint32_t x = ggfs_llm_view(b, zx, hd, nh, t, 1, zn1, zn2, zn3, ggfs_row_size(GT_F32, hd));
+    x = ggfs_cont_4d(g, x, d_inner, t, 1, 1);
+    const uint32_t z = ggfs_llm_view(b, zx, hd, nh, t, 1, zn1, zn2, zn3, 0);
+    const uint32_t conv_x = conv_input(b, conv, ggfs_transpose(g, x), d_conv, d_inner, r_l, 0, true);
+    if (conv_x == GGFS_NO_TENSOR)
+        return conv_x;
+    x = ggfs_unary(g, UN_SILU, ggfs_ssm_conv(g, conv_x, ggfs_llm_wt(b, il, LW_SSM_CONV1D)));
+    // B, C and dt, each normed
+    const uint32_t bcdt = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_X), x);
+    if (failed(b, bcdt))
+        return GGFS_NO_TENSOR;
+    const uint64_t bn1 = g->t[bcdt].nb[1], bn2 = g->t[bcdt].nb[2];
+    uint32_t bb = ggfs_llm_view(b, bcdt, ds, t, 1, 1, bn1, bn2, bn2, 0);
+    uint32_t cc = ggfs_llm_view(b, bcdt, ds, t, 1, 1, bn1, bn2, bn2, ggfs_row_size(GT_F32, ds));
+    uint32_t dt = ggfs_llm_view(b, bcdt, dt_dim, t, 1, 1, bn1, bn2, bn2, ggfs_row_size(GT_F32, 2 * ds));
+    bb = ggfs_llm_norm(b, bb, ggfs_llm_wt(b, il, LW_SSM_B_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    cc = ggfs_llm_norm(b, cc, ggfs_llm_wt(b, il, LW_SSM_C_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    dt = ggfs_llm_norm(b, dt, ggfs_llm_wt(b, il, LW_SSM_DT_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
+    dt = ggfs_binary_op(g, GOP_ADD, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_DT), dt),
+                        ggfs_llm_wt(b, il, LW_SSM_DT_B));
+    // (A one number a head, kept where a scan of its shape runs, as the loader probes it: a row of heads)
+    const uint32_t a_t = scan_a(b, il, ggfs_sched_gpu_runs_scan(a->ne[0] == 1, a->ne[0] == 1 ? ds : a->ne[0],
+                                                                d_inner / (a->ne[1] ? a->ne[1] : 1)));
+    const uint32_t a_heads = ggfs_reshape(g, a_t, 1, nh, 1, 1);
+    const uint64_t f = 4;
+    const uint32_t x_heads = ggfs_llm_view(b, x, hd, nh, t, 1, hd * f, d_inner * f, d_inner * t * f, 0);
+    if (failed(b, bb) || failed(b, cc))
+        return GGFS_NO_TENSOR;
+    bb = ggfs_llm_view(b, bb, ds, 1, t, 1, ds * f, g->t[bb].nb[1], g->t[bb].nb[2], 0);
+    cc = ggfs_llm_view(b, cc, ds, 1, t, 1, ds * f, g->t[cc].nb[1], g->t[cc].nb[2], 0);
+    const uint32_t shape = ggfs_new(g, GT_F32, ds, hd, nh, 1); // (its shape only)
+    uint32_t scan[7] = {shape, x_heads, dt, a_heads, bb, cc, GGFS_NO_TENSOR};
+    const uint32_t y_ssm = ggfs_llm_build_rs(b, s_l, ds * d_inner, scan);
+    if (y_ssm == GGFS_NO_TENSOR)
+        return y_ssm;
+    const uint64_t st = ggfs_row_size(GT_F32, ds * d_inner);
+    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y_ssm, ds * d_inner, 1, 1, 1, st, st, st, d_inner * t * f),
+                            ggfs_llm_view(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], st, st, 0)));
+    uint32_t y = ggfs_llm_view(b, y_ssm, hd, nh, t, 1, hd * f, d_inner * f, d_inner * t * f, 0);
+    const uint32_t d = ggfs_reshape(g, ggfs_llm_wt(b, il, LW_SSM_D), 1, nh, 1, 1);
+    y = ggfs_binary_op(g, GOP_ADD, y, ggfs_binary_op(g, GOP_MUL, x_heads, d));
+    y = ggfs_binary_op(g, GOP_GLU, ggfs_unary_op(g, GOP_CONT, z), y);
+    if (failed(b, y))
+        return GGFS_NO_TENSOR;
+    y = ggfs_llm_view(b, y, d_inner, t, 1, 1, g->t[y].nb[2], g->t[y].nb[3], g->t[y].nb[3], 0);
+    cur = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_OUT), y);
+    return cur == GGFS_NO_TENSOR ? cur : ggfs_reshape(g, cur, g->t[cur].ne[0], t, 1, 1);
+}
+
 uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;

@@ -233,6 +233,7 @@ typedef struct builder {
     uint32_t pos_bucket; // T5's relative position buckets [tokens, tokens], or none
     uint32_t kq_bias;    // the scores' bias in the layer being built (T5's), or none: no flash attention
     bool mla_unroped;    // multi-head latent attention without RoPE (kimi-linear)
+    bool plamo2;         // the Mamba layers plamo2's
     bool kda_bounded;    // Kimi's delta attention as bailingmoe3 has it: its decay and output gate each one
                          // projection, the decay a sigmoid scaled to a lower bound
     bool gdn_repeat;     // a delta net's Q and K heads repeated to V's where fewer (qwen3next)
@@ -276,6 +277,9 @@ uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_
 /* build_mamba_layer (Mamba-1's) over the normed input cur: its conv and
  * scan states. */
 uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur);
+/* plamo2's Mamba layer: Mamba-1's projections, a scan over heads as
+ * Mamba-2's, dt, B and C normed. */
+uint32_t ggfs_llm_mamba_plamo2(builder *b, uint32_t il, uint32_t cur);
 /* build_mamba2_layer over the normed input cur: its conv and scan states. */
 uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur);
 /* A gated delta net layer (qwen35's linear attention) over the normed
