@@ -180,6 +180,7 @@ struct arch_graph {
     uint8_t qwen35;  // delta_kind: gated delta net layers; attention gated by the second half
                      // of each Q head; the shared expert gated by a sigmoid
     bool plamo2;     // plamo2's Mamba layers (ggfs_llm_mamba_plamo2)
+    bool lightning;  // minimax-01's lightning attention in the layers with attn_norm_2
     bool down_f32;   // the experts' down product at f32 precision (mistral4's), which Vulkan runs on the host
     uint8_t rwkv;    // rwkv_kind: the RWKV layers (llm_rwkv.c) instead of a layer program
     bool hrm;        // hrm_text's: the layers run as passes of stacks (ggfs_llm_model's hrm_stack), each
@@ -417,6 +418,22 @@ static const step attn_beside_ssm[] = {
     {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
     {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
     {S_ADD, R_INP, R_CUR, R_FIN, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
+/* minimax-01: the residuals are the normed inputs, scaled. */
+static const step normed_residuals[] = {
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_COPY, R_RES, R_CUR, 0, 0, 0, 0},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_RES, R_NONE, 0, 0},
+    {S_RES_SCALE, R_RES, R_RES, 0, 0, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_FFN_NORM, NO_W},
+    {S_COPY, R_RES, R_CUR, 0, 0, 0, 0},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_RES_SCALE, R_RES, R_RES, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_RES, 0, 0, 0},
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
@@ -673,6 +690,7 @@ static const arch_graph arches[] = {
         .res_scale = YES),
     ROW("minicpm3", pre_norm_scaled, RMS, .input = IN_SCALED, .output = OUT_SCALED_NORM, .res_scale = YES,
         .latent_kv = true),
+    ROW("minimax-01", normed_residuals, RMS, .res_scale = YES, .norm_w = YES, .w_scale = YES, .lightning = true),
     ROW("minimax-m2", pre_norm, RMS, .qk_norm = QK_WHOLE, .qk_type = NORM_RMS, .gating = GATE_KEY, .norm_w = YES),
     ROW("mistral3", pre_norm, RMS, .factors = true),
     ROW("mistral4", pre_norm, RMS, .mla = true, .gating = GATE_KEY, .norm_w = BY_KEY, .w_scale = YES,
@@ -901,6 +919,8 @@ static uint32_t recurrent(builder *b, uint32_t il, uint32_t cur)
 {
     if (ggfs_llm_has(b, il, LW_SSM_X))
         return b->plamo2 ? ggfs_llm_mamba_plamo2(b, il, cur) : ggfs_llm_mamba(b, il, cur);
+    if (b->row->lightning && ggfs_llm_has(b, il, LW_ATTN_NORM_2))
+        return ggfs_llm_lightning(b, il, cur);
     if (ggfs_llm_has(b, il, LW_SSM_IN))
         return ggfs_llm_mamba2(b, il, cur);
     if (ggfs_llm_has(b, il, LW_SHORTCONV_IN))
@@ -1409,6 +1429,8 @@ static uint32_t input(builder *b, uint32_t ctx)
                             ggfs_llm_held(b, &m->tok_embd_norm_b, first), NORM_LAYER,
                             b->row->input == IN_NORMED_FIRST ? 0 : -1);
     ggfs_llm_inputs(b, ctx);
+    if (b->row->lightning)
+        ggfs_llm_lightning_inputs(b);
     if (b->row->gemma4)
         per_layer_inputs(b, cur);
     if (b->row->t5) {
@@ -1513,6 +1535,7 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->gdn_repeat = b->row->qwen35 == DELTA_QWEN3NEXT;
     b->kq_bias = b->pos_bucket = GGFS_NO_TENSOR;
     b->per_layer = GGFS_NO_TENSOR;
+    b->la.slopes = GGFS_NO_TENSOR;
     uint32_t reg[R_COUNT];
     for (int i = 0; i < R_COUNT; i++)
         reg[i] = GGFS_NO_TENSOR;

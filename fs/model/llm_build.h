@@ -214,6 +214,12 @@ typedef struct cache_inputs {
     uint32_t k_rot, v_rot; // a quantized cache's Hadamard rotations, or none
 } cache_inputs;
 
+/* minimax-01's lightning attention's inputs: each head's slope, and the
+ * decays of Q, K and each pair of tokens by position. */
+typedef struct lightning_inputs {
+    uint32_t slopes, q_decay, k_decay, diag_decay;
+} lightning_inputs;
+
 typedef struct builder {
     const ggfs_llm_model *m;
     const arch_graph *row;
@@ -242,6 +248,7 @@ typedef struct builder {
     uint32_t inp_pos, out_ids;
     uint32_t attn_scale; // llama4's temperature of the layers without RoPE, per token
     cache_inputs base, swa;
+    lightning_inputs la; // (slopes GGFS_NO_TENSOR: none)
     uint32_t *weights; // per block and kind: the weight's tensor plus 1 once made (0: not yet), made once as
                        // llama.cpp's layers share one tensor where they share a weight
     uint32_t s_copy_main, s_copy_extra; // the recurrent states' rows: this sequence's, the others' (none)
@@ -289,6 +296,10 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur);
  * each through its own conv (one conv state for the three), a gated
  * delta net with a per-element decay, its output normed and gated. */
 uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur);
+/* minimax-01's lightning attention layer over the normed input cur
+ * (llm_lightning.c), and its inputs, made once. */
+uint32_t ggfs_llm_lightning(builder *b, uint32_t il, uint32_t cur);
+void ggfs_llm_lightning_inputs(builder *b);
 /* lfm2's gated short convolution over the normed input cur. */
 uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur);
 /* Multi-head latent attention (deepseek2's, absorbed) from the normed
