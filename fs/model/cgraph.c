@@ -421,6 +421,21 @@ uint32_t ggfs_concat(ggfs_cgraph *g, uint32_t a, uint32_t b, int dim)
     return with_op(g, t, GOP_CONCAT, a, b, GGFS_NO_TENSOR);
 }
 
+uint32_t ggfs_im2col_1d(ggfs_cgraph *g, uint32_t a, uint32_t b, int64_t p)
+{
+    if (bad(g, a) || bad(g, b))
+        return GGFS_NO_TENSOR;
+    const int64_t *ka = g->t[a].ne, *xb = g->t[b].ne;
+    // ggml_calc_conv_output_size, stride and dilation 1
+    const int64_t out = xb[0] + 2 * p - (ka[0] - 1);
+    if (out <= 0) {
+        g->failed = true;
+        return GGFS_NO_TENSOR;
+    }
+    const uint32_t t = ggfs_new(g, GT_F16, ka[1] * ka[0], out, xb[2], 1);
+    return with_op(g, t, GOP_IM2COL, a, b, GGFS_NO_TENSOR);
+}
+
 uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b)
 {
     return ggfs_concat(g, a, b, 0);

@@ -56,6 +56,8 @@ typedef enum ggfs_op {
     GOP_RWKV_WKV6,
     GOP_GATED_LINEAR_ATTN,
     GOP_RWKV_WKV7,
+    GOP_IM2COL,
+    GOP_GROUP_NORM,
     GOP_COUNT
 } ggfs_op;
 
@@ -157,6 +159,9 @@ uint32_t ggfs_ssm_scan(ggfs_cgraph *g, const uint32_t src[7]);
 /* ggml_concat along dimension 0, or dim. */
 uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b);
 uint32_t ggfs_concat(ggfs_cgraph *g, uint32_t a, uint32_t b, int dim);
+/* ggml_im2col of a 1D convolution (kernel a, input b, stride 1, padding
+ * p), into f16: [a.ne1 * a.ne0, b's output length, b.ne2]. */
+uint32_t ggfs_im2col_1d(ggfs_cgraph *g, uint32_t a, uint32_t b, int64_t p);
 /* ggml_rwkv_wkv6, ggml_gated_linear_attn, ggml_rwkv_wkv7 (op) over their
  * n sources, the state last: each token's output, then the state kept,
  * as [head * heads, tokens + head] (k, src[0] of the first two and src[2]

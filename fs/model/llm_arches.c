@@ -180,6 +180,7 @@ struct arch_graph {
     uint8_t qwen35;  // delta_kind: gated delta net layers; attention gated by the second half
                      // of each Q head; the shared expert gated by a sigmoid
     bool plamo2;     // plamo2's Mamba layers (ggfs_llm_mamba_plamo2)
+    bool wavtokenizer; // wavtokenizer-dec's convolutional nets (llm_wavtokenizer.c) instead of a layer program
     bool lightning;  // minimax-01's lightning attention in the layers with attn_norm_2
     bool down_f32;   // the experts' down product at f32 precision (mistral4's), which Vulkan runs on the host
     uint8_t rwkv;    // rwkv_kind: the RWKV layers (llm_rwkv.c) instead of a layer program
@@ -757,6 +758,7 @@ static const arch_graph arches[] = {
         .t5 = true),
     ROW("talkie", pre_norm_skip, RMS, .input = IN_RMS_NORMED, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS,
         .output = OUT_SCALE_ALWAYS, .k_bare_norm = true),
+    ROW("wavtokenizer-dec", NULL, LN, .wavtokenizer = true),
     ROW("xverse", pre_norm, RMS),
 };
 
@@ -1546,6 +1548,10 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     reg[R_SKP] = reg[R_INP];
     if (b->row->hrm) {
         output(b, hrm_passes(b, reg));
+        return;
+    }
+    if (b->row->wavtokenizer) {
+        ggfs_llm_wavtokenizer(b, reg[R_INP]);
         return;
     }
     if (b->row->rwkv) {

@@ -157,6 +157,35 @@ typedef enum ggfs_lw {
     LW_CM_RECEPTANCE,
     LW_CM_KEY,
     LW_CM_VALUE,
+    LW_PN_NORM1,        // wavtokenizer-dec's: posnet.N.* (its residual blocks, attention, norm)
+    LW_PN_NORM1_B,
+    LW_PN_CONV1,
+    LW_PN_CONV1_B,
+    LW_PN_NORM2,
+    LW_PN_NORM2_B,
+    LW_PN_CONV2,
+    LW_PN_CONV2_B,
+    LW_PN_ATTN_NORM,
+    LW_PN_ATTN_NORM_B,
+    LW_PN_ATTN_Q,
+    LW_PN_ATTN_Q_B,
+    LW_PN_ATTN_K,
+    LW_PN_ATTN_K_B,
+    LW_PN_ATTN_V,
+    LW_PN_ATTN_V_B,
+    LW_PN_ATTN_O,
+    LW_PN_ATTN_O_B,
+    LW_PN_NORM,
+    LW_PN_NORM_B,
+    LW_CN_DW,           // and convnext.N.*
+    LW_CN_DW_B,
+    LW_CN_NORM,
+    LW_CN_NORM_B,
+    LW_CN_PW1,
+    LW_CN_PW1_B,
+    LW_CN_PW2,
+    LW_CN_PW2_B,
+    LW_CN_GAMMA,
     LW_COUNT
 } ggfs_lw;
 
@@ -190,6 +219,8 @@ struct ggfs_llm_model {
     ggfs_llm_weight per_layer_tok_embd, per_layer_proj, per_layer_proj_norm; // gemma4's per-layer inputs
     ggfs_llm_weight token_types; // bert's token types' embeddings
     ggfs_llm_weight hrm_z_l_init; // hrm_text's low state before its first pass
+    ggfs_llm_weight conv1d, conv1d_b; // wavtokenizer-dec's first conv
+    uint32_t n_posnet, n_convnext;    // and its blocks: ARCH.posnet.block_count, ARCH.convnext.block_count
     bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)
     bool logit_scale;  // the keys give ARCH.logit_scale
     bool softcap;      // the keys give ARCH.final_logit_softcapping
@@ -334,6 +365,9 @@ typedef enum rwkv_kind {
 /* The RWKV layers over the input embeddings inp, with the row's norm:
  * the last layer's output (llm_rwkv.c). */
 uint32_t ggfs_llm_rwkv_layers(builder *b, uint32_t inp, rwkv_kind kind, norm_type norm);
+/* wavtokenizer-dec's graph over the input embeddings embd, its output
+ * made (llm_wavtokenizer.c). */
+void ggfs_llm_wavtokenizer(builder *b, uint32_t embd);
 /* build_ffn: the row's feed-forward block of layer il over cur (llm_arches.c). */
 uint32_t ggfs_llm_ffn(builder *b, uint32_t il, uint32_t cur);
 

@@ -115,6 +115,41 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_CM_VALUE] = "channel_mix_value.weight",
 };
 
+/* wavtokenizer-dec's blocks' weights, by their names after posnet.N. and convnext.N. */
+static const char *const posnet_names[LW_COUNT] = {
+    [LW_PN_NORM1] = "norm1.weight",
+    [LW_PN_NORM1_B] = "norm1.bias",
+    [LW_PN_CONV1] = "conv1.weight",
+    [LW_PN_CONV1_B] = "conv1.bias",
+    [LW_PN_NORM2] = "norm2.weight",
+    [LW_PN_NORM2_B] = "norm2.bias",
+    [LW_PN_CONV2] = "conv2.weight",
+    [LW_PN_CONV2_B] = "conv2.bias",
+    [LW_PN_ATTN_NORM] = "attn_norm.weight",
+    [LW_PN_ATTN_NORM_B] = "attn_norm.bias",
+    [LW_PN_ATTN_Q] = "attn_q.weight",
+    [LW_PN_ATTN_Q_B] = "attn_q.bias",
+    [LW_PN_ATTN_K] = "attn_k.weight",
+    [LW_PN_ATTN_K_B] = "attn_k.bias",
+    [LW_PN_ATTN_V] = "attn_v.weight",
+    [LW_PN_ATTN_V_B] = "attn_v.bias",
+    [LW_PN_ATTN_O] = "attn_output.weight",
+    [LW_PN_ATTN_O_B] = "attn_output.bias",
+    [LW_PN_NORM] = "norm.weight",
+    [LW_PN_NORM_B] = "norm.bias",
+};
+static const char *const convnext_names[LW_COUNT] = {
+    [LW_CN_DW] = "dw.weight",
+    [LW_CN_DW_B] = "dw.bias",
+    [LW_CN_NORM] = "norm.weight",
+    [LW_CN_NORM_B] = "norm.bias",
+    [LW_CN_PW1] = "pw1.weight",
+    [LW_CN_PW1_B] = "pw1.bias",
+    [LW_CN_PW2] = "pw2.weight",
+    [LW_CN_PW2_B] = "pw2.bias",
+    [LW_CN_GAMMA] = "gamma.weight",
+};
+
 /* ---- reading the model ---- */
 
 static bool name_is(ggp_str name, const char *s)
@@ -137,22 +172,33 @@ static bool layer_kind(ggp_str name, uint32_t n_layer, uint32_t *il, ggfs_lw *ki
         name.ptr += 4;
         name.len -= 4;
     }
-    if (name.len < 5 || memcmp(name.ptr, "blk.", 4) != 0)
+    // (wavtokenizer-dec's blocks: posnet.N, convnext.N, with names of their own)
+    const char *const *names = lw_names;
+    size_t i = 0;
+    if (name.len > 7 && memcmp(name.ptr, "posnet.", 7) == 0)
+        names = posnet_names, i = 7;
+    else if (name.len > 9 && memcmp(name.ptr, "convnext.", 9) == 0)
+        names = convnext_names, i = 9;
+    else if (name.len >= 5 && memcmp(name.ptr, "blk.", 4) == 0)
+        i = 4;
+    else
         return false;
-    size_t i = 4;
+    const size_t digits = i;
     uint64_t n = 0;
     for (; i < name.len && name.ptr[i] >= '0' && name.ptr[i] <= '9' && n < n_layer; i++)
         n = n * 10 + (uint64_t)(name.ptr[i] - '0');
-    if (i == 4 || i >= name.len || name.ptr[i] != '.' || n >= n_layer)
+    if (i == digits || i >= name.len || name.ptr[i] != '.' || n >= n_layer)
         return false;
     const ggp_str rest = {name.ptr + i + 1, name.len - i - 1};
     for (int k = 0; k < LW_COUNT; k++) {
-        if (lw_names[k] && name_is(rest, lw_names[k])) {
+        if (names[k] && name_is(rest, names[k])) {
             *il = (uint32_t)n;
             *kind = (ggfs_lw)k;
             return true;
         }
     }
+    if (names != lw_names)
+        return false;
     // names some loaders give without ".weight" (plamo3's norms)
     static const struct {
         const char *name;
@@ -191,6 +237,8 @@ static void set_named(ggfs_llm_model *m, const ggp_tensor *t)
         {"per_layer_token_embd.weight", offsetof(ggfs_llm_model, per_layer_tok_embd)},
         {"token_types.weight", offsetof(ggfs_llm_model, token_types)},
         {"hrm.z_l_init", offsetof(ggfs_llm_model, hrm_z_l_init)},
+        {"conv1d.weight", offsetof(ggfs_llm_model, conv1d)},
+        {"conv1d.bias", offsetof(ggfs_llm_model, conv1d_b)},
         {"per_layer_model_proj.weight", offsetof(ggfs_llm_model, per_layer_proj)},
         {"per_layer_proj_norm.weight", offsetof(ggfs_llm_model, per_layer_proj_norm)},
     };
@@ -324,6 +372,8 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     read_hrm_passes(keys, arch, m);
     m->wkv_head = u32_key(keys, arch, "wkv.head_size");
     m->rwkv_rescale = u32_key(keys, arch, "rescale_every_n_layers");
+    m->n_posnet = u32_key(keys, arch, "posnet.block_count");
+    m->n_convnext = u32_key(keys, arch, "convnext.block_count");
     read_per_layer(keys, arch, "attention.rope_pattern", m, set_unroped);
     read_per_layer(keys, arch, "swiglu_clamp_exp", m, set_clamp_exp);
     read_per_layer(keys, arch, "swiglu_clamp_shexp", m, set_clamp_shexp);
