@@ -47,6 +47,7 @@ typedef enum step_op {
     S_NORM_EITHER, // dst = the row's norm of a, with the layer's weight w where it has one, else with wb
     S_SELF_ATTN, // dst = attention over a, in a layer that has a recurrent mixer beside it
     S_RECURRENT, // dst = the layer's recurrent mixer over a
+    S_CROSS,     // dst = the cross attention over the encoder's output from a (T5's decoder)
 } step_op;
 
 typedef struct step {
@@ -438,6 +439,23 @@ static const step normed_residuals[] = {
     {S_END, 0, 0, 0, 0, 0, 0},
 };
 
+/* T5's decoder: self attention, cross attention over the encoder's
+ * output, the feed-forward block, each after its norm and added. */
+static const step t5_decoder[] = {
+    {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
+    {S_NORM, R_CUR, R_INP, 0, 0, LW_ATTN_NORM, NO_W},
+    {S_ATTN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_FIN, R_CUR, R_RES, 0, 0, 0},
+    {S_NORM, R_CUR, R_FIN, 0, 0, LW_CROSS_NORM, NO_W},
+    {S_CROSS, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_LAST_ROWS, 0, R_CUR, R_FIN, R_NONE, 0, 0},
+    {S_ADD, R_ATT, R_CUR, R_FIN, 0, 0, 0},
+    {S_NORM, R_CUR, R_ATT, 0, 0, LW_FFN_NORM, NO_W},
+    {S_FFN, R_CUR, R_CUR, 0, 0, 0, 0},
+    {S_ADD, R_INP, R_CUR, R_ATT, 0, 0, 0},
+    {S_END, 0, 0, 0, 0, 0, 0},
+};
+
 /* cogvlm: pre_norm, every row an output (no output rows taken). */
 static const step pre_norm_all_rows[] = {
     {S_COPY, R_RES, R_INP, 0, 0, 0, 0},
@@ -754,7 +772,8 @@ static const arch_graph arches[] = {
     ROW("step35", pre_norm_all_rows, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .factors = true,
         .factors_not_swa = true, .rows = ROWS_BEFORE_NORM, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY,
         .w_scale = YES, .swiglu_clamp = true),
-    ROW("t5encoder", pre_norm, RMS, .rope = ROPE_NONE, .ffn = FFN_ACT, .output = OUT_EMBEDDINGS, .cacheless = true,
+    ROW("t5", t5_decoder, RMS, .rope = ROPE_NONE, .t5 = true),
+    ROW("t5encoder", pre_norm, RMS, .rope = ROPE_NONE, .output = OUT_EMBEDDINGS, .cacheless = true,
         .t5 = true),
     ROW("talkie", pre_norm_skip, RMS, .input = IN_RMS_NORMED, .qk_norm = QK_AFTER_ROPE, .qk_type = NORM_RMS,
         .output = OUT_SCALE_ALWAYS, .k_bare_norm = true),
@@ -874,19 +893,20 @@ static uint32_t q_gated_attention(builder *b, uint32_t il, uint32_t cur)
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), out);
 }
 
-/* T5's position bias: each head's bias for each pair of tokens' bucket
- * (the layer's table, or layer 0's), as [tokens, tokens, heads]. */
+/* T5's position bias: each head's bias for each pair of a cell and a
+ * token's bucket (the layer's table, or layer 0's), as [cells, tokens,
+ * heads]; the encoder's cells are the ubatch's tokens. */
 static uint32_t position_bias(builder *b, uint32_t il)
 {
     ggfs_cgraph *g = b->g;
-    const int64_t t = b->n_tokens;
+    const int64_t cells = g->t[b->pos_bucket].ne[0], t = b->n_tokens;
     const uint32_t table = ggfs_llm_wt(b, ggfs_llm_has(b, il, LW_ATTN_REL_B) ? il : 0, LW_ATTN_REL_B);
-    const uint32_t bias = ggfs_get_rows(g, table, ggfs_reshape(g, b->pos_bucket, t * t, 1, 1, 1));
+    const uint32_t bias = ggfs_get_rows(g, table, ggfs_reshape(g, b->pos_bucket, cells * t, 1, 1, 1));
     if (bias == GGFS_NO_TENSOR) {
         g->failed = true;
         return bias;
     }
-    const uint32_t heads = ggfs_reshape(g, bias, g->t[bias].ne[0], t, t, 1);
+    const uint32_t heads = ggfs_reshape(g, bias, g->t[bias].ne[0], cells, t, 1);
     return ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, heads, 2, 0, 1, 3));
 }
 
@@ -1317,6 +1337,11 @@ static void run_layer(builder *b, uint32_t il, uint32_t reg[R_COUNT])
         case S_SELF_ATTN:
             reg[s->dst] = self_attention(b, il, reg[s->a]);
             break;
+        case S_CROSS:
+            reg[s->dst] = ggfs_llm_cross_attn(b, il, reg[s->a]);
+            if (reg[s->dst] == GGFS_NO_TENSOR)
+                g->failed = true;
+            break;
         case S_RECURRENT:
             reg[s->dst] = recurrent(b, il, reg[s->a]);
             if (reg[s->dst] == GGFS_NO_TENSOR)
@@ -1436,8 +1461,16 @@ static uint32_t input(builder *b, uint32_t ctx)
     if (b->row->gemma4)
         per_layer_inputs(b, cur);
     if (b->row->t5) {
-        b->pos_bucket = ggfs_new(g, GT_I32, b->n_tokens, b->n_tokens, 1, 1);
+        b->pos_bucket = ggfs_new(g, GT_I32, b->base.n_kv, b->n_tokens, 1, 1);
         ggfs_set_input(g, b->pos_bucket);
+        // a decoder's cross attention over the encoder's output, as long as the trained context
+        if (m->decoder) {
+            const int64_t n_enc = m->rules->n_ctx_train;
+            b->cross_embd = ggfs_new(g, GT_F32, m->tok_embd.ne[0], n_enc, 1, 1);
+            b->cross_mask = ggfs_new(g, b->flash_off_late ? GT_F32 : GT_F16, n_enc, b->n_tokens, 1, 1);
+            ggfs_set_input(g, b->cross_embd);
+            ggfs_set_input(g, b->cross_mask);
+        }
     }
     if (b->row->llama4) {
         b->attn_scale = ggfs_new(g, GT_F32, 1, 1, b->n_tokens, 1);
@@ -1531,11 +1564,15 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     b->v_from_k = b->row->gemma4;
     b->unclamped = b->row->unclamped;
     b->no_flash = b->kq_capped = b->row->grok;
+    // llama.cpp's auto flash attention probes a token's graph: a decoder's cross attention, its products
+    // over the whole encoder's output, runs on the GPU, away from a layer on the host, which turns flash
+    // attention off (unless a quantized V cache forces it on)
+    b->flash_off_late = b->m->decoder && b->cache_type == GT_F16 && b->i_gpu_start > 0;
     b->mla_unroped = b->row->kda == KDA_KIMI;
     b->kda_bounded = b->row->kda == KDA_BAILING;
     b->plamo2 = b->row->plamo2;
     b->gdn_repeat = b->row->qwen35 == DELTA_QWEN3NEXT;
-    b->kq_bias = b->pos_bucket = GGFS_NO_TENSOR;
+    b->kq_bias = b->pos_bucket = b->cross_embd = b->cross_mask = GGFS_NO_TENSOR;
     b->per_layer = GGFS_NO_TENSOR;
     b->la.slopes = GGFS_NO_TENSOR;
     uint32_t reg[R_COUNT];

@@ -147,7 +147,7 @@ static void cache_inputs_new(builder *b, cache_inputs *c, int64_t n_kv, int laye
     }
     c->v_idxs = ggfs_new(g, GT_I64, b->n_tokens * v_rows, 1, 1, 1);
     // flash attention's mask is f16, the softmax's f32
-    c->kq_mask = ggfs_new(g, b->no_flash ? GT_F32 : GT_F16, n_kv, b->n_tokens, 1, 1);
+    c->kq_mask = ggfs_new(g, b->no_flash || b->flash_off_late ? GT_F32 : GT_F16, n_kv, b->n_tokens, 1, 1);
     ggfs_set_input(g, c->k_idxs);
     ggfs_set_input(g, c->v_idxs);
     ggfs_set_input(g, c->kq_mask);
@@ -415,6 +415,8 @@ static uint32_t attn_scores(builder *b, uint32_t il, const cache_inputs *in, qkv
     uint32_t kq = ggfs_mul_mat(g, k, q);
     if (b->kq_capped)
         kq = ggfs_unary_op(g, GOP_SCALE, ggfs_unary(g, UN_TANH, ggfs_unary_op(g, GOP_SCALE, kq)));
+    if (b->kq_bias != GGFS_NO_TENSOR)
+        kq = ggfs_binary_op(g, GOP_ADD, kq, b->kq_bias);
     kq = ggfs_soft_max_ext(g, kq, in->kq_mask, ggfs_llm_wt(b, il, LW_ATTN_SINKS));
     // get_v, transposed: [cells, heads, head]
     const ggfs_type type = b->cache_type;
@@ -433,6 +435,26 @@ static uint32_t attn_scores(builder *b, uint32_t il, const cache_inputs *in, qkv
 /* build_attn without a cache and without flash attention (T5's, whose
  * scores take a bias): K.Q plus the bias, their softmax, V (transposed,
  * contiguous) times them, the heads' rows made contiguous. */
+/* build_attn_mha without flash attention over the cache (V stored as
+ * rows), the scores biased (T5's decoder). */
+static uint32_t attn_biased_scores(builder *b, uint32_t il, const cache_inputs *in, uint32_t ck, uint32_t cv, qkv x)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    const uint32_t q = q_heads_first(b, x.q);
+    const uint32_t k = ggfs_permute(g, cache_heads(b, ck, in, l->head_k, l->n_head_kv), 0, 2, 1, 3);
+    const uint32_t v = ggfs_permute(g, cache_heads(b, cv, in, l->head_v, l->n_head_kv), 0, 2, 1, 3);
+    uint32_t kq = ggfs_binary_op(g, GOP_ADD, ggfs_mul_mat(g, k, q), b->kq_bias);
+    kq = ggfs_soft_max_ext(g, kq, in->kq_mask, ggfs_llm_wt(b, il, LW_ATTN_SINKS));
+    const uint32_t v_cont = ggfs_unary_op(g, GOP_CONT, ggfs_transpose(g, v));
+    const uint32_t kqv = ggfs_permute(g, ggfs_mul_mat(g, v_cont, kq), 0, 2, 1, 3);
+    if (failed(b, kqv))
+        return GGFS_NO_TENSOR;
+    const uint32_t cur = ggfs_cont_2d(g, kqv, g->t[kqv].ne[0] * g->t[kqv].ne[1], b->n_tokens);
+    ggfs_expand(g, cur);
+    return cur;
+}
+
 static uint32_t attn_no_cache_scores(builder *b, uint32_t il, qkv x)
 {
     ggfs_cgraph *g = b->g;
@@ -483,6 +505,10 @@ uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_
     }
     ggfs_expand(g, store(b, ck, x.k, in->k_idxs));
     ggfs_expand(g, store(b, cv, x.v, in->v_idxs));
+    if (b->kq_bias != GGFS_NO_TENSOR) {
+        const uint32_t cur = attn_biased_scores(b, il, in, ck, cv, x);
+        return wo == GGFS_NO_TENSOR ? cur : ggfs_llm_bias(b, ggfs_mul_mat(g, wo, cur), wo_b);
+    }
     const uint32_t q = q_heads_first(b, x.q);
     const uint32_t k = ggfs_permute(g, cache_heads(b, ck, in, l->head_k, l->n_head_kv), 0, 2, 1, 3);
     const uint32_t v = ggfs_permute(g, cache_heads(b, cv, in, l->head_v, l->n_head_kv), 0, 2, 1, 3);
@@ -624,6 +650,42 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
         out = ggfs_cont_2d(g, out, vh * h, t);
     }
     return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WO), out);
+}
+
+uint32_t ggfs_llm_cross_attn(builder *b, uint32_t il, uint32_t cur)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_layer_memory *l = &b->m->rules->layer[il];
+    if (!heads_fit(b, il) || b->cross_embd == GGFS_NO_TENSOR)
+        return GGFS_NO_TENSOR;
+    const int64_t t = b->n_tokens, n_enc = g->t[b->cross_embd].ne[1];
+    uint32_t q = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_CROSS_Q), cur);
+    uint32_t k = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_CROSS_K), b->cross_embd);
+    uint32_t v = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_CROSS_V), b->cross_embd);
+    q = ggfs_reshape(g, q, l->head_k, l->n_head, t, 1);
+    k = ggfs_reshape(g, k, l->head_k, l->n_head_kv, n_enc, 1);
+    v = ggfs_reshape(g, v, l->head_v, l->n_head_kv, n_enc, 1);
+    ggfs_expand(g, q);
+    ggfs_expand(g, k);
+    ggfs_expand(g, v);
+    q = q_heads_first(b, q);
+    k = ggfs_permute(g, k, 0, 2, 1, 3);
+    v = ggfs_permute(g, v, 0, 2, 1, 3);
+    if (b->flash_off_late) {
+        // the scores softmaxed, V's rows made columns
+        const uint32_t kq = ggfs_soft_max_ext(g, ggfs_mul_mat(g, k, q), b->cross_mask, GGFS_NO_TENSOR);
+        const uint32_t v_cont = ggfs_unary_op(g, GOP_CONT, ggfs_transpose(g, v));
+        const uint32_t kqv = ggfs_permute(g, ggfs_mul_mat(g, v_cont, kq), 0, 2, 1, 3);
+        if (failed(b, kqv))
+            return GGFS_NO_TENSOR;
+        cur = ggfs_cont_2d(g, kqv, g->t[kqv].ne[0] * g->t[kqv].ne[1], t);
+        ggfs_expand(g, cur);
+    } else {
+        k = ggfs_cast(g, k, GT_F16);
+        v = ggfs_cast(g, v, GT_F16);
+        cur = heads_flat(b, ggfs_flash_attn_ext(g, q, k, v, b->cross_mask, GGFS_NO_TENSOR));
+    }
+    return ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_CROSS_O), cur);
 }
 
 /* ---- recurrent layers ---- */

@@ -157,6 +157,11 @@ typedef enum ggfs_lw {
     LW_CM_RECEPTANCE,
     LW_CM_KEY,
     LW_CM_VALUE,
+    LW_CROSS_NORM,          // T5's decoder: the cross attention's norm and projections
+    LW_CROSS_Q,
+    LW_CROSS_K,
+    LW_CROSS_V,
+    LW_CROSS_O,
     LW_PN_NORM1,        // wavtokenizer-dec's: posnet.N.* (its residual blocks, attention, norm)
     LW_PN_NORM1_B,
     LW_PN_CONV1,
@@ -221,6 +226,7 @@ struct ggfs_llm_model {
     ggfs_llm_weight hrm_z_l_init; // hrm_text's low state before its first pass
     ggfs_llm_weight conv1d, conv1d_b; // wavtokenizer-dec's first conv
     uint32_t n_posnet, n_convnext;    // and its blocks: ARCH.posnet.block_count, ARCH.convnext.block_count
+    bool decoder;            // the file has a decoder (dec.blk.N, T5's): its layers are read, not the encoder's
     bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)
     bool logit_scale;  // the keys give ARCH.logit_scale
     bool softcap;      // the keys give ARCH.final_logit_softcapping
@@ -266,8 +272,11 @@ typedef struct builder {
     bool v_from_k;     // without a V projection, V is K's (gemma4)
     bool unclamped;    // Q, K and V not clamped, whatever the keys say (the architecture reads no clamp_kqv)
     bool no_flash;     // flash attention off: V cached transposed, the scores made and softmaxed (grok)
+    bool flash_off_late; // flash attention resolved off after the cache was made (V cached as rows): the masks
+                         // f32, the cross attention's scores made (T5's decoder)
     bool kq_capped;    // the scores capped (scale, tanh, scale) before their softmax (grok)
-    uint32_t pos_bucket; // T5's relative position buckets [tokens, tokens], or none
+    uint32_t pos_bucket; // T5's relative position buckets [cells, tokens], or none
+    uint32_t cross_embd, cross_mask; // T5's decoder: the encoder's output [n_embd, n_ctx_train] and its mask
     uint32_t kq_bias;    // the scores' bias in the layer being built (T5's), or none: no flash attention
     bool mla_unroped;    // multi-head latent attention without RoPE (kimi-linear)
     bool plamo2;         // the Mamba layers plamo2's
@@ -336,6 +345,10 @@ uint32_t ggfs_llm_shortconv(builder *b, uint32_t il, uint32_t cur);
 /* Multi-head latent attention (deepseek2's, absorbed) from the normed
  * input cur: its K-only cache, attention per head over the latent. */
 uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur);
+/* T5's decoder's cross attention from the normed input cur over the
+ * encoder's output (flash attention, K and V cast to f16, unless it was
+ * resolved off), projected. */
+uint32_t ggfs_llm_cross_attn(builder *b, uint32_t il, uint32_t cur);
 /* minicpm3's Q, K and V from latents, decompressed per head (no
  * absorption, an ordinary cache): the rotated part of K shared by the
  * heads. */

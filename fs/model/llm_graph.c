@@ -71,6 +71,9 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_SSM_X] = "ssm_x.weight",                [LW_SSM_DT] = "ssm_dt.weight",
     [LW_SSM_DT_NORM] = "ssm_dt_norm.weight",    [LW_SSM_B_NORM] = "ssm_b_norm.weight",
     [LW_SSM_C_NORM] = "ssm_c_norm.weight",
+    [LW_CROSS_NORM] = "cross_attn_norm.weight", [LW_CROSS_Q] = "cross_attn_q.weight",
+    [LW_CROSS_K] = "cross_attn_k.weight",       [LW_CROSS_V] = "cross_attn_v.weight",
+    [LW_CROSS_O] = "cross_attn_o.weight",
     [LW_ATTN_NORM_2] = "attn_norm_2.weight",
     [LW_ATTN_NORM_2_B] = "attn_norm_2.bias",
     [LW_TM_LERP_X] = "time_mix_lerp_x.weight",
@@ -165,10 +168,10 @@ static void set_weight(ggfs_llm_weight *w, const ggp_tensor *t)
 }
 
 /* blk.N.KIND: N and KIND's index, or false. */
-static bool layer_kind(ggp_str name, uint32_t n_layer, uint32_t *il, ggfs_lw *kind)
+static bool layer_kind(ggp_str name, uint32_t n_layer, bool decoder, uint32_t *il, ggfs_lw *kind)
 {
-    // (an encoder's layers: T5's enc.blk.N)
-    if (name.len > 8 && memcmp(name.ptr, "enc.", 4) == 0) {
+    // (an encoder's layers, T5's enc.blk.N, or where the file has a decoder, its dec.blk.N)
+    if (name.len > 8 && memcmp(name.ptr, decoder ? "dec." : "enc.", 4) == 0) {
         name.ptr += 4;
         name.len -= 4;
     }
@@ -230,6 +233,7 @@ static void set_named(ggfs_llm_model *m, const ggp_tensor *t)
         {"position_embd.weight", offsetof(ggfs_llm_model, pos_embd)},
         {"output_norm.weight", offsetof(ggfs_llm_model, output_norm)},
         {"enc.output_norm.weight", offsetof(ggfs_llm_model, output_norm)}, // neo-bert's
+        {"dec.output_norm.weight", offsetof(ggfs_llm_model, output_norm)}, // T5's decoder's
         {"output_norm.bias", offsetof(ggfs_llm_model, output_norm_b)},
         {"output.weight", offsetof(ggfs_llm_model, output)},
         {"output.bias", offsetof(ggfs_llm_model, output_b)},
@@ -414,17 +418,28 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
                      ? ggp_value_f64(keys, &kv->value) : 0;
     const ggp_kv *par = arch_key(keys, arch, "use_parallel_residual");
     m->par_res = par && par->value.type == GGP_V_BOOL && ggp_value_u64(keys, &par->value) != 0;
+    // (a decoder's graph is the one llama.cpp reserves: T5's)
+    for (uint32_t f = 0; f < n_files && !m->decoder; f++) {
+        for (uint64_t j = 0; j < ggp_tensor_count(files[f]) && !m->decoder; j++) {
+            const ggp_str name = ggp_tensor_at(files[f], j)->name;
+            m->decoder = name.len > 8 && memcmp(name.ptr, "dec.blk.", 8) == 0;
+        }
+    }
     for (uint32_t f = 0; f < n_files; f++) {
         for (uint64_t j = 0; j < ggp_tensor_count(files[f]); j++) {
             const ggp_tensor *t = ggp_tensor_at(files[f], j);
             uint32_t il;
             ggfs_lw kind;
-            if (layer_kind(t->name, m->n_layer, &il, &kind))
+            if (layer_kind(t->name, m->n_layer, m->decoder, &il, &kind))
                 set_weight(&m->layers[(size_t)il * LW_COUNT + kind], t);
-            else
+            else if (!(m->decoder && name_is(t->name, "enc.output_norm.weight")))
                 set_named(m, t);
         }
     }
+    // (a decoder of other depth than the cache's layers is not modelled)
+    const uint32_t dec_layers = u32_key(keys, arch, "decoder_block_count");
+    if (m->decoder && dec_layers != 0 && dec_layers != m->n_layer)
+        m->graph = NULL;
     if (m->tok_embd.bytes == 0 && m->output.bytes > 0) {
         m->tok_embd = m->output;
         m->embd_from_output = true;
