@@ -343,13 +343,24 @@ uint32_t ggfs_argsort(ggfs_cgraph *g, uint32_t a)
                    GGFS_NO_TENSOR);
 }
 
-uint32_t ggfs_sum_rows(ggfs_cgraph *g, uint32_t a)
+/* An op reducing each row of a to one element. */
+static uint32_t per_row(ggfs_cgraph *g, ggfs_op op, uint32_t a)
 {
     if (bad(g, a))
         return GGFS_NO_TENSOR;
     const int64_t *ne = g->t[a].ne;
     const uint32_t t = ggfs_new(g, (ggfs_type)g->t[a].type, 1, ne[1], ne[2], ne[3]);
-    return with_op(g, t, GOP_SUM_ROWS, a, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+    return with_op(g, t, op, a, GGFS_NO_TENSOR, GGFS_NO_TENSOR);
+}
+
+uint32_t ggfs_sum_rows(ggfs_cgraph *g, uint32_t a)
+{
+    return per_row(g, GOP_SUM_ROWS, a);
+}
+
+uint32_t ggfs_mean(ggfs_cgraph *g, uint32_t a)
+{
+    return per_row(g, GOP_MEAN, a);
 }
 
 uint32_t ggfs_mul_mat_id(ggfs_cgraph *g, uint32_t as, uint32_t b, uint32_t ids)

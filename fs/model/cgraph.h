@@ -58,6 +58,7 @@ typedef enum ggfs_op {
     GOP_RWKV_WKV7,
     GOP_IM2COL,
     GOP_GROUP_NORM,
+    GOP_MEAN,
     GOP_COUNT
 } ggfs_op;
 
@@ -144,8 +145,9 @@ uint32_t ggfs_soft_max_ext(ggfs_cgraph *g, uint32_t a, uint32_t mask, uint32_t s
 uint32_t ggfs_glu_halves(ggfs_cgraph *g, uint32_t a);
 /* ggml_argsort: i32 indices, a's shape. */
 uint32_t ggfs_argsort(ggfs_cgraph *g, uint32_t a);
-/* ggml_sum_rows: [1, ne1, ne2, ne3]. */
+/* ggml_sum_rows, ggml_mean: [1, ne1, ne2, ne3]. */
 uint32_t ggfs_sum_rows(ggfs_cgraph *g, uint32_t a);
+uint32_t ggfs_mean(ggfs_cgraph *g, uint32_t a);
 /* ggml_mul_mat_id: the experts `ids` names, [as.ne1, ids.ne0, b.ne2]. */
 uint32_t ggfs_mul_mat_id(ggfs_cgraph *g, uint32_t as, uint32_t b, uint32_t ids);
 /* ggml_cpy: a copied into b, the result a view of b's memory. */

@@ -181,6 +181,7 @@ struct arch_graph {
     uint8_t qwen35;  // delta_kind: gated delta net layers; attention gated by the second half
                      // of each Q head; the shared expert gated by a sigmoid
     bool plamo2;     // plamo2's Mamba layers (ggfs_llm_mamba_plamo2)
+    bool gemma3n;    // gemma3n's altup streams (llm_gemma3n.c) instead of a layer program
     bool wavtokenizer; // wavtokenizer-dec's convolutional nets (llm_wavtokenizer.c) instead of a layer program
     bool lightning;  // minimax-01's lightning attention in the layers with attn_norm_2
     bool down_f32;   // the experts' down product at f32 precision (mistral4's), which Vulkan runs on the host
@@ -652,6 +653,7 @@ static const arch_graph arches[] = {
     ROW("gemma2", post_norms, RMS, .input = IN_SCALED, .q_scale = true, .output = OUT_SOFTCAP),
     ROW("gemma3", post_norms, RMS, .input = IN_SCALED, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS,
         .q_scale = true, .output = OUT_SOFTCAP_KEY),
+    ROW("gemma3n", NULL, RMS, .input = IN_SCALED, .unclamped = true, .gemma3n = true),
     ROW("gemma4", post_norms_per_layer, RMS, .input = IN_SCALED, .qk_type = NORM_RMS, .factors = true,
         .factors_not_swa = true, .output = OUT_SOFTCAP_UNLESS_OFF, .rows = ROWS_AFTER_NORM, .gemma4 = true,
         .unclamped = true),
@@ -1585,6 +1587,10 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     reg[R_SKP] = reg[R_INP];
     if (b->row->hrm) {
         output(b, hrm_passes(b, reg));
+        return;
+    }
+    if (b->row->gemma3n) {
+        ggfs_llm_gemma3n(b, reg[R_INP]);
         return;
     }
     if (b->row->wavtokenizer) {

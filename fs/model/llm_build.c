@@ -475,6 +475,23 @@ static uint32_t attn_no_cache_scores(builder *b, uint32_t il, qkv x)
     return cur;
 }
 
+uint32_t ggfs_llm_attn_reused(builder *b, uint32_t il, uint32_t src, uint32_t q, uint32_t wo)
+{
+    ggfs_cgraph *g = b->g;
+    const ggfs_layer_memory *l = &b->m->rules->layer[src];
+    if (!heads_fit(b, il) || src >= b->m->n_layer)
+        return GGFS_NO_TENSOR;
+    const bool iswa = b->swa.n_kv > 0;
+    const cache_inputs *in = iswa && l->cache == GGFS_LAYER_SWA ? &b->swa : &b->base;
+    ggfs_expand(g, q);
+    const uint32_t ck = cache(b, src, in, (int64_t)l->head_k * l->n_head_kv);
+    const uint32_t cv = cache(b, src, in, (int64_t)l->head_v * l->n_head_kv);
+    const uint32_t k = ggfs_permute(g, cache_heads(b, ck, in, l->head_k, l->n_head_kv), 0, 2, 1, 3);
+    const uint32_t v = ggfs_permute(g, cache_heads(b, cv, in, l->head_v, l->n_head_kv), 0, 2, 1, 3);
+    const uint32_t cur = heads_flat(b, ggfs_flash_attn_ext(g, q_heads_first(b, q), k, v, in->kq_mask, GGFS_NO_TENSOR));
+    return ggfs_mul_mat(g, wo, cur);
+}
+
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b)
 {
     ggfs_cgraph *g = b->g;

@@ -157,6 +157,14 @@ typedef enum ggfs_lw {
     LW_CM_RECEPTANCE,
     LW_CM_KEY,
     LW_CM_VALUE,
+    LW_ALTUP_CORRECT_COEF,  // gemma3n's altup and laurel
+    LW_ALTUP_CORRECT_SCALE,
+    LW_ALTUP_PREDICT_COEF,
+    LW_ALTUP_ROUTER,
+    LW_ALTUP_ROUTER_NORM,
+    LW_LAUREL_L,
+    LW_LAUREL_R,
+    LW_LAUREL_POST_NORM,
     LW_CROSS_NORM,          // T5's decoder: the cross attention's norm and projections
     LW_CROSS_Q,
     LW_CROSS_K,
@@ -225,6 +233,7 @@ struct ggfs_llm_model {
     ggfs_llm_weight token_types; // bert's token types' embeddings
     ggfs_llm_weight hrm_z_l_init; // hrm_text's low state before its first pass
     ggfs_llm_weight conv1d, conv1d_b; // wavtokenizer-dec's first conv
+    ggfs_llm_weight altup_proj, altup_unembd_proj; // gemma3n's
     uint32_t n_posnet, n_convnext;    // and its blocks: ARCH.posnet.block_count, ARCH.convnext.block_count
     bool decoder;            // the file has a decoder (dec.blk.N, T5's): its layers are read, not the encoder's
     bool embd_from_output; // no token_embd: the output matrix's copy on its device (codeshell's loader)
@@ -321,6 +330,9 @@ void ggfs_llm_inputs(builder *b, uint32_t ctx);
 qkv ggfs_llm_qkv(builder *b, uint32_t il, uint32_t cur, bool reshape);
 qkv ggfs_llm_heads(builder *b, uint32_t il, qkv x);
 uint32_t ggfs_llm_attn(builder *b, uint32_t il, qkv x, uint32_t wo, uint32_t wo_b);
+/* build_attn of a layer without a cache of its own: Q (as heads) over
+ * layer src's cache, nothing stored, projected by wo. */
+uint32_t ggfs_llm_attn_reused(builder *b, uint32_t il, uint32_t src, uint32_t q, uint32_t wo);
 /* build_mamba_layer (Mamba-1's) over the normed input cur: its conv and
  * scan states. */
 uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur);
@@ -381,6 +393,9 @@ uint32_t ggfs_llm_rwkv_layers(builder *b, uint32_t inp, rwkv_kind kind, norm_typ
 /* wavtokenizer-dec's graph over the input embeddings embd, its output
  * made (llm_wavtokenizer.c). */
 void ggfs_llm_wavtokenizer(builder *b, uint32_t embd);
+/* gemma3n's graph over the scaled input embeddings embd, its output
+ * made (llm_gemma3n.c). */
+void ggfs_llm_gemma3n(builder *b, uint32_t embd);
 /* build_ffn: the row's feed-forward block of layer il over cur (llm_arches.c). */
 uint32_t ggfs_llm_ffn(builder *b, uint32_t il, uint32_t cur);
 
