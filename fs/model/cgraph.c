@@ -432,6 +432,14 @@ uint32_t ggfs_concat(ggfs_cgraph *g, uint32_t a, uint32_t b, int dim)
     return with_op(g, t, GOP_CONCAT, a, b, GGFS_NO_TENSOR);
 }
 
+uint32_t ggfs_dsv4_hc_pre(ggfs_cgraph *g, uint32_t x, uint32_t weights)
+{
+    if (bad(g, x) || bad(g, weights))
+        return GGFS_NO_TENSOR;
+    const uint32_t t = ggfs_new(g, GT_F32, g->t[x].ne[0], g->t[x].ne[2], 1, 1);
+    return with_op(g, t, GOP_DSV4_HC_PRE, x, weights, GGFS_NO_TENSOR);
+}
+
 uint32_t ggfs_im2col_1d(ggfs_cgraph *g, uint32_t a, uint32_t b, int64_t p)
 {
     if (bad(g, a) || bad(g, b))

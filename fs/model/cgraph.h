@@ -59,6 +59,7 @@ typedef enum ggfs_op {
     GOP_IM2COL,
     GOP_GROUP_NORM,
     GOP_MEAN,
+    GOP_DSV4_HC_PRE,
     GOP_COUNT
 } ggfs_op;
 
@@ -161,6 +162,9 @@ uint32_t ggfs_ssm_scan(ggfs_cgraph *g, const uint32_t src[7]);
 /* ggml_concat along dimension 0, or dim. */
 uint32_t ggfs_concat0(ggfs_cgraph *g, uint32_t a, uint32_t b);
 uint32_t ggfs_concat(ggfs_cgraph *g, uint32_t a, uint32_t b, int dim);
+/* ggml_dsv4_hc_pre: the checkpoints x [n_embd, n, tokens] summed by
+ * their weights [n, tokens]: [n_embd, tokens]. */
+uint32_t ggfs_dsv4_hc_pre(ggfs_cgraph *g, uint32_t x, uint32_t weights);
 /* ggml_im2col of a 1D convolution (kernel a, input b, stride 1, padding
  * p), into f16: [a.ne1 * a.ne0, b's output length, b.ne2]. */
 uint32_t ggfs_im2col_1d(ggfs_cgraph *g, uint32_t a, uint32_t b, int64_t p);

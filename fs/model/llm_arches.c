@@ -133,6 +133,8 @@ typedef enum kda_kind {
     KDA_KIMI,    // kimi-linear: the decay and output gate through low ranks; the latent attention without
                  // RoPE; a shared expert built whatever weights it has
     KDA_BAILING, // bailingmoe3: the decay a bounded sigmoid; the latent attention's heads gated
+    KDA_K3,      // kimi-k3: its own layers (llm_kimi_k3.c): the residual mixed from checkpoints, the decay
+                 // bounded where the keys say, a full-rank output gate, situ activations
 } kda_kind;
 
 /* Where the output rows are taken. */
@@ -689,6 +691,8 @@ static const arch_graph arches[] = {
         .output = OUT_LAST_LAYER, .unclamped = true),
     ROW("jina-bert-v3", post_norm_sums, LN, .input = IN_BERT, .ffn = FFN_ACT, .output = OUT_LAST_LAYER,
         .unclamped = true),
+    ROW("kimi-k3", NULL, RMS, .mla = true, .rows = ROWS_BEFORE_NORM, .gating = GATE_KEY, .norm_w = BY_KEY,
+        .w_scale = YES, .kda = KDA_K3),
     ROW("kimi-linear", pre_norm, RMS, .mla = true, .gating = GATE_KEY_SIGMOID, .norm_w = BY_KEY, .w_scale = YES,
         .kda = KDA_KIMI),
     ROW("laguna", pre_norm, RMS, .qk_norm = QK_BEFORE_ROPE, .qk_type = NORM_RMS, .gating = GATE_KEY_SIGMOID,
@@ -1020,7 +1024,9 @@ static uint32_t experts(builder *b, uint32_t il, uint32_t cur)
         ggfs_llm_has(b, il, LW_FFN_LATENT_DOWN) ? ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_LATENT_DOWN), cur) : cur;
     const uint32_t logits = ggfs_llm_bias(b, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_GATE_INP), cur),
                                           ggfs_llm_wt(b, il, LW_FFN_GATE_INP_B));
-    const uint32_t out = experts_by(b, il, in, logits);
+    uint32_t out = experts_by(b, il, in, logits);
+    if (ggfs_llm_has(b, il, LW_FFN_ROUTED_NORM))
+        out = ggfs_llm_norm(b, out, ggfs_llm_wt(b, il, LW_FFN_ROUTED_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
     return ggfs_llm_has(b, il, LW_FFN_LATENT_UP) ? ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_FFN_LATENT_UP), out) : out;
 }
 
@@ -1039,6 +1045,14 @@ static uint32_t activation(builder *b, uint32_t x)
 static uint32_t swiglu(builder *b, uint32_t il, uint8_t which, uint32_t gate, uint32_t up)
 {
     ggfs_cgraph *g = b->g;
+    if (b->situ) {
+        // (kimi-k3's situ: the gate capped by tanh times its sigmoid, times up capped where linear_beta is)
+        const uint32_t capped = ggfs_unary_op(g, GOP_SCALE, ggfs_unary(g, UN_TANH, ggfs_unary_op(g, GOP_SCALE, gate)));
+        const uint32_t act = ggfs_binary_op(g, GOP_MUL, capped, ggfs_unary(g, UN_SIGMOID, gate));
+        if (b->m->situ_linear)
+            up = ggfs_unary_op(g, GOP_SCALE, ggfs_unary(g, UN_TANH, ggfs_unary_op(g, GOP_SCALE, up)));
+        return ggfs_binary_op(g, GOP_MUL, act, up);
+    }
     if (!b->row->swiglu_clamp || !(b->m->clamped[il] & which))
         return ggfs_binary_op(g, GOP_GLU, gate, up);
     return ggfs_binary_op(g, GOP_MUL, ggfs_clamp_view(g, ggfs_unary(g, UN_SILU, gate)), ggfs_clamp_view(g, up));
@@ -1570,7 +1584,8 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     // over the whole encoder's output, runs on the GPU, away from a layer on the host, which turns flash
     // attention off (unless a quantized V cache forces it on)
     b->flash_off_late = b->m->decoder && b->cache_type == GT_F16 && b->i_gpu_start > 0;
-    b->mla_unroped = b->row->kda == KDA_KIMI;
+    b->mla_unroped = b->row->kda == KDA_KIMI || b->row->kda == KDA_K3;
+    b->kda_k3 = b->situ = b->row->kda == KDA_K3;
     b->kda_bounded = b->row->kda == KDA_BAILING;
     b->plamo2 = b->row->plamo2;
     b->gdn_repeat = b->row->qwen35 == DELTA_QWEN3NEXT;
@@ -1587,6 +1602,10 @@ void ggfs_llm_build(builder *b, uint32_t ctx)
     reg[R_SKP] = reg[R_INP];
     if (b->row->hrm) {
         output(b, hrm_passes(b, reg));
+        return;
+    }
+    if (b->row->kda == KDA_K3) {
+        output(b, ggfs_llm_kimi_k3_layers(b, reg[R_INP]));
         return;
     }
     if (b->row->gemma3n) {

@@ -658,7 +658,11 @@ uint32_t ggfs_llm_attn_mla(builder *b, uint32_t il, uint32_t cur)
     // back from the latent to each head's V
     out = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_WV_B), ggfs_permute(g, out, 0, 2, 1, 3));
     out = heads_flat(b, ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, out, 0, 2, 1, 3)));
-    if (ggfs_llm_has(b, il, LW_ATTN_GATE)) {
+    if (ggfs_llm_has(b, il, LW_ATTN_GATE) && b->kda_k3) {
+        // (kimi-k3) the output times a sigmoid of the input's gate
+        out = ggfs_binary_op(g, GOP_MUL, out,
+                             ggfs_unary(g, UN_SIGMOID, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_ATTN_GATE), cur)));
+    } else if (ggfs_llm_has(b, il, LW_ATTN_GATE)) {
         // (bailingmoe3) each head's output times a sigmoid of the input's gate
         const int64_t vh = g->t[out].ne[0] / h;
         uint32_t gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_ATTN_GATE), cur);
@@ -1131,6 +1135,13 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
         decay = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, decay, s, h, t, 1),
                                a == GGFS_NO_TENSOR ? a : ggfs_reshape(g, a, 1, h, 1, 1));
         decay = ggfs_unary_op(g, GOP_SCALE, ggfs_unary(g, UN_SIGMOID, decay));
+    } else if (b->kda_k3 && m->kda_lower_bound) {
+        // kimi-k3's: sigmoid(-(x . f_a . f_b + dt_b) times A), scaled to the gate's lower bound
+        decay = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_B), decay);
+        decay = ggfs_binary_op(g, GOP_ADD, decay, ggfs_llm_wt(b, il, LW_SSM_DT_B));
+        decay = ggfs_binary_op(g, GOP_MUL, ggfs_reshape(g, decay, s, h, t, 1),
+                               a == GGFS_NO_TENSOR ? a : ggfs_reshape(g, a, 1, h, 1, 1));
+        decay = ggfs_unary_op(g, GOP_SCALE, ggfs_unary(g, UN_SIGMOID, ggfs_unary_op(g, GOP_SCALE, decay)));
     } else {
         // softplus(x . f_a . f_b + dt_b), times A
         decay = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_F_B), decay);
@@ -1157,8 +1168,12 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
     if (b->kda_bounded) {
         gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_A), cur);
     } else {
-        const uint32_t cur2 = ggfs_reshape(g, ggfs_reshape(g, cur, w, t, 1, 1), w, t, 1, 1);
-        gate = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_B), ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_A), cur2));
+        const int64_t e = g->t[cur].ne[0];
+        const uint32_t cur2 = ggfs_reshape(g, ggfs_reshape(g, cur, e, t, 1, 1), e, t, 1, 1);
+        // (kimi-k3's one full-rank gate; kimi-linear's through a low rank)
+        gate = b->kda_k3 ? ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G), cur2)
+                         : ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_B),
+                                        ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_G_A), cur2));
     }
     gate = ggfs_unary(g, UN_SIGMOID, ggfs_reshape(g, gate, s, h, t, 1));
     o = ggfs_cont_2d(g, ggfs_binary_op(g, GOP_MUL, o, gate), w, t);

@@ -165,6 +165,10 @@ typedef enum ggfs_lw {
     LW_LAUREL_L,
     LW_LAUREL_R,
     LW_LAUREL_POST_NORM,
+    LW_ATTN_RES_SCORE,      // kimi-k3's scores of the residual checkpoints, its full gate, its experts' norm
+    LW_FFN_RES_SCORE,
+    LW_SSM_G,
+    LW_FFN_ROUTED_NORM,
     LW_CROSS_NORM,          // T5's decoder: the cross attention's norm and projections
     LW_CROSS_Q,
     LW_CROSS_K,
@@ -225,6 +229,10 @@ struct ggfs_llm_model {
     uint32_t hrm_stack, hrm_l_cycles; // hrm_text's layers a stack and low passes a cycle (0: not hrm_text's)
     uint32_t wkv_head;       // ARCH.wkv.head_size (RWKV's), 0 when not given
     uint32_t rwkv_rescale;   // ARCH.rescale_every_n_layers: every that many layers' output halved (0: none)
+    bool kda_lower_bound;    // ARCH.kda.gate_lower_bound given
+    bool situ_linear;        // ARCH.activation.situ_linear_beta above 0: situ caps up too
+    uint32_t attn_res_block; // ARCH.attn_res.block_size: kimi-k3's residual checkpoints every that many layers
+    ggfs_llm_weight output_res_score; // kimi-k3's checkpoints' scores at the output
     bool *unroped;           // n_layer: the layers attention.rope_pattern gives 0
     uint8_t *clamped;        // n_layer: CLAMP_EXPERTS, CLAMP_OTHERS where swiglu_clamp_exp, _shexp give a limit
     ggfs_llm_weight tok_embd, tok_embd_norm, tok_embd_norm_b, pos_embd, output_norm, output_norm_b, output,
@@ -289,6 +297,10 @@ typedef struct builder {
     uint32_t kq_bias;    // the scores' bias in the layer being built (T5's), or none: no flash attention
     bool mla_unroped;    // multi-head latent attention without RoPE (kimi-linear)
     bool plamo2;         // the Mamba layers plamo2's
+    bool kda_k3;         // Kimi's delta attention as kimi-k3 has it: its decay a bounded sigmoid where the keys
+                         // give a lower bound, its output gate one full-rank projection
+    bool situ;           // the gated products are situ's (kimi-k3): tanh-capped gate times its sigmoid, times
+                         // the tanh-capped up
     bool kda_bounded;    // Kimi's delta attention as bailingmoe3 has it: its decay and output gate each one
                          // projection, the decay a sigmoid scaled to a lower bound
     bool gdn_repeat;     // a delta net's Q and K heads repeated to V's where fewer (qwen3next)
@@ -396,6 +408,9 @@ void ggfs_llm_wavtokenizer(builder *b, uint32_t embd);
 /* gemma3n's graph over the scaled input embeddings embd, its output
  * made (llm_gemma3n.c). */
 void ggfs_llm_gemma3n(builder *b, uint32_t embd);
+/* kimi-k3's layers over the input embeddings, with the residual stream
+ * mixed from checkpoints: the last layer's output, mixed (llm_kimi_k3.c). */
+uint32_t ggfs_llm_kimi_k3_layers(builder *b, uint32_t inp);
 /* build_ffn: the row's feed-forward block of layer il over cur (llm_arches.c). */
 uint32_t ggfs_llm_ffn(builder *b, uint32_t il, uint32_t cur);
 

@@ -75,6 +75,8 @@ static const char *const lw_names[LW_COUNT] = {
     [LW_ALTUP_PREDICT_COEF] = "altup_predict_coef.weight", [LW_ALTUP_ROUTER] = "altup_router.weight",
     [LW_ALTUP_ROUTER_NORM] = "altup_router_norm.weight",   [LW_LAUREL_L] = "laurel_l.weight",
     [LW_LAUREL_R] = "laurel_r.weight",                     [LW_LAUREL_POST_NORM] = "laurel_post_norm.weight",
+    [LW_ATTN_RES_SCORE] = "attn_res_score.weight", [LW_FFN_RES_SCORE] = "ffn_res_score.weight",
+    [LW_SSM_G] = "ssm_g.weight",                   [LW_FFN_ROUTED_NORM] = "ffn_routed_norm.weight",
     [LW_CROSS_NORM] = "cross_attn_norm.weight", [LW_CROSS_Q] = "cross_attn_q.weight",
     [LW_CROSS_K] = "cross_attn_k.weight",       [LW_CROSS_V] = "cross_attn_v.weight",
     [LW_CROSS_O] = "cross_attn_o.weight",
@@ -213,7 +215,8 @@ static bool layer_kind(ggp_str name, uint32_t n_layer, bool decoder, uint32_t *i
     } bare[] = {{"post_attention_norm", LW_ATTN_POST_NORM}, {"post_ffw_norm", LW_FFN_POST_NORM},
                 {"exp_probs_b", LW_EXP_PROBS_B}, {"attn_sinks", LW_ATTN_SINKS},
                 {"attn_o.weight", LW_WO}, // (T5's)
-                {"ssm_dt_norm", LW_SSM_DT_NORM}, {"ssm_b_norm", LW_SSM_B_NORM}, {"ssm_c_norm", LW_SSM_C_NORM}}; // (plamo2's)
+                {"ssm_dt_norm", LW_SSM_DT_NORM}, {"ssm_b_norm", LW_SSM_B_NORM}, {"ssm_c_norm", LW_SSM_C_NORM}, // (plamo2's)
+                {"ffn_routed_down.weight", LW_FFN_LATENT_DOWN}, {"ffn_routed_up.weight", LW_FFN_LATENT_UP}}; // (kimi-k3's)
     for (size_t k = 0; k < sizeof bare / sizeof bare[0]; k++) {
         if (name_is(rest, bare[k].name)) {
             *il = (uint32_t)n;
@@ -247,6 +250,7 @@ static void set_named(ggfs_llm_model *m, const ggp_tensor *t)
         {"hrm.z_l_init", offsetof(ggfs_llm_model, hrm_z_l_init)},
         {"conv1d.weight", offsetof(ggfs_llm_model, conv1d)},
         {"altup_proj.weight", offsetof(ggfs_llm_model, altup_proj)},
+        {"output_res_score.weight", offsetof(ggfs_llm_model, output_res_score)},
         {"altup_unembd_proj.weight", offsetof(ggfs_llm_model, altup_unembd_proj)},
         {"conv1d.bias", offsetof(ggfs_llm_model, conv1d_b)},
         {"per_layer_model_proj.weight", offsetof(ggfs_llm_model, per_layer_proj)},
@@ -383,6 +387,9 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
     m->wkv_head = u32_key(keys, arch, "wkv.head_size");
     m->rwkv_rescale = u32_key(keys, arch, "rescale_every_n_layers");
     m->n_posnet = u32_key(keys, arch, "posnet.block_count");
+    m->kda_lower_bound = arch_key(keys, arch, "kda.gate_lower_bound") != NULL;
+    m->situ_linear = float_key(keys, arch, "activation.situ_linear_beta") > 0;
+    m->attn_res_block = u32_key(keys, arch, "attn_res.block_size");
     m->n_convnext = u32_key(keys, arch, "convnext.block_count");
     read_per_layer(keys, arch, "attention.rope_pattern", m, set_unroped);
     read_per_layer(keys, arch, "swiglu_clamp_exp", m, set_clamp_exp);

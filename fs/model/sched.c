@@ -92,8 +92,9 @@ bool ggfs_sched_gpu_runs_scan(bool per_head_a, int64_t d_state, int64_t head_dim
 /* ggml_backend_supports_op: the host runs every op; the GPU (Vulkan's
  * supports_op) every op here but those it has no shader for: a gated
  * linear attention over heads not 64 wide, an experts' product at f32
- * precision, a scan of Mamba-1 (A a matrix, not a number per head) or of
- * a state or head of another width. */
+ * precision, a sum of other than 4 checkpoints (dsv4_hc_pre), a scan of
+ * Mamba-1 (A a matrix, not a number per head) or of a state or head of
+ * another width. */
 static bool supports(const sched *s, int backend, uint32_t t)
 {
     const ggfs_gt *x = T(s, t);
@@ -103,6 +104,8 @@ static bool supports(const sched *s, int backend, uint32_t t)
         return T(s, x->src[0])->ne[0] == 64;
     if (x->op == GOP_MUL_MAT_ID)
         return !(x->flags & GFLAG_PREC_F32);
+    if (x->op == GOP_DSV4_HC_PRE)
+        return T(s, x->src[0])->ne[1] == 4; // (its shaders' checkpoints)
     if (x->op != GOP_SSM_SCAN)
         return true;
     const ggfs_gt *states = T(s, x->src[0]), *a = T(s, x->src[3]);
