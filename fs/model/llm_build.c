@@ -764,8 +764,8 @@ static uint32_t conv_input(builder *b, uint32_t kept, uint32_t x_t, int64_t d_co
     const uint32_t last =
         ggfs_llm_view(b, conv_x, d_conv - 1, channels, 1, 1, cn1, cn2, cn2, ggfs_row_size(GT_F32, b->n_tokens));
     const uint32_t dst = flat ? ggfs_llm_view(b, r_l, (d_conv - 1) * channels, 1, 1, 1, rn1, rn1, rn1, offset)
-                              : ggfs_llm_view(b, r_l, d_conv - 1, channels, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), rn1, rn1,
-                                       offset);
+                              : ggfs_llm_view(b, r_l, d_conv - 1, channels, 1, 1, ggfs_row_size(GT_F32, d_conv - 1),
+                                              rn1, rn1, offset);
     ggfs_expand(g, ggfs_cpy(g, last, dst));
     return conv_x;
 }
@@ -820,7 +820,7 @@ uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
     uint32_t dt = ggfs_llm_view(b, x_db, rank, t, 1, 1, dn1, dn2, dn2, 0);
     uint32_t bb = ggfs_llm_view(b, x_db, ds, 1, t, 1, ggfs_row_size(GT_F32, ds), dn1, dn2, ggfs_row_size(GT_F32, rank));
     uint32_t cc = ggfs_llm_view(b, x_db, ds, 1, t, 1, ggfs_row_size(GT_F32, ds), dn1, dn2,
-                         ggfs_row_size(GT_F32, rank + ds));
+                                ggfs_row_size(GT_F32, rank + ds));
     if (ggfs_llm_has(b, il, LW_SSM_DT_NORM) && ggfs_llm_has(b, il, LW_SSM_B_NORM) &&
         ggfs_llm_has(b, il, LW_SSM_C_NORM)) {
         dt = ggfs_llm_norm(b, dt, ggfs_llm_wt(b, il, LW_SSM_DT_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
@@ -841,10 +841,10 @@ uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
     // the scan state kept
     const uint64_t dst = ggfs_row_size(GT_F32, ds * d_inner);
     ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y_ssm, ds * d_inner, 1, 1, 1, dst, dst, dst,
-                                      ggfs_row_size(GT_F32, d_inner * t)),
+                                             ggfs_row_size(GT_F32, d_inner * t)),
                             ggfs_llm_view(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], dst, dst, 0)));
-    uint32_t y = ggfs_llm_view(b, y_ssm, d_inner, t, 1, 1, ggfs_row_size(GT_F32, d_inner), ggfs_row_size(GT_F32, d_inner * t),
-                        ggfs_row_size(GT_F32, d_inner * t), 0);
+    const uint64_t y_row = ggfs_row_size(GT_F32, d_inner), y_all = ggfs_row_size(GT_F32, d_inner * t);
+    uint32_t y = ggfs_llm_view(b, y_ssm, d_inner, t, 1, 1, y_row, y_all, y_all, 0);
     y = ggfs_binary_op(g, GOP_ADD, y, ggfs_binary_op(g, GOP_MUL, x, ggfs_llm_wt(b, il, LW_SSM_D)));
     y = ggfs_binary_op(g, GOP_GLU, ggfs_unary_op(g, GOP_CONT, z), y);
     cur = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_OUT), y);
@@ -974,7 +974,7 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
     const uint32_t bb =
         ggfs_llm_view(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2, ggfs_row_size(GT_F32, d_inner));
     const uint32_t cc = ggfs_llm_view(b, xbc, ds, ng, t, 1, ggfs_row_size(GT_F32, ds), xn1, xn2,
-                               ggfs_row_size(GT_F32, d_inner + ng * ds));
+                                      ggfs_row_size(GT_F32, d_inner + ng * ds));
     dt = ggfs_binary_op(g, GOP_ADD, ggfs_unary_op(g, GOP_CONT, dt), ggfs_llm_wt(b, il, LW_SSM_DT_B));
     // the scan, as build_rs reads the state for it
     const uint32_t shape = ggfs_new(g, GT_F32, ds, hd, nh, 1); // (its shape only)
@@ -985,10 +985,10 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
     // the scan state kept
     const uint64_t dst = ggfs_row_size(GT_F32, ds * d_inner);
     ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y_ssm, ds * d_inner, 1, 1, 1, dst, dst, dst,
-                                      ggfs_row_size(GT_F32, d_inner * t)),
+                                             ggfs_row_size(GT_F32, d_inner * t)),
                             ggfs_llm_view(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], dst, dst, 0)));
     uint32_t y = ggfs_llm_view(b, y_ssm, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), ggfs_row_size(GT_F32, hd * nh),
-                        ggfs_row_size(GT_F32, hd * nh * t), 0);
+                               ggfs_row_size(GT_F32, hd * nh * t), 0);
     y = ggfs_binary_op(g, GOP_ADD, y, ggfs_binary_op(g, GOP_MUL, x, ggfs_llm_wt(b, il, LW_SSM_D)));
     y = ggfs_binary_op(g, GOP_GLU, ggfs_unary_op(g, GOP_CONT, z), y);
     if (norm->bytes) {
@@ -1035,7 +1035,8 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
         const uint64_t bn1 = g->t[ba].nb[1], bn2 = g->t[ba].nb[2], bn3 = g->t[ba].nb[3];
         beta = ggfs_unary_op(g, GOP_CONT, ggfs_llm_view(b, ba, per, groups, t, 1, bn1, bn2, bn3, 0));
         beta = ggfs_reshape(g, ggfs_unary(g, UN_SIGMOID, beta), 1, h, t, 1);
-        gate = ggfs_cont_2d(g, ggfs_llm_view(b, ba, per, groups, t, 1, bn1, bn2, bn3, ggfs_row_size(GT_F32, per)), h, t);
+        const uint64_t alpha_at = ggfs_row_size(GT_F32, per);
+        gate = ggfs_cont_2d(g, ggfs_llm_view(b, ba, per, groups, t, 1, bn1, bn2, bn3, alpha_at), h, t);
     } else {
         beta = ggfs_unary(g, UN_SIGMOID,
                           ggfs_reshape(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_BETA), cur), 1, h, t, 1));
@@ -1058,7 +1059,8 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
     uint32_t src[6];
     src[0] = ggfs_llm_view(b, qkv, hk, ng, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, 0);
     src[1] = ggfs_llm_view(b, qkv, hk, ng, t, 1, ggfs_row_size(GT_F32, hk), xn1, xn2, ggfs_row_size(GT_F32, hk * ng));
-    src[2] = ggfs_llm_view(b, qkv, hv, h, t, 1, ggfs_row_size(GT_F32, hv), xn1, xn2, ggfs_row_size(GT_F32, 2 * hk * ng));
+    src[2] = ggfs_llm_view(b, qkv, hv, h, t, 1, ggfs_row_size(GT_F32, hv), xn1, xn2,
+                           ggfs_row_size(GT_F32, 2 * hk * ng));
     // Q and K normed, scaled; where they have fewer heads than V, each repeated in place (qwen3next; qwen35's
     // fused delta net takes them as they are)
     for (int i = 0; i < 2; i++) {
@@ -1076,12 +1078,12 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
         return GGFS_NO_TENSOR;
     // the state kept
     const uint64_t yn1 = g->t[y].nb[1], st = ggfs_row_size(GT_F32, hv * hv * h);
-    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y, hv, hv, h, 1, ggfs_row_size(GT_F32, hv), ggfs_row_size(GT_F32, hv * hv),
-                                      st, yn1 * (uint64_t)t),
+    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y, hv, hv, h, 1, ggfs_row_size(GT_F32, hv),
+                                             ggfs_row_size(GT_F32, hv * hv), st, yn1 * (uint64_t)t),
                             ggfs_llm_view(b, s_l, hv * hv * h, 1, 1, 1, g->t[s_l].nb[1], st, st, 0)));
     // the output normed per head, gated by silu(z)
     uint32_t o = ggfs_llm_view(b, y, hv, h, t, 1, ggfs_row_size(GT_F32, hv), ggfs_row_size(GT_F32, hv * h),
-                        ggfs_row_size(GT_F32, hv * h * t), 0);
+                               ggfs_row_size(GT_F32, hv * h * t), 0);
     o = ggfs_llm_norm(b, o, ggfs_llm_wt(b, il, LW_SSM_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
     o = ggfs_binary_op(g, GOP_MUL, o, ggfs_unary(g, UN_SILU, ggfs_reshape(g, z, hv, h, t, 1)));
     o = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_OUT), ggfs_reshape(g, o, d_inner, t, 1, 1));
@@ -1114,7 +1116,7 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
         const uint32_t x_in = ggfs_mul_mat(g, ggfs_llm_wt(b, il, proj[i]), cur);
         const uint32_t in = ggfs_transpose(g, ggfs_reshape(g, x_in, w, t, 1, 1));
         const uint32_t kept = ggfs_llm_view(b, conv, d_conv - 1, w, 1, 1, ggfs_row_size(GT_F32, d_conv - 1), state_part,
-                                     state_part, (uint64_t)i * state_part);
+                                            state_part, (uint64_t)i * state_part);
         const uint32_t conv_x = conv_input(b, kept, in, d_conv, w, r_l, (uint64_t)i * state_part, false);
         if (conv_x == GGFS_NO_TENSOR)
             return conv_x;
@@ -1157,11 +1159,11 @@ uint32_t ggfs_llm_kda(builder *b, uint32_t il, uint32_t cur)
     if (failed(b, y))
         return GGFS_NO_TENSOR;
     const uint64_t yn1 = g->t[y].nb[1], st = ggfs_row_size(GT_F32, s * s * h);
-    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y, s, s, h, 1, ggfs_row_size(GT_F32, s), ggfs_row_size(GT_F32, s * s), st,
-                                      yn1 * (uint64_t)t),
+    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y, s, s, h, 1, ggfs_row_size(GT_F32, s), ggfs_row_size(GT_F32, s * s),
+                                             st, yn1 * (uint64_t)t),
                             ggfs_llm_view(b, s_l, s * s * h, 1, 1, 1, g->t[s_l].nb[1], st, st, 0)));
     uint32_t o = ggfs_llm_view(b, y, s, h, t, 1, ggfs_row_size(GT_F32, s), ggfs_row_size(GT_F32, w),
-                        ggfs_row_size(GT_F32, w * t), 0);
+                               ggfs_row_size(GT_F32, w * t), 0);
     o = ggfs_reshape(g, ggfs_unary_op(g, GOP_CONT, o), s, h, t, 1);
     o = ggfs_llm_norm(b, o, ggfs_llm_wt(b, il, LW_SSM_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
     uint32_t gate;

@@ -215,8 +215,10 @@ static bool layer_kind(ggp_str name, uint32_t n_layer, bool decoder, uint32_t *i
     } bare[] = {{"post_attention_norm", LW_ATTN_POST_NORM}, {"post_ffw_norm", LW_FFN_POST_NORM},
                 {"exp_probs_b", LW_EXP_PROBS_B}, {"attn_sinks", LW_ATTN_SINKS},
                 {"attn_o.weight", LW_WO}, // (T5's)
-                {"ssm_dt_norm", LW_SSM_DT_NORM}, {"ssm_b_norm", LW_SSM_B_NORM}, {"ssm_c_norm", LW_SSM_C_NORM}, // (plamo2's)
-                {"ffn_routed_down.weight", LW_FFN_LATENT_DOWN}, {"ffn_routed_up.weight", LW_FFN_LATENT_UP}}; // (kimi-k3's)
+                // (plamo2's)
+                {"ssm_dt_norm", LW_SSM_DT_NORM}, {"ssm_b_norm", LW_SSM_B_NORM}, {"ssm_c_norm", LW_SSM_C_NORM},
+                // (kimi-k3's)
+                {"ffn_routed_down.weight", LW_FFN_LATENT_DOWN}, {"ffn_routed_up.weight", LW_FFN_LATENT_UP}};
     for (size_t k = 0; k < sizeof bare / sizeof bare[0]; k++) {
         if (name_is(rest, bare[k].name)) {
             *il = (uint32_t)n;

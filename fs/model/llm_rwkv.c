@@ -88,7 +88,8 @@ static uint32_t time_mix6(builder *b, uint32_t il, uint32_t cur, uint32_t x_prev
     if (ggfs_llm_has(b, il, LW_TM_LERP_FUSED)) {
         sx = ggfs_reshape(g, sx, n_embd, 1, t, 1);
         cur = ggfs_reshape(g, cur, n_embd, 1, t, 1);
-        xxx = ggfs_binary_op(g, GOP_ADD, ggfs_binary_op(g, GOP_MUL, ggfs_binary_op(g, GOP_ADD, xxx, ggfs_llm_wt(b, il, LW_TM_LERP_FUSED)), sx), cur);
+        xxx = ggfs_binary_op(g, GOP_ADD, xxx, ggfs_llm_wt(b, il, LW_TM_LERP_FUSED));
+        xxx = ggfs_binary_op(g, GOP_ADD, ggfs_binary_op(g, GOP_MUL, xxx, sx), cur);
         for (int i = 0; i < 5; i++)
             x[i] = plane(b, xxx, n_embd, i);
     } else {
@@ -169,7 +170,8 @@ static uint32_t time_mix7(builder *b, uint32_t il, uint32_t cur, uint32_t x_prev
         const uint32_t lean = unary(b, UN_SIGMOID, low_rank(b, il, LW_TM_V0, LW_TM_V1, LW_TM_V2, x[3]));
         v = ggfs_binary_op(g, GOP_ADD, v, ggfs_binary_op(g, GOP_MUL, ggfs_binary_op(g, GOP_SUB, *v_first, v), lean));
     }
-    const uint32_t gate = gating ? mm(b, il, LW_TM_G2, unary(b, UN_SIGMOID, mm(b, il, LW_TM_G1, x[5]))) : GGFS_NO_TENSOR;
+    const uint32_t gate =
+        gating ? mm(b, il, LW_TM_G2, unary(b, UN_SIGMOID, mm(b, il, LW_TM_G1, x[5]))) : GGFS_NO_TENSOR;
     uint32_t a = unary(b, UN_SIGMOID, low_rank(b, il, LW_TM_A0, LW_TM_A1, LW_TM_A2, x[4]));
     uint32_t kk = ggfs_reshape(g, mul_w(b, il, k, LW_TM_K_K), head, h, t, 1);
     kk = ggfs_unary_op(g, GOP_L2_NORM, kk);
