@@ -73,7 +73,8 @@ static uint32_t time_mix6(builder *b, uint32_t il, uint32_t cur, uint32_t x_prev
     const int64_t n_embd = g->t[cur].ne[0], t = b->n_tokens, h = n_embd / head;
     const int64_t h_kv = b->m->rules->layer[il].n_head_kv;
     const bool qrwkv = !ggfs_llm_has(b, il, LW_TM_FIRST);
-    if (w1->ne[1] % 5 || h_kv <= 0 || h % h_kv) {
+    // (no KV heads given: as many as the heads)
+    if (w1->ne[1] % 5 || (h_kv != 0 && h % h_kv)) {
         g->failed = true;
         return GGFS_NO_TENSOR;
     }
@@ -105,7 +106,7 @@ static uint32_t time_mix6(builder *b, uint32_t il, uint32_t cur, uint32_t x_prev
     uint32_t k = plus_bias(b, il, mm(b, il, LW_TM_KEY, x[1]), LW_TM_KEY_B);
     uint32_t v = plus_bias(b, il, mm(b, il, LW_TM_VALUE, x[2]), LW_TM_VALUE_B);
     const uint32_t gate = unary(b, qrwkv ? UN_SIGMOID : UN_SILU, mm(b, il, LW_TM_GATE, x[4]));
-    if (h_kv != h) {
+    if (h_kv != 0 && h_kv != h) {
         k = ggfs_repeat_4d(g, ggfs_reshape(g, k, head, 1, h_kv, t), head, h / h_kv, h_kv, t);
         v = ggfs_repeat_4d(g, ggfs_reshape(g, v, head, 1, h_kv, t), head, h / h_kv, h_kv, t);
     }
