@@ -1300,16 +1300,12 @@ static uint32_t per_layer(builder *b, uint32_t il, uint32_t cur)
     return cur;
 }
 
-/* gemma4's per-layer inputs: each token's rows of per_layer_token_embd,
- * beside the embeddings projected per layer and normed; their sum, as
- * [width, tokens, layers]. */
-static void per_layer_inputs(builder *b, uint32_t embd)
+uint32_t ggfs_llm_per_layer_inputs(builder *b, uint32_t embd)
 {
     const ggfs_llm_model *m = b->m;
     ggfs_cgraph *g = b->g;
-    b->per_layer = GGFS_NO_TENSOR;
     if (m->per_layer_tok_embd.bytes == 0)
-        return;
+        return GGFS_NO_TENSOR;
     const int64_t n = m->n_layer, w = n ? m->per_layer_tok_embd.ne[0] / n : 0, t = b->n_tokens;
     const ggfs_home first = b->i_gpu_start == 0 ? HOME_GPU : HOME_HOST;
     const uint32_t tokens = ggfs_new(g, GT_I32, t, 1, 1, 1);
@@ -1321,9 +1317,10 @@ static void per_layer_inputs(builder *b, uint32_t embd)
     proj = ggfs_llm_norm(b, ggfs_reshape(g, proj, w, n, t, 1), ggfs_llm_held(b, &m->per_layer_proj_norm, first),
                          GGFS_NO_TENSOR, NORM_RMS, -1);
     pl = ggfs_unary_op(g, GOP_SCALE, ggfs_binary_op(g, GOP_ADD, proj, pl));
-    b->per_layer = ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, pl, 0, 2, 1, 3));
-    if (b->per_layer == GGFS_NO_TENSOR)
+    pl = ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, pl, 0, 2, 1, 3));
+    if (pl == GGFS_NO_TENSOR)
         g->failed = true;
+    return pl;
 }
 
 static uint32_t layer_weight_or_none(builder *b, uint32_t il, uint8_t kind)
@@ -1475,7 +1472,7 @@ static uint32_t input(builder *b, uint32_t ctx)
     if (b->row->lightning)
         ggfs_llm_lightning_inputs(b);
     if (b->row->gemma4)
-        per_layer_inputs(b, cur);
+        b->per_layer = ggfs_llm_per_layer_inputs(b, cur);
     if (b->row->t5) {
         b->pos_bucket = ggfs_new(g, GT_I32, b->base.n_kv, b->n_tokens, 1, 1);
         ggfs_set_input(g, b->pos_bucket);

@@ -405,6 +405,11 @@ uint32_t ggfs_llm_rwkv_layers(builder *b, uint32_t inp, rwkv_kind kind, norm_typ
 /* wavtokenizer-dec's graph over the input embeddings embd, its output
  * made (llm_wavtokenizer.c). */
 void ggfs_llm_wavtokenizer(builder *b, uint32_t embd);
+/* gemma3n's and gemma4's per-layer inputs (build_inp_per_layer and
+ * project_per_layer_inputs): each token's rows of per_layer_token_embd,
+ * beside the embeddings projected per layer and normed; their sum, as
+ * [width, tokens, layers], or none where the model has no such rows. */
+uint32_t ggfs_llm_per_layer_inputs(builder *b, uint32_t embd);
 /* gemma3n's graph over the scaled input embeddings embd, its output
  * made (llm_gemma3n.c). */
 void ggfs_llm_gemma3n(builder *b, uint32_t embd);

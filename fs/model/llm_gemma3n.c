@@ -9,7 +9,7 @@
 #include "model/llm_build.h"
 
 /* llama_hparams' gemma3n defaults, which no key sets. */
-enum { N_ALTUP = 4, I_ALTUP_ACT = 0, N_EMBD_ALTUP = 256, N_LAYER_SPARSITY = 10, N_LAYER_KV_FROM_START = 20 };
+enum { N_ALTUP = 4, I_ALTUP_ACT = 0, N_LAYER_SPARSITY = 10, N_LAYER_KV_FROM_START = 20 };
 
 static uint32_t wt(builder *b, uint32_t il, ggfs_lw kind)
 {
@@ -52,24 +52,6 @@ static uint32_t magnitude(ggfs_cgraph *g, uint32_t x)
 static uint32_t rescaled(ggfs_cgraph *g, uint32_t x, uint32_t target)
 {
     return ggfs_binary_op(g, GOP_DIV, ggfs_binary_op(g, GOP_MUL, x, target), magnitude(g, x));
-}
-
-/* build_inp_per_layer and project_per_layer_inputs: [altup width, tokens, layers]. */
-static uint32_t per_layer_inputs(builder *b, uint32_t embd)
-{
-    const ggfs_llm_model *m = b->m;
-    ggfs_cgraph *g = b->g;
-    const int64_t n = m->n_layer, t = b->n_tokens;
-    const ggfs_home first = b->i_gpu_start == 0 ? HOME_GPU : HOME_HOST;
-    const uint32_t tokens = ggfs_new(g, GT_I32, t, 1, 1, 1);
-    ggfs_set_input(g, tokens);
-    uint32_t pl = ggfs_get_rows(g, ggfs_llm_held(b, &m->per_layer_tok_embd, HOME_HOST), tokens);
-    pl = ggfs_unary_op(g, GOP_SCALE, ggfs_reshape(g, pl, N_EMBD_ALTUP, n, t, 1));
-    ggfs_expand(g, pl);
-    uint32_t proj = ggfs_unary_op(g, GOP_SCALE, ggfs_mul_mat(g, ggfs_llm_held(b, &m->per_layer_proj, first), embd));
-    proj = rms(b, ggfs_reshape(g, proj, N_EMBD_ALTUP, n, t, 1), ggfs_llm_held(b, &m->per_layer_proj_norm, first), -1);
-    pl = ggfs_unary_op(g, GOP_SCALE, ggfs_binary_op(g, GOP_ADD, proj, pl));
-    return ggfs_unary_op(g, GOP_CONT, ggfs_permute(g, pl, 0, 2, 1, 3));
 }
 
 /* altup_compute_router_modalities: [altups, tokens]. */
@@ -186,7 +168,7 @@ void ggfs_llm_gemma3n(builder *b, uint32_t embd)
         g->failed = true;
         return;
     }
-    const uint32_t per_layer = per_layer_inputs(b, embd);
+    const uint32_t per_layer = ggfs_llm_per_layer_inputs(b, embd);
     // the other streams projected from the embeddings, at their magnitude
     const uint32_t target = magnitude(g, embd);
     uint32_t added = ggfs_mul_mat(g, ggfs_llm_held(b, &m->altup_proj, out),
