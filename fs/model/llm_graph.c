@@ -356,7 +356,9 @@ static void read_hrm_passes(const ggp_file *keys, ggp_str arch, ggfs_llm_model *
 {
     const uint64_t stack = u32_key(keys, arch, "hrm.layers_per_stack"), high = u32_key(keys, arch, "hrm.h_cycles"),
                    low = u32_key(keys, arch, "hrm.l_cycles");
-    if (stack == 0 || high == 0 || low == 0 || stack * high * (low + 1) != m->n_layer)
+    // (each factor at most the layers first, so that their product cannot wrap)
+    if (stack == 0 || high == 0 || low == 0 || stack > m->n_layer || high > m->n_layer || low >= m->n_layer ||
+        stack * high * (low + 1) != m->n_layer)
         return;
     m->hrm_stack = (uint32_t)stack;
     m->hrm_l_cycles = (uint32_t)low;
