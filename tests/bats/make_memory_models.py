@@ -278,16 +278,17 @@ def gemma2(g):  # no window given: llama.cpp's 4096, every other layer sliding
     return w
 
 
-def deepseek2(g):  # MLA: one cache row of kv_lora_rank + rope dims a layer, no V
+def deepseek2(g, embd=128, heads=4, lora_q=64, lora_kv=64, rope=32, nope=32, v_mla=32, ff=256, expert_ff=64):
+    """MLA: one cache row of kv_lora_rank + rope dims a layer, no V; a
+    dense layer, then experts beside a shared one."""
     w = Writer(g, "deepseek2")
-    embd, heads, lora_q, lora_kv, rope, nope, v_mla = 128, 4, 64, 64, 32, 32, 32
-    common(w, embd, 2, 256, heads, 1)
+    common(w, embd, 2, ff, heads, 1)
     w.u32s({
         "attention.key_length": lora_kv + rope, "attention.value_length": lora_kv,
         "attention.key_length_mla": nope + rope, "attention.value_length_mla": v_mla,
         "attention.q_lora_rank": lora_q, "attention.kv_lora_rank": lora_kv, "rope.dimension_count": rope,
         "leading_dense_block_count": 1, "expert_count": 4, "expert_used_count": 2, "expert_shared_count": 1,
-        "expert_feed_forward_length": 64,
+        "expert_feed_forward_length": expert_ff,
     })
     for i in range(2):
         w.tensor(f"blk.{i}.attn_norm.weight", embd)
@@ -300,22 +301,22 @@ def deepseek2(g):  # MLA: one cache row of kv_lora_rank + rope dims a layer, no 
         w.tensor(f"blk.{i}.attn_v_b.weight", lora_kv, v_mla, heads)
         w.tensor(f"blk.{i}.attn_output.weight", heads * v_mla, embd)
         if i == 0:
-            ffn(w, i, embd, 256)
+            ffn(w, i, embd, ff)
         else:
             w.tensor(f"blk.{i}.ffn_norm.weight", embd)
-            experts(w, i, embd, 64, 4)
-            w.tensor(f"blk.{i}.ffn_gate_shexp.weight", embd, 64)
-            w.tensor(f"blk.{i}.ffn_up_shexp.weight", embd, 64)
-            w.tensor(f"blk.{i}.ffn_down_shexp.weight", 64, embd)
+            experts(w, i, embd, expert_ff, 4)
+            w.tensor(f"blk.{i}.ffn_gate_shexp.weight", embd, expert_ff)
+            w.tensor(f"blk.{i}.ffn_up_shexp.weight", embd, expert_ff)
+            w.tensor(f"blk.{i}.ffn_down_shexp.weight", expert_ff, embd)
     return w
 
 
-def mamba(g):  # recurrent: conv and SSM state per layer, f32, no KV cache
+def mamba(g, embd=256, layers=4, inner=512, conv=4, state=64, dt=16):
+    """recurrent: conv and SSM state per layer, f32, no KV cache."""
     w = Writer(g, "mamba")
-    embd, inner, conv, state, dt = 256, 512, 4, 64, 16
-    common(w, embd, 4, 0, 0, 0)
+    common(w, embd, layers, 0, 0, 0)
     w.u32s({"ssm.conv_kernel": conv, "ssm.inner_size": inner, "ssm.state_size": state, "ssm.time_step_rank": dt})
-    for i in range(4):
+    for i in range(layers):
         w.tensor(f"blk.{i}.attn_norm.weight", embd)
         w.tensor(f"blk.{i}.ssm_in.weight", embd, 2 * inner)
         w.tensor(f"blk.{i}.ssm_conv1d.weight", conv, inner)

@@ -55,35 +55,7 @@ def gemma2(g):  # every other layer slides
 
 
 def deepseek2(g):  # latent attention, a dense layer then experts
-    w = m.Writer(g, "deepseek2")
-    heads, lora_q, lora_kv, rope, nope, v_mla = 2, 8, 8, 4, 4, 4
-    m.common(w, EMBD, 2, FF, heads, 1)
-    w.u32s({
-        "attention.key_length": lora_kv + rope, "attention.value_length": lora_kv,
-        "attention.key_length_mla": nope + rope, "attention.value_length_mla": v_mla,
-        "attention.q_lora_rank": lora_q, "attention.kv_lora_rank": lora_kv, "rope.dimension_count": rope,
-        "leading_dense_block_count": 1, "expert_count": 4, "expert_used_count": 2, "expert_shared_count": 1,
-        "expert_feed_forward_length": 8,
-    })
-    for i in range(2):
-        w.tensor(f"blk.{i}.attn_norm.weight", EMBD)
-        w.tensor(f"blk.{i}.attn_q_a_norm.weight", lora_q)
-        w.tensor(f"blk.{i}.attn_kv_a_norm.weight", lora_kv)
-        w.tensor(f"blk.{i}.attn_q_a.weight", EMBD, lora_q)
-        w.tensor(f"blk.{i}.attn_q_b.weight", lora_q, heads * (nope + rope))
-        w.tensor(f"blk.{i}.attn_kv_a_mqa.weight", EMBD, lora_kv + rope)
-        w.tensor(f"blk.{i}.attn_k_b.weight", nope, lora_kv, heads)
-        w.tensor(f"blk.{i}.attn_v_b.weight", lora_kv, v_mla, heads)
-        w.tensor(f"blk.{i}.attn_output.weight", heads * v_mla, EMBD)
-        if i == 0:
-            m.ffn(w, i, EMBD, FF)
-        else:
-            w.tensor(f"blk.{i}.ffn_norm.weight", EMBD)
-            m.experts(w, i, EMBD, 8, 4)
-            w.tensor(f"blk.{i}.ffn_gate_shexp.weight", EMBD, 8)
-            w.tensor(f"blk.{i}.ffn_up_shexp.weight", EMBD, 8)
-            w.tensor(f"blk.{i}.ffn_down_shexp.weight", 8, EMBD)
-    return w
+    return m.deepseek2(g, EMBD, 2, 8, 8, 4, 4, 4, FF, 8)
 
 
 def gemma4(g):  # per-layer inputs, V from K, a sliding and a full layer
@@ -207,22 +179,7 @@ def qwen3next(g):  # a delta net whose Q and K have fewer heads than V, beside a
 
 
 def mamba(g):  # Mamba-1: a scan of a matrix A, which the GPU has no shader for
-    w = m.Writer(g, "mamba")
-    inner, conv, state, dt = 32, 4, 8, 4
-    m.common(w, EMBD, 2, 0, 0, 0)
-    w.u32s({"ssm.conv_kernel": conv, "ssm.inner_size": inner, "ssm.state_size": state, "ssm.time_step_rank": dt})
-    for i in range(2):
-        w.tensor(f"blk.{i}.attn_norm.weight", EMBD)
-        w.tensor(f"blk.{i}.ssm_in.weight", EMBD, 2 * inner)
-        w.tensor(f"blk.{i}.ssm_conv1d.weight", conv, inner)
-        w.tensor(f"blk.{i}.ssm_conv1d.bias", inner)
-        w.tensor(f"blk.{i}.ssm_x.weight", inner, dt + 2 * state)
-        w.tensor(f"blk.{i}.ssm_dt.weight", dt, inner)
-        w.tensor(f"blk.{i}.ssm_dt.bias", inner)
-        w.tensor(f"blk.{i}.ssm_a", state, inner)
-        w.tensor(f"blk.{i}.ssm_d", inner)
-        w.tensor(f"blk.{i}.ssm_out.weight", inner, EMBD)
-    return w
+    return m.mamba(g, EMBD, 2, 32, 4, 8, 4)
 
 
 def rwkv(g, arch):  # time mixes (wkv6 or wkv7), channel mixes, two token shifts a layer
