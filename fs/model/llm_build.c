@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "model/llm_build.h"
-#include "model/sched.h"
 
 const ggfs_llm_weight *ggfs_llm_layer_weight(const ggfs_llm_model *m, uint32_t il, ggfs_lw kind)
 {
@@ -47,7 +46,8 @@ uint32_t ggfs_llm_wt(builder *b, uint32_t il, ggfs_lw kind)
     const uint32_t block = b->m->block[il];
     uint32_t *made = &b->weights[(size_t)block * LW_COUNT + kind];
     if (*made == 0) {
-        const uint32_t t = ggfs_llm_held(b, ggfs_llm_layer_weight(b->m, il, kind), layer_home(b, block));
+        const ggfs_llm_weight *w = ggfs_llm_layer_weight(b->m, il, kind);
+        const uint32_t t = ggfs_llm_held(b, w, w->host_only ? HOME_HOST : layer_home(b, block));
         if (t == GGFS_NO_TENSOR)
             return t;
         *made = t + 1;
@@ -770,14 +770,6 @@ static uint32_t conv_input(builder *b, uint32_t kept, uint32_t x_t, int64_t d_co
     return conv_x;
 }
 
-/* A scan's A: on its layer's device where the GPU runs the scan, else on
- * the host (llama.cpp's loader places it where its op runs). */
-static uint32_t scan_a(builder *b, uint32_t il, bool gpu_runs)
-{
-    const ggfs_home home = gpu_runs && b->m->block[il] >= b->i_gpu_start ? HOME_GPU : HOME_HOST;
-    return ggfs_llm_held(b, ggfs_llm_layer_weight(b->m, il, LW_SSM_A), home);
-}
-
 uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;
@@ -834,7 +826,7 @@ uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
     const uint32_t x_heads = ggfs_reshape(g, x, 1, d_inner, t, 1);
     // the scan, as build_rs reads the state for it: one head per channel
     const uint32_t shape = ggfs_new(g, GT_F32, ds, 1, d_inner, 1); // (its shape only)
-    uint32_t scan[7] = {shape, x_heads, dt, scan_a(b, il, false), bb, cc, GGFS_NO_TENSOR};
+    uint32_t scan[7] = {shape, x_heads, dt, ggfs_llm_wt(b, il, LW_SSM_A), bb, cc, GGFS_NO_TENSOR};
     const uint32_t y_ssm = ggfs_llm_build_rs(b, s_l, ds * d_inner, scan);
     if (y_ssm == GGFS_NO_TENSOR)
         return y_ssm;
@@ -901,10 +893,8 @@ uint32_t ggfs_llm_mamba_plamo2(builder *b, uint32_t il, uint32_t cur)
     dt = ggfs_llm_norm(b, dt, ggfs_llm_wt(b, il, LW_SSM_DT_NORM), GGFS_NO_TENSOR, NORM_RMS, (int)il);
     dt = ggfs_binary_op(g, GOP_ADD, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_DT), dt),
                         ggfs_llm_wt(b, il, LW_SSM_DT_B));
-    // (A one number a head, kept where a scan of its shape runs, as the loader probes it: a row of heads)
-    const uint32_t a_t = scan_a(b, il, ggfs_sched_gpu_runs_scan(a->ne[0] == 1, a->ne[0] == 1 ? ds : a->ne[0],
-                                                                d_inner / (a->ne[1] ? a->ne[1] : 1)));
-    const uint32_t a_heads = ggfs_reshape(g, a_t, 1, nh, 1, 1);
+    // (A one number a head, as a row of heads)
+    const uint32_t a_heads = ggfs_reshape(g, ggfs_llm_wt(b, il, LW_SSM_A), 1, nh, 1, 1);
     const uint64_t f = 4;
     const uint32_t x_heads = ggfs_llm_view(b, x, hd, nh, t, 1, hd * f, d_inner * f, d_inner * t * f, 0);
     if (failed(b, bb) || failed(b, cc))
@@ -978,7 +968,7 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
     dt = ggfs_binary_op(g, GOP_ADD, ggfs_unary_op(g, GOP_CONT, dt), ggfs_llm_wt(b, il, LW_SSM_DT_B));
     // the scan, as build_rs reads the state for it
     const uint32_t shape = ggfs_new(g, GT_F32, ds, hd, nh, 1); // (its shape only)
-    uint32_t scan[7] = {shape, x, dt, scan_a(b, il, ggfs_sched_gpu_runs_scan(true, ds, hd)), bb, cc, GGFS_NO_TENSOR};
+    uint32_t scan[7] = {shape, x, dt, ggfs_llm_wt(b, il, LW_SSM_A), bb, cc, GGFS_NO_TENSOR};
     const uint32_t y_ssm = ggfs_llm_build_rs(b, s_l, ds * d_inner, scan);
     if (y_ssm == GGFS_NO_TENSOR)
         return y_ssm;

@@ -210,6 +210,7 @@ typedef enum ggfs_lw {
 typedef struct ggfs_llm_weight {
     int64_t ne[3];
     uint64_t bytes;
+    bool host_only; // on the host whatever -ngl says (ggfs_weight_host_only)
 } ggfs_llm_weight;
 
 typedef struct ggfs_llm_model ggfs_llm_model;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "model/llm_build.h"
+#include "model/host_weights.h"
 #include "model/sched.h"
 
 static const char *const lw_names[LW_COUNT] = {
@@ -447,8 +448,11 @@ ggfs_llm_model *ggfs_llm_model_new(const ggp_file *const *files, uint32_t n_file
             const ggp_tensor *t = ggp_tensor_at(files[f], j);
             uint32_t il;
             ggfs_lw kind;
-            if (layer_kind(t->name, m->n_layer, m->decoder, &il, &kind))
-                set_weight(&m->layers[(size_t)il * LW_COUNT + kind], t);
+            if (layer_kind(t->name, m->n_layer, m->decoder, &il, &kind)) {
+                ggfs_llm_weight *w = &m->layers[(size_t)il * LW_COUNT + kind];
+                set_weight(w, t);
+                w->host_only = ggfs_weight_host_only(keys, arch, t);
+            }
             else if (!(m->decoder && name_is(t->name, "enc.output_norm.weight")))
                 set_named(m, t);
         }

@@ -125,9 +125,7 @@ static uint32_t time_mix6(builder *b, uint32_t il, uint32_t cur, uint32_t x_prev
         const uint32_t src[5] = {k, v, r, w, state};
         out = ggfs_wkv(g, GOP_GATED_LINEAR_ATTN, src, 5);
     } else {
-        // (time_mix_first on the host, where llama.cpp's loader keeps it: offload.c)
-        const uint32_t first = ggfs_llm_held(b, ggfs_llm_layer_weight(b->m, il, LW_TM_FIRST), HOME_HOST);
-        const uint32_t src[6] = {k, v, r, first, w, state};
+        const uint32_t src[6] = {k, v, r, ggfs_llm_wt(b, il, LW_TM_FIRST), w, state};
         out = ggfs_wkv(g, GOP_RWKV_WKV6, src, 6);
     }
     if (out == GGFS_NO_TENSOR) {

@@ -2,13 +2,12 @@
  * Where llama.cpp puts a model's bytes with one GPU (see offload.h). Each
  * rule names the llama.cpp code it follows.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/llm_graph.h"
 #include "model/offload.h"
-#include "model/sched.h"
+#include "model/host_weights.h"
 
 /* Where llama_model_loader::create_tensor puts a tensor: its layer's
  * device (LLM_TENSOR_INFOS' layer of the tensor's kind). */
@@ -71,12 +70,6 @@ static bool has_prefix(ggp_str name, const char *prefix)
     return name.len >= n && memcmp(name.ptr, prefix, n) == 0;
 }
 
-static bool has_suffix(ggp_str name, const char *suffix)
-{
-    const size_t n = strlen(suffix);
-    return name.len >= n && memcmp(name.ptr + name.len - n, suffix, n) == 0;
-}
-
 static bool contains(ggp_str name, const char *part)
 {
     const size_t n = strlen(part);
@@ -132,10 +125,6 @@ static const char *const embd_norm_output[] = {"lfm2", "lfm2moe"};
 /* The architectures whose graphs apply no rotary embedding to K (learned
  * positions or ALiBi): from a fused projection, K stays a view into its
  * rows, as V does. */
-/* The architectures whose blk.N.ssm_a is a selective scan's A (LLM_TENSOR_SSM_A, not _NOSCAN). */
-static const char *const scan_a[] = {"falcon-h1", "granitehybrid", "jamba",          "mamba",
-                                     "mamba2",    "nemotron_h",    "nemotron_h_moe", "plamo2"};
-
 static const char *const unroped_k[] = {"bloom", "gpt2", "jais", "mpt", "refact", "starcoder"};
 
 static bool listed(ggp_str arch, const char *const *names, size_t n)
@@ -221,25 +210,6 @@ static ggp_str architecture(const ggp_file *keys)
     return kv && kv->value.type == GGP_V_STRING ? ggp_value_str(keys, &kv->value) : (ggp_str){0};
 }
 
-/* ARCH.suffix as an unsigned 32-bit number, 0 when not given. */
-static uint64_t arch_u32(const ggp_file *keys, ggp_str arch, const char *suffix)
-{
-    char name[128];
-    const int n = snprintf(name, sizeof name, "%.*s.%s", (int)arch.len, arch.ptr, suffix);
-    const ggp_kv *kv = n > 0 && (size_t)n < sizeof name ? ggp_kv_find(keys, name, (size_t)n) : NULL;
-    return kv && kv->value.type == GGP_V_U32 ? ggp_value_u64(keys, &kv->value) : 0;
-}
-
-/* Whether a scan's A (t) stays on the host: llama.cpp's loader places it
- * where a scan of its model's shape runs (weight_buft_supported). */
-static bool scan_a_on_host(const ggp_file *keys, ggp_str arch, const ggp_tensor *t)
-{
-    const bool per_head = t->ne[0] == 1;
-    const uint64_t d_state = per_head ? arch_u32(keys, arch, "ssm.state_size") : (uint64_t)t->ne[0];
-    const uint64_t heads = (uint64_t)t->ne[1], inner = arch_u32(keys, arch, "ssm.inner_size");
-    return !ggfs_sched_gpu_runs_scan(per_head, (int64_t)d_state, heads ? (int64_t)(inner / heads) : 0);
-}
-
 static uint64_t key_count(const ggp_file *keys, const char *key)
 {
     const ggp_kv *kv = ggp_kv_find(keys, key, strlen(key));
@@ -287,7 +257,6 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
     o->n_tensors = n_tensors;
     o->n_vocab = key_count(keys, "tokenizer.ggml.tokens");
     const ggp_str arch = architecture(keys);
-    const bool is_scan_arch = listed(arch, scan_a, sizeof scan_a / sizeof scan_a[0]);
     bool has_output = false, has_embd = false;
     uint64_t embd = 0, output = 0, i = 0;
     for (uint32_t shard = 0; shard < n_files; shard++) {
@@ -304,11 +273,7 @@ ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_fi
                     return NULL;
                 }
                 p->expert = is_expert(t->name);
-                // (rwkv6's time_mix_first too: the loader probes its op, wkv6, with a state of 123^4
-                // floats, 0.9 GB, more than the reference device's storage buffers take: llvmpipe's
-                // 128 MiB; a GPU whose buffers take a GiB keeps it there, n_embd floats a layer)
-                p->host_only = (has_suffix(t->name, ".ssm_a") && is_scan_arch && scan_a_on_host(keys, arch, t)) ||
-                               has_suffix(t->name, ".time_mix_first.weight");
+                p->host_only = ggfs_weight_host_only(keys, arch, t);
                 o->has_experts |= p->expert;
                 o->expert_layer[p->layer] |= p->expert;
                 const bool fused = contains(t->name, ".attn_qkv.weight");
