@@ -770,6 +770,27 @@ static uint32_t conv_input(builder *b, uint32_t kept, uint32_t x_t, int64_t d_co
     return conv_x;
 }
 
+/* The conv's kept columns, d_conv - 1 a channel, read from the state r_l. */
+static uint32_t conv_kept(builder *b, uint32_t r_l, int64_t d_conv, int64_t channels)
+{
+    return ggfs_reshape(b->g, ggfs_llm_build_rs(b, r_l, (d_conv - 1) * channels, NULL), d_conv - 1, channels, 1,
+                        1);
+}
+
+/* The scan over the state s_l (width floats a sequence): its output,
+ * y_len floats and then the new state, which is copied back into s_l. */
+static uint32_t scan_keeping_state(builder *b, uint32_t s_l, int64_t width, int64_t y_len, uint32_t *scan)
+{
+    ggfs_cgraph *g = b->g;
+    const uint32_t y_ssm = ggfs_llm_build_rs(b, s_l, width, scan);
+    if (y_ssm == GGFS_NO_TENSOR)
+        return y_ssm;
+    const uint64_t row = ggfs_row_size(GT_F32, width);
+    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y_ssm, width, 1, 1, 1, row, row, row, ggfs_row_size(GT_F32, y_len)),
+                            ggfs_llm_view(b, s_l, width, 1, 1, 1, g->t[s_l].nb[1], row, row, 0)));
+    return y_ssm;
+}
+
 uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
 {
     ggfs_cgraph *g = b->g;
@@ -789,8 +810,7 @@ uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
     const uint32_t r_l = ggfs_llm_state(b, il, (d_conv - 1) * d_inner), s_l = ggfs_llm_state(b, il, ds * d_inner);
     if (failed(b, r_l) || failed(b, s_l))
         return GGFS_NO_TENSOR;
-    uint32_t conv = ggfs_llm_build_rs(b, r_l, (d_conv - 1) * d_inner, NULL);
-    conv = ggfs_reshape(g, conv, d_conv - 1, d_inner, 1, 1);
+    const uint32_t conv = conv_kept(b, r_l, d_conv, d_inner);
     cur = ggfs_reshape(g, cur, g->t[cur].ne[0], t, 1, 1);
     const uint32_t xz = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_IN), cur);
     if (xz == GGFS_NO_TENSOR)
@@ -827,14 +847,9 @@ uint32_t ggfs_llm_mamba(builder *b, uint32_t il, uint32_t cur)
     // the scan, as build_rs reads the state for it: one head per channel
     const uint32_t shape = ggfs_new(g, GT_F32, ds, 1, d_inner, 1); // (its shape only)
     uint32_t scan[7] = {shape, x_heads, dt, ggfs_llm_wt(b, il, LW_SSM_A), bb, cc, GGFS_NO_TENSOR};
-    const uint32_t y_ssm = ggfs_llm_build_rs(b, s_l, ds * d_inner, scan);
+    const uint32_t y_ssm = scan_keeping_state(b, s_l, ds * d_inner, d_inner * t, scan);
     if (y_ssm == GGFS_NO_TENSOR)
         return y_ssm;
-    // the scan state kept
-    const uint64_t dst = ggfs_row_size(GT_F32, ds * d_inner);
-    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y_ssm, ds * d_inner, 1, 1, 1, dst, dst, dst,
-                                             ggfs_row_size(GT_F32, d_inner * t)),
-                            ggfs_llm_view(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], dst, dst, 0)));
     const uint64_t y_row = ggfs_row_size(GT_F32, d_inner), y_all = ggfs_row_size(GT_F32, d_inner * t);
     uint32_t y = ggfs_llm_view(b, y_ssm, d_inner, t, 1, 1, y_row, y_all, y_all, 0);
     y = ggfs_binary_op(g, GOP_ADD, y, ggfs_binary_op(g, GOP_MUL, x, ggfs_llm_wt(b, il, LW_SSM_D)));
@@ -864,8 +879,7 @@ uint32_t ggfs_llm_mamba_plamo2(builder *b, uint32_t il, uint32_t cur)
     const uint32_t r_l = ggfs_llm_state(b, il, (d_conv - 1) * d_inner), s_l = ggfs_llm_state(b, il, ds * d_inner);
     if (failed(b, r_l) || failed(b, s_l))
         return GGFS_NO_TENSOR;
-    uint32_t conv = ggfs_llm_build_rs(b, r_l, (d_conv - 1) * d_inner, NULL);
-    conv = ggfs_reshape(g, conv, d_conv - 1, d_inner, 1, 1);
+    const uint32_t conv = conv_kept(b, r_l, d_conv, d_inner);
     cur = ggfs_reshape(g, cur, g->t[cur].ne[0], t, 1, 1);
     // z and x interleaved per head
     uint32_t zx = ggfs_permute(g, ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_IN), cur), 0, 2, 1, 3);
@@ -903,12 +917,9 @@ uint32_t ggfs_llm_mamba_plamo2(builder *b, uint32_t il, uint32_t cur)
     cc = ggfs_llm_view(b, cc, ds, 1, t, 1, ds * f, g->t[cc].nb[1], g->t[cc].nb[2], 0);
     const uint32_t shape = ggfs_new(g, GT_F32, ds, hd, nh, 1); // (its shape only)
     uint32_t scan[7] = {shape, x_heads, dt, a_heads, bb, cc, GGFS_NO_TENSOR};
-    const uint32_t y_ssm = ggfs_llm_build_rs(b, s_l, ds * d_inner, scan);
+    const uint32_t y_ssm = scan_keeping_state(b, s_l, ds * d_inner, d_inner * t, scan);
     if (y_ssm == GGFS_NO_TENSOR)
         return y_ssm;
-    const uint64_t st = ggfs_row_size(GT_F32, ds * d_inner);
-    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y_ssm, ds * d_inner, 1, 1, 1, st, st, st, d_inner * t * f),
-                            ggfs_llm_view(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], st, st, 0)));
     uint32_t y = ggfs_llm_view(b, y_ssm, hd, nh, t, 1, hd * f, d_inner * f, d_inner * t * f, 0);
     const uint32_t d = ggfs_reshape(g, ggfs_llm_wt(b, il, LW_SSM_D), 1, nh, 1, 1);
     y = ggfs_binary_op(g, GOP_ADD, y, ggfs_binary_op(g, GOP_MUL, x_heads, d));
@@ -941,8 +952,7 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
     const uint32_t r_l = ggfs_llm_state(b, il, (d_conv - 1) * cd), s_l = ggfs_llm_state(b, il, ds * d_inner);
     if (failed(b, r_l) || failed(b, s_l))
         return GGFS_NO_TENSOR;
-    uint32_t conv = ggfs_llm_build_rs(b, r_l, (d_conv - 1) * cd, NULL);
-    conv = ggfs_reshape(g, conv, d_conv - 1, cd, 1, 1);
+    const uint32_t conv = conv_kept(b, r_l, d_conv, cd);
     uint32_t zx = ggfs_mul_mat(g, ggfs_llm_wt(b, il, LW_SSM_IN), cur);
     if (zx == GGFS_NO_TENSOR)
         return zx;
@@ -969,14 +979,9 @@ uint32_t ggfs_llm_mamba2(builder *b, uint32_t il, uint32_t cur)
     // the scan, as build_rs reads the state for it
     const uint32_t shape = ggfs_new(g, GT_F32, ds, hd, nh, 1); // (its shape only)
     uint32_t scan[7] = {shape, x, dt, ggfs_llm_wt(b, il, LW_SSM_A), bb, cc, GGFS_NO_TENSOR};
-    const uint32_t y_ssm = ggfs_llm_build_rs(b, s_l, ds * d_inner, scan);
+    const uint32_t y_ssm = scan_keeping_state(b, s_l, ds * d_inner, d_inner * t, scan);
     if (y_ssm == GGFS_NO_TENSOR)
         return y_ssm;
-    // the scan state kept
-    const uint64_t dst = ggfs_row_size(GT_F32, ds * d_inner);
-    ggfs_expand(g, ggfs_cpy(g, ggfs_llm_view(b, y_ssm, ds * d_inner, 1, 1, 1, dst, dst, dst,
-                                             ggfs_row_size(GT_F32, d_inner * t)),
-                            ggfs_llm_view(b, s_l, ds * d_inner, 1, 1, 1, g->t[s_l].nb[1], dst, dst, 0)));
     uint32_t y = ggfs_llm_view(b, y_ssm, hd, nh, t, 1, ggfs_row_size(GT_F32, hd), ggfs_row_size(GT_F32, hd * nh),
                                ggfs_row_size(GT_F32, hd * nh * t), 0);
     y = ggfs_binary_op(g, GOP_ADD, y, ggfs_binary_op(g, GOP_MUL, x, ggfs_llm_wt(b, il, LW_SSM_D)));
@@ -1036,8 +1041,7 @@ uint32_t ggfs_llm_gated_delta_net(builder *b, uint32_t il, uint32_t cur)
     gate = ggfs_binary_op(g, GOP_MUL, ggfs_unary(g, UN_SOFTPLUS, gate), ggfs_llm_wt(b, il, LW_SSM_A));
     gate = ggfs_reshape(g, gate, 1, h, t, 1);
     // the conv over the kept columns and the new ones
-    uint32_t conv = ggfs_llm_build_rs(b, r_l, (d_conv - 1) * c, NULL);
-    conv = ggfs_reshape(g, conv, d_conv - 1, c, 1, 1);
+    const uint32_t conv = conv_kept(b, r_l, d_conv, c);
     const uint32_t conv_x =
         conv_input(b, conv, ggfs_transpose(g, ggfs_reshape(g, mixed, c, t, 1, 1)), d_conv, c, r_l, 0, true);
     if (conv_x == GGFS_NO_TENSOR)
