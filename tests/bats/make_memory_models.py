@@ -266,15 +266,20 @@ def gemma3(g):  # 7 layers: 0-4 slide over 700 tokens, 5 attends fully, 6 slides
     return w
 
 
-def gemma2(g):  # no window given: llama.cpp's 4096, every other layer sliding
+def gemma2(g, embd=128, layers=4, ff=256, heads=4, heads_kv=2, window=None):
+    """Every other layer sliding; with no window given, llama.cpp's 4096."""
+    head = embd // heads
     w = Writer(g, "gemma2")
-    common(w, 128, 4, 256, 4, 2, output=False)
-    w.u32s({"attention.key_length": 32, "attention.value_length": 32})
-    for i in range(4):
-        attention(w, i, 128, 128, 64, 64)
-        w.tensor(f"blk.{i}.post_attention_norm.weight", 128)
-        ffn(w, i, 128, 256)
-        w.tensor(f"blk.{i}.post_ffw_norm.weight", 128)
+    common(w, embd, layers, ff, heads, heads_kv, output=False)
+    lengths = {"attention.key_length": head, "attention.value_length": head}
+    if window:
+        lengths["attention.sliding_window"] = window
+    w.u32s(lengths)
+    for i in range(layers):
+        attention(w, i, embd, embd, heads_kv * head, heads_kv * head)
+        w.tensor(f"blk.{i}.post_attention_norm.weight", embd)
+        ffn(w, i, embd, ff)
+        w.tensor(f"blk.{i}.post_ffw_norm.weight", embd)
     return w
 
 

@@ -43,15 +43,7 @@ def qwen3moe(g):
 
 
 def gemma2(g):  # every other layer slides
-    w = m.Writer(g, "gemma2")
-    m.common(w, EMBD, 2, FF, 2, 1, output=False)
-    w.u32s({"attention.key_length": HEAD, "attention.value_length": HEAD, "attention.sliding_window": 64})
-    for i in range(2):
-        m.attention(w, i, EMBD, EMBD, HEAD, HEAD)
-        w.tensor(f"blk.{i}.post_attention_norm.weight", EMBD)
-        m.ffn(w, i, EMBD, FF)
-        w.tensor(f"blk.{i}.post_ffw_norm.weight", EMBD)
-    return w
+    return m.gemma2(g, EMBD, 2, FF, 2, 1, window=64)
 
 
 def deepseek2(g):  # latent attention, a dense layer then experts
