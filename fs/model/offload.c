@@ -216,13 +216,8 @@ static uint64_t key_count(const ggp_file *keys, const char *key)
     return kv && kv->value.type == GGP_V_ARRAY ? kv->value.count : 0;
 }
 
-ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys)
-{
-    return ggfs_offload_new_memo(m, rules, keys, NULL);
-}
-
-ggfs_offload *ggfs_offload_new_memo(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys,
-                                    ggfs_compute_memo *memo)
+ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys,
+                               ggfs_compute_memo *memo)
 {
     const ggp_file **files = malloc(m->n_shards * sizeof *files);
     if (!files)

@@ -30,14 +30,13 @@ typedef struct ggfs_offload_row {
 /* What the model's tensors contribute, read once per render. */
 typedef struct ggfs_offload ggfs_offload;
 
-/* The placement of model m's tensors under the rules of its keys; NULL
- * when out of memory or a tensor's name places it in no layer llama.cpp
- * has (a blk.N past block_count). */
-ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys);
-/* The same, keeping the compute buffers it works out in memo (the view's,
- * which rules and keys are of; NULL: none kept). */
-ggfs_offload *ggfs_offload_new_memo(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys,
-                                    ggfs_compute_memo *memo);
+/* The placement of model m's tensors under the rules of its keys,
+ * keeping the compute buffers it works out in memo (the view's, which
+ * rules and keys are of; NULL: none kept); NULL when out of memory or a
+ * tensor's name places it in no layer llama.cpp has (a blk.N past
+ * block_count). */
+ggfs_offload *ggfs_offload_new(const ggfs_model *m, const ggfs_memory_rules *rules, const ggp_file *keys,
+                               ggfs_compute_memo *memo);
 /* The same for the tensors of files[0, n_files), a split set's shards in
  * order. */
 ggfs_offload *ggfs_offload_new_files(const ggp_file *const *files, uint32_t n_files, const ggfs_memory_rules *rules,

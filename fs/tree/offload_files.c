@@ -29,7 +29,7 @@ bool ggfs_offload_ctx_render(const ggp_file *keys, const ggfs_model *m, uint64_t
         return false;
     ggfs_offload *o = NULL;
     if (ctx < 1 || ctx > GGFS_MEMORY_CTX_MAX || !ggfs_memory_read(keys, weights, rules) ||
-        !(o = ggfs_offload_new_memo(m, rules, keys, memo))) {
+        !(o = ggfs_offload_new(m, rules, keys, memo))) {
         free(rules);
         return false;
     }
